@@ -1,0 +1,41 @@
+"""hlokit's passes, written in Python, and the pipeline machinery that runs them with upstream passes.
+
+* :mod:`hlokit.passes.registry` — :class:`Pass`, :class:`PatternPass`, :func:`register_pass`.
+* :mod:`hlokit.passes.pipeline` — textual pipelines mixing Python and C++ passes in one PassManager.
+* one module per pass flag (``stablehlo_legalize_dot_to_dot_general.py`` for
+  ``--stablehlo-legalize-dot-to-dot-general``, ...).
+"""
+
+from hlokit.passes.pipeline import (
+    PipelineElement,
+    PipelineError,
+    build_pass_manager,
+    parse_pipeline,
+    run_pass_manager,
+    run_pipeline,
+)
+from hlokit.passes.registry import (
+    Option,
+    Pass,
+    PatternPass,
+    all_passes,
+    fail,
+    get_pass,
+    register_pass,
+)
+
+__all__ = [
+    "Option",
+    "Pass",
+    "PatternPass",
+    "PipelineElement",
+    "PipelineError",
+    "all_passes",
+    "build_pass_manager",
+    "fail",
+    "get_pass",
+    "parse_pipeline",
+    "register_pass",
+    "run_pass_manager",
+    "run_pipeline",
+]

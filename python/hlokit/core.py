@@ -1,0 +1,251 @@
+"""The hlokit core: an MLIR context with every dialect real programs carry, parsing, verifying, printing.
+
+Built on the MLIR Python bindings that ship inside jaxlib (``jaxlib.mlir``); no LLVM build of our own.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from typing import Union
+
+from jaxlib.mlir import ir
+from jaxlib.mlir._mlir_libs import _chlo, _jax_mlir_ext, _sdy, _stablehlo
+
+from hlokit.diagnostics import (
+    Diagnostic,
+    ParseError,
+    VerifyError,
+    diagnostics_from_mlir_error,
+)
+
+__all__ = [
+    "DIALECTS",
+    "make_context",
+    "parse",
+    "parse_file",
+    "load",
+    "verify",
+    "print_module",
+    "split_input",
+    "Program",
+]
+
+#: Dialects loaded into every hlokit context (the ones JAX-, TF- and PyTorch-exported StableHLO carries).
+DIALECTS = (
+    "builtin",
+    "func",
+    "stablehlo",
+    "chlo",
+    "shape",
+    "tensor",
+    "arith",
+    "math",
+    "scf",
+    "cf",
+    "vhlo",
+    "sdy",
+    "interpreter",
+)
+
+Program = Union[str, bytes, os.PathLike, ir.Module]
+
+_REGISTRY: ir.DialectRegistry | None = None
+
+
+def _registry() -> ir.DialectRegistry:
+    global _REGISTRY
+    if _REGISTRY is None:
+        _REGISTRY = ir.DialectRegistry()
+        _jax_mlir_ext.register_dialects(_REGISTRY)
+    return _REGISTRY
+
+
+def make_context(*, allow_unregistered_dialects: bool = False, threading: bool = False) -> ir.Context:
+    """Return a new ``ir.Context`` with every dialect of :data:`DIALECTS` registered and loaded.
+
+    builtin, func, shape, tensor, arith, math, scf, cf come from jaxlib's upstream-dialect registry;
+    stablehlo, vhlo, chlo, sdy and the StableHLO ``interpreter`` dialect from jaxlib's extensions.
+    The ``check`` dialect has no C++ registration in jaxlib; :mod:`hlokit.dialects.check` handles it.
+
+    ``threading`` enables MLIR's multi-threaded pass execution (off by default: hlokit's Python
+    passes run under the GIL, and the tools run on small machines).
+    """
+    ctx = ir.Context()
+    ctx.append_dialect_registry(_registry())
+    _stablehlo.register_dialect(ctx)
+    _stablehlo.register_interpreter_dialect(ctx)
+    _chlo.register_dialect(ctx)
+    _sdy.register_dialect(ctx)
+    for name in DIALECTS:
+        ctx.dialects[name]  # loads it
+    ctx.allow_unregistered_dialects = allow_unregistered_dialects
+    ctx.enable_multithreading(threading)
+    return ctx
+
+
+_MULTI_TOP = "source must contain a single top-level operation"
+_TOP_LEVEL_START = re.compile(r"^\s*(?:[%\w\"]|\^)")
+
+
+def _wrap_in_module(text: str) -> str:
+    """Wrap several top-level ops in ``module { ... }`` without moving any line.
+
+    ``module {`` goes on the blank line just before the first op when there is one (a chunk of
+    ``--split-input-file`` always has one), otherwise in front of the first op's line.
+    """
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        s = line.strip()
+        if not s or s.startswith("//") or s.startswith("#") or s.startswith("!"):
+            continue
+        if i > 0 and not lines[i - 1].strip():
+            lines[i - 1] = "module {"
+        else:
+            lines[i] = "module { " + line
+        break
+    return "\n".join(lines) + "\n}"
+
+
+def _to_module(op: ir.Operation, loc: ir.Location) -> ir.Module:
+    """Turn a parsed top-level op into an ``ir.Module`` (a builtin.module keeps its attributes)."""
+    if op.name == "builtin.module":
+        module = ir.Module.create(loc=op.location)
+        for name in list(op.attributes):
+            module.operation.attributes[name] = op.attributes[name]
+        body = module.body
+        for inner in list(op.regions[0].blocks[0].operations):
+            body.append(inner.operation)
+        op.erase()
+        return module
+    module = ir.Module.create(loc=loc)
+    module.body.append(op)
+    return module
+
+
+def parse(
+    source: str | bytes,
+    *,
+    context: ir.Context | None = None,
+    source_name: str = "-",
+    line_offset: int = 0,
+    verify_after_parse: bool = True,
+) -> ir.Module:
+    """Parse MLIR text or bytecode into an ``ir.Module`` and verify it.
+
+    Several top-level ops are wrapped in an implicit ``builtin.module`` (as mlir-opt does); one
+    top-level ``builtin.module`` keeps its name and attributes. Locations in the IR and in errors name
+    ``source_name``; ``line_offset`` shifts line numbers (used for ``--split-input-file`` chunks, so
+    errors name lines of the whole file).
+
+    Raises :class:`ParseError` (located) when the text does not parse, :class:`VerifyError` when it does
+    not verify (unless ``verify_after_parse`` is false).
+    """
+    ctx = context or ir.Context.current
+    is_bytecode = isinstance(source, (bytes, bytearray)) and bytes(source[:4]) == b"ML\xefR"
+    if isinstance(source, (bytes, bytearray)) and not is_bytecode:
+        try:
+            source = bytes(source).decode("utf-8")
+        except UnicodeDecodeError:
+            raise ParseError("input is neither UTF-8 text nor MLIR bytecode", file=source_name)
+    if isinstance(source, str) and line_offset:
+        source = "\n" * line_offset + source
+    with ctx, ir.Location.unknown(ctx):
+        try:
+            try:
+                op = ir.Operation.parse(source, source_name=source_name, context=ctx)
+            except ir.MLIRError as err:
+                if not isinstance(source, str) or _MULTI_TOP not in str(err):
+                    raise
+                op = ir.Operation.parse(_wrap_in_module(source), source_name=source_name, context=ctx)
+        except ir.MLIRError as err:
+            raise ParseError(diagnostics_from_mlir_error(err), file=source_name) from None
+        module = _to_module(op.operation, ir.Location.file(source_name, 1, 1, 1, 1, ctx))
+    if verify_after_parse:
+        verify(module, source_name=source_name)
+    return module
+
+
+def verify(module: ir.Module | ir.Operation, *, source_name: str | None = None) -> None:
+    """Run every op's verifier; raise :class:`VerifyError` with the located diagnostics on failure."""
+    op = module.operation
+    try:
+        op.verify()
+    except ir.MLIRError as err:
+        raise VerifyError(diagnostics_from_mlir_error(err), file=source_name) from None
+
+
+def read_source(path: str | os.PathLike) -> bytes:
+    """Read a file (``-`` is standard input) as bytes; :class:`ParseError` if it cannot be read."""
+    path = os.fspath(path)
+    try:
+        if path == "-":
+            return sys.stdin.buffer.read()
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError as err:
+        raise ParseError(
+            Diagnostic("error", f"could not open input file '{path}': {err.strerror}")
+        ) from None
+
+
+def parse_file(path: str | os.PathLike, *, context: ir.Context | None = None) -> ir.Module:
+    """Parse an MLIR file (text or bytecode; ``-`` reads standard input). See :func:`parse`."""
+    path = os.fspath(path)
+    name = "<stdin>" if path == "-" else path
+    return parse(read_source(path), context=context, source_name=name)
+
+
+def load(program: Program, *, context: ir.Context | None = None) -> ir.Module:
+    """Accept a program as an ``ir.Module``, MLIR text, bytecode, or a path, and return a module.
+
+    A ``str`` is taken as a path when it names an existing file and holds no newline; otherwise as
+    MLIR text.
+    """
+    if isinstance(program, ir.Module):
+        return program
+    if isinstance(program, os.PathLike) or (
+        isinstance(program, str) and "\n" not in program and os.path.isfile(program)
+    ):
+        return parse_file(program, context=context)
+    return parse(program, context=context)
+
+
+def print_module(
+    module: ir.Module | ir.Operation,
+    *,
+    generic: bool = False,
+    debug_info: bool = False,
+    pretty_debug_info: bool = False,
+    large_elements_limit: int | None = None,
+) -> str:
+    """Print IR as text: pretty form (default) or generic form, optionally with locations."""
+    return module.operation.get_asm(
+        enable_debug_info=debug_info,
+        pretty_debug_info=pretty_debug_info,
+        print_generic_op_form=generic,
+        large_elements_limit=large_elements_limit,
+        assume_verified=False,
+    )
+
+
+SPLIT_MARKER = re.compile(r"^// -----\s*$", re.M)
+
+
+def split_input(text: str) -> list[tuple[str, int]]:
+    """Split text on ``// -----`` lines (``--split-input-file``): a list of (chunk, first line - 1).
+
+    The second item is the number of lines before the chunk in the whole file, to pass as
+    ``line_offset`` to :func:`parse`, so diagnostics name lines of the whole file.
+    """
+    chunks = []
+    start = 0
+    line = 0
+    for m in SPLIT_MARKER.finditer(text):
+        chunk = text[start : m.start()]
+        chunks.append((chunk, line))
+        line += chunk.count("\n") + 1
+        start = m.end() + 1 if m.end() < len(text) and text[m.end()] == "\n" else m.end()
+    chunks.append((text[start:], line))
+    return chunks

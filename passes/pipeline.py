@@ -253,7 +253,7 @@ def _add_upstream(pm, path, group: list[str], implicit_nesting: bool) -> None:
             return
         except ValueError:
             pass
-    msg = str(first_error).replace("MLIR Textual PassPipeline Parser:1:1: error: ", "")
+    msg = str(first_error).replace("MLIR Textual PassPipeline Parser:1:1: error: ", "").split("\n")[0]
     raise PipelineError(f"invalid pass pipeline '{text}': {msg.strip()}") from None
 
 

@@ -153,6 +153,8 @@ def parse(
         source = "\n" * line_offset + source
     with ctx, ir.Location.unknown(ctx):
         try:
+            if is_bytecode:
+                return _verified(ir.Module.parse(bytes(source), ctx), source_name, verify_after_parse)
             try:
                 op = ir.Operation.parse(source, source_name=source_name, context=ctx)
             except ir.MLIRError as err:
@@ -162,7 +164,11 @@ def parse(
         except ir.MLIRError as err:
             raise ParseError(diagnostics_from_mlir_error(err), file=source_name) from None
         module = _to_module(op.operation, ir.Location.file(source_name, 1, 1, 1, 1, ctx))
-    if verify_after_parse:
+    return _verified(module, source_name, verify_after_parse)
+
+
+def _verified(module: ir.Module, source_name: str, enabled: bool) -> ir.Module:
+    if enabled:
         verify(module, source_name=source_name)
     return module
 
@@ -186,7 +192,7 @@ def read_source(path: str | os.PathLike) -> bytes:
             return f.read()
     except OSError as err:
         raise ParseError(
-            Diagnostic("error", f"could not open input file '{path}': {err.strerror}")
+            Diagnostic("error", f"could not open input file: {err.strerror}", file=path)
         ) from None
 
 

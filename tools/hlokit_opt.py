@@ -1,0 +1,132 @@
+"""hlokit-opt: parse, verify, transform and print StableHLO/CHLO programs (mlir-opt conventions).
+
+    hlokit-opt [options] [--<pass>[=<options>] ...] [INPUT | -]
+
+Pass flags run in the order given; ``--pass-pipeline='builtin.module(...)'`` takes MLIR's textual
+pipeline syntax. Both accept hlokit's Python passes and the upstream C++ passes shipped in jaxlib
+(canonicalize, cse, inline, symbol-dce, stablehlo-refine-shapes, ...); where a name belongs to both,
+hlokit's Python pass runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Sequence
+
+import hlokit
+from hlokit.passes import all_passes, build_pass_manager, parse_pipeline, run_pass_manager
+from hlokit.passes.pipeline import PipelineElement
+from hlokit.tools.common import process_chunks, tool_main, write_output
+
+UPSTREAM_EXAMPLES = (
+    "canonicalize, cse, inline, symbol-dce, symbol-privatize, sccp, loop-invariant-code-motion, "
+    "stablehlo-refine-shapes, stablehlo-canonicalize-dynamism, stablehlo-aggressive-simplification, "
+    "stablehlo-legalize-to-vhlo, vhlo-legalize-to-stablehlo, ..."
+)
+
+
+def _parser() -> argparse.ArgumentParser:
+    passes = all_passes()
+    width = max([len(a) for a in passes] + [10]) + 4
+    listing = "\n".join(f"  --{a:<{width}}{cls.summary}" for a, cls in passes.items())
+    p = argparse.ArgumentParser(
+        prog="hlokit-opt",
+        allow_abbrev=False,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Parse, verify, transform and print StableHLO / CHLO programs.",
+        epilog=(
+            "hlokit's Python passes (also valid inside --pass-pipeline):\n"
+            f"{listing}\n\n"
+            "Any pass registered in jaxlib's MLIR also works as --<name> or inside --pass-pipeline:\n"
+            f"  {UPSTREAM_EXAMPLES}\n"
+            "Pass options: --<name>='opt1=v1 opt2=v2' or <name>{opt1=v1} in a pipeline."
+        ),
+    )
+    p.add_argument("input", nargs="?", default="-", help="input file (MLIR text or bytecode; '-' = stdin)")
+    p.add_argument("-o", dest="output", default="-", metavar="FILE", help="output file (written only on success)")
+    p.add_argument("--pass-pipeline", default=None, metavar="PIPELINE", help="textual pass pipeline, e.g. 'builtin.module(func.func(canonicalize))'")
+    p.add_argument("--split-input-file", "-split-input-file", action="store_true", help="split the input on '// -----' lines and process each chunk on its own")
+    p.add_argument("--verify-diagnostics", "-verify-diagnostics", action="store_true", help="check emitted diagnostics against '// expected-error {{...}}' annotations")
+    p.add_argument("--allow-unregistered-dialect", "-allow-unregistered-dialect", action="store_true", help="allow ops of dialects hlokit does not know")
+    p.add_argument("--mlir-print-op-generic", "-mlir-print-op-generic", action="store_true", help="print ops in generic form")
+    p.add_argument("--mlir-print-debuginfo", "-mlir-print-debuginfo", action="store_true", help="print locations")
+    p.add_argument("--mlir-pretty-debuginfo", action="store_true", help="print locations inline in pretty form")
+    p.add_argument("--mlir-print-ir-after-all", "-mlir-print-ir-after-all", action="store_true", help="print the IR after every pass (to stderr)")
+    p.add_argument("--mlir-timing", "-mlir-timing", action="store_true", help="report the time of every pass (to stderr)")
+    p.add_argument("--mlir-elide-elementsattrs-if-larger", type=int, default=None, metavar="N", help="elide constants with more than N elements")
+    p.add_argument("--emit-bytecode", action="store_true", help="write MLIR bytecode instead of text")
+    return p
+
+
+def _pass_flags(unknown: Sequence[str]) -> list[PipelineElement]:
+    """Turn the leftover ``--name`` / ``--name=opts`` flags into pipeline elements, in order."""
+    elements = []
+    for flag in unknown:
+        if not flag.startswith("-") or flag in ("-", "--"):
+            raise hlokit.HlokitError(f"unexpected argument '{flag}'")
+        name, _, opts = flag.lstrip("-").partition("=")
+        if opts.startswith("{") and opts.endswith("}"):
+            opts = opts[1:-1]
+        elements.append(PipelineElement(name, opts.strip("'\"")))
+    return elements
+
+
+def run(argv: Sequence[str]) -> int:
+    args, unknown = _parser().parse_known_args(argv)
+    flag_elements = _pass_flags(unknown)
+    if args.pass_pipeline and flag_elements:
+        raise hlokit.HlokitError("--pass-pipeline cannot be combined with pass flags")
+    ctx = hlokit.make_context(allow_unregistered_dialects=args.allow_unregistered_dialect)
+    if args.pass_pipeline:
+        elements, implicit = parse_pipeline(args.pass_pipeline), False
+    else:
+        elements, implicit = flag_elements, True
+    # Build once up front so a bad pipeline is reported before any input is read.
+    build_pass_manager(elements, context=ctx, implicit_nesting=implicit)
+
+    def one_chunk(text, offset, name):
+        module = hlokit.parse(text, context=ctx, source_name=name, line_offset=offset)
+        if elements:
+            pm = build_pass_manager(elements, context=ctx, implicit_nesting=implicit)
+            if args.mlir_print_ir_after_all:
+                pm.enable_ir_printing(print_after_all=True, enable_debug_info=args.mlir_print_debuginfo)
+            if args.mlir_timing:
+                pm.enable_timing()
+            run_pass_manager(pm, module.operation, source_name=name)
+            del pm  # timing is reported when the pass manager goes away
+        if args.emit_bytecode:
+            import io
+
+            buf = io.BytesIO()
+            module.operation.write_bytecode(buf)
+            return buf.getvalue()
+        return hlokit.print_module(
+            module,
+            generic=args.mlir_print_op_generic,
+            debug_info=args.mlir_print_debuginfo or args.mlir_pretty_debuginfo,
+            pretty_debug_info=args.mlir_pretty_debuginfo,
+            large_elements_limit=args.mlir_elide_elementsattrs_if_larger,
+        )
+
+    ok, output = process_chunks(
+        args.input,
+        one_chunk,
+        split=args.split_input_file,
+        verify_diagnostics=args.verify_diagnostics,
+        context=ctx,
+    )
+    if isinstance(output, str) and output and not output.endswith("\n"):
+        output += "\n"
+    if ok or args.output == "-":  # a file is written only on success; stdout shows what succeeded
+        write_output(args.output, output)
+    return 0 if ok else 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Console entry point of ``hlokit-opt``."""
+    return tool_main("hlokit-opt", run, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

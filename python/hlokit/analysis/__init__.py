@@ -1,0 +1,1 @@
+"""hlokit analyses: HLO indexing maps (seed 004)."""

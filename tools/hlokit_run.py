@@ -1,0 +1,172 @@
+"""hlokit-run: parse and verify a StableHLO program, compile it with XLA, run it, report its outputs.
+
+    hlokit-run PROGRAM.mlir [--inputs in.npz] [--output out.npz] [--function main] [--platform cpu]
+               [--seed 0] [--repeat 1]
+
+Inputs come from ``--inputs`` (an ``.npz`` with keys ``arg_0``, ``arg_1``, ... in argument order) or, without
+it, are seeded random arrays of the signature's shapes and element types. Prints, per output, its shape,
+dtype, min/max/mean and NaN count, then the parse / compile / run times (run: median of ``--repeat``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import statistics
+import sys
+import time
+from typing import Sequence
+
+import numpy as np
+
+import hlokit
+from hlokit.backend import BackendError, Executable, TensorSpec, compile, initialize
+from hlokit.tools.common import read_text, source_name, tool_main, write_output
+
+
+def random_input(spec: TensorSpec, rng: np.random.Generator) -> np.ndarray:
+    """A seeded random array for ``spec``: normal floats, small ints (|x| <= 10), random bools."""
+    dt = spec.dtype
+    if dt == np.bool_:
+        return rng.integers(0, 2, size=spec.shape).astype(np.bool_)
+    if np.issubdtype(dt, np.complexfloating):
+        return (rng.standard_normal(spec.shape) + 1j * rng.standard_normal(spec.shape)).astype(dt)
+    small = {"int2": (-2, 2), "int4": (-8, 8), "uint2": (0, 4), "uint4": (0, 16)}
+    if dt.name in small:
+        lo, hi = small[dt.name]
+        return rng.integers(lo, hi, size=spec.shape).astype(dt)
+    if dt.kind in "iu":
+        lo = 0 if dt.kind == "u" else -10
+        return rng.integers(lo, 11, size=spec.shape).astype(dt)
+    return rng.standard_normal(spec.shape).astype(dt)
+
+
+def load_inputs(path: str, specs: list[TensorSpec]) -> list[np.ndarray]:
+    """Read ``arg_0``, ``arg_1``, ... from an ``.npz``; HlokitError for a missing/extra/mistyped input."""
+    try:
+        npz = np.load(path, allow_pickle=False)
+    except (OSError, ValueError) as exc:
+        raise hlokit.HlokitError(f"cannot read inputs: {exc}", file=path) from None
+    with npz:
+        keys = set(npz.files)
+        expected = [f"arg_{i}" for i in range(len(specs))]
+        missing = [k for k in expected if k not in keys]
+        extra = sorted(keys - set(expected))
+        if missing:
+            want = ", ".join(f"{k} ({specs[int(k[4:])]})" for k in missing)
+            raise hlokit.HlokitError(f"missing input(s) {want}; the program takes {len(specs)} argument(s)", file=path)
+        if extra:
+            raise hlokit.HlokitError(
+                f"unexpected input(s) {', '.join(extra)}: the program takes {len(specs)} argument(s) "
+                f"(arg_0..arg_{len(specs) - 1})" if specs else f"unexpected input(s) {', '.join(extra)}: the program takes no arguments",
+                file=path,
+            )
+        out = []
+        for k, spec in zip(expected, specs):
+            a = npz[k]
+            if a.dtype.kind == "V" and a.dtype.itemsize == spec.dtype.itemsize:
+                a = a.view(spec.dtype)  # ml_dtypes arrays (bf16, f8, ...) come back from .npz as raw bytes
+            if a.dtype != spec.dtype:
+                raise hlokit.HlokitError(f"input {k}: expected element type {spec.dtype} ({spec}) but got {a.dtype}", file=path)
+            if tuple(a.shape) != spec.shape:
+                raise hlokit.HlokitError(f"input {k}: expected shape {spec.shape} ({spec}) but got {tuple(a.shape)}", file=path)
+            out.append(a)
+        return out
+
+
+def summarize(a: np.ndarray) -> str:
+    """One line: shape, dtype, min / max / mean, NaN count."""
+    shape = "x".join(map(str, a.shape)) or "scalar"
+    if a.size == 0:
+        return f"shape={shape} dtype={a.dtype} (empty)"
+    if np.issubdtype(a.dtype, np.complexfloating):
+        mag = np.abs(a)
+        nans = int(np.isnan(a).sum())
+        return f"shape={shape} dtype={a.dtype} |min|={mag.min():.6g} |max|={mag.max():.6g} mean={a.mean():.6g} nan={nans}"
+    f = a.astype(np.float64)
+    nans = int(np.isnan(f).sum())
+    finite = f[~np.isnan(f)]
+    if finite.size == 0:
+        return f"shape={shape} dtype={a.dtype} all NaN nan={nans}"
+    return (
+        f"shape={shape} dtype={a.dtype} min={finite.min():.6g} max={finite.max():.6g} "
+        f"mean={finite.mean():.6g} nan={nans}"
+    )
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="hlokit-run",
+        allow_abbrev=False,
+        description="Parse, verify, compile with XLA and run a StableHLO program; report its outputs.",
+    )
+    p.add_argument("program", help="MLIR file (text or bytecode; '-' = stdin)")
+    p.add_argument("--inputs", metavar="IN.npz", help="inputs: .npz with keys arg_0, arg_1, ... (default: seeded random)")
+    p.add_argument("--output", metavar="OUT.npz", help="write the outputs to an .npz (keys output_0, ...)")
+    p.add_argument("--function", default="main", help="entry function (default: main)")
+    p.add_argument("--platform", default="cpu", choices=["cpu", "cuda", "rocm", "tpu"], help="XLA platform (default: cpu)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default: 0)")
+    p.add_argument("--repeat", type=int, default=1, help="run N times, report the median run time")
+    p.add_argument("--allow-unregistered-dialect", action="store_true", help=argparse.SUPPRESS)
+    return p
+
+
+def run(argv: Sequence[str]) -> int:
+    args = _parser().parse_args(argv)
+    if args.repeat < 1:
+        raise hlokit.HlokitError("--repeat must be at least 1")
+    t0 = time.perf_counter()
+    ctx = hlokit.make_context()
+    name = source_name(args.program)
+    module = hlokit.parse(read_text(args.program), context=ctx, source_name=name)
+    t_parse = time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    try:
+        initialize(args.platform)
+        t_init = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        exe: Executable = compile(module, args.platform, function=args.function)
+    except BackendError as err:
+        raise hlokit.HlokitError(err.diagnostics, file=name) from None
+    t_compile = time.perf_counter() - t0
+
+    if args.inputs:
+        inputs = load_inputs(args.inputs, exe.in_specs)
+    else:
+        rng = np.random.default_rng(args.seed)
+        inputs = [random_input(s, rng) for s in exe.in_specs]
+
+    times = []
+    buffers = exe.put(inputs)
+    outputs = None
+    for _ in range(args.repeat):
+        t0 = time.perf_counter()
+        device_outs = exe.execute(buffers)
+        outputs = [np.asarray(o) for o in device_outs]
+        times.append(time.perf_counter() - t0)
+
+    source = "random (seed %d)" % args.seed if not args.inputs else args.inputs
+    print(f"program: {name}  function: @{args.function}  platform: {args.platform}  inputs: {source}")
+    for i, (a, spec) in enumerate(zip(inputs, exe.in_specs)):
+        print(f"  arg_{i}: {spec}")
+    for i, o in enumerate(outputs):
+        print(f"output_{i}: {summarize(o)}")
+    print(
+        f"time: parse {t_parse * 1e3:.2f} ms, XLA start-up {t_init * 1e3:.2f} ms, compile {t_compile * 1e3:.2f} ms, "
+        f"run {statistics.median(times) * 1e3:.3f} ms (median of {args.repeat})"
+    )
+    if args.output:
+        buf = io.BytesIO()
+        np.savez(buf, **{f"output_{i}": o for i, o in enumerate(outputs)})
+        write_output(args.output, buf.getvalue())
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Console entry point of ``hlokit-run``."""
+    return tool_main("hlokit-run", run, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -17,8 +17,6 @@ import sys
 import tempfile
 from typing import Callable, Sequence
 
-# XLA's C++ logs INFO lines (device counts, ...) to stderr; the tools keep stderr for diagnostics.
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
 
 from jaxlib.mlir import ir
 

@@ -129,6 +129,12 @@ def serialize(module: ir.Module, target: str, name: str = "-") -> bytes:
 
 def deserialize(data: bytes, context: ir.Context, name: str = "-") -> ir.Module:
     """Portable artifact bytes -> StableHLO module."""
+    if not data.startswith(b"ML\xefR"):
+        raise HlokitError(
+            "cannot deserialize the StableHLO portable artifact: the input is not MLIR bytecode "
+            "(write one with hlokit-translate --serialize --target=...)",
+            file=name,
+        )
     try:
         return _stablehlo.deserialize_portable_artifact(context, data)
     except Exception as exc:

@@ -7,7 +7,12 @@ Public entry points:
 * :mod:`hlokit.passes` — the Python pass registry and the textual pipeline builder
 """
 
-from hlokit.core import (
+import os as _os
+
+# XLA's C++ runtime logs INFO lines (device counts) to stderr at start-up; keep stderr for diagnostics.
+_os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
+
+from hlokit.core import (  # noqa: E402
     DIALECTS,
     load,
     make_context,
@@ -35,4 +40,16 @@ __all__ = [
     "print_module",
     "split_input",
     "verify",
+    "interpret",
+    "InterpreterError",
 ]
+
+
+def __getattr__(name):
+    """Lazy access to :func:`hlokit.interpret` and :class:`hlokit.InterpreterError` (the interpreter
+    package is imported on first use)."""
+    if name in ("interpret", "InterpreterError"):
+        from hlokit import interpreter
+
+        return getattr(interpreter, name)
+    raise AttributeError(f"module 'hlokit' has no attribute '{name}'")

@@ -89,7 +89,8 @@ def _entry_text(module: ir.Module, function: str) -> str:
     fn = _find_function(clone, function)
     ir.SymbolTable.replace_all_symbol_uses(function, "main", clone.operation)
     ir.SymbolTable.set_symbol_name(fn, "main")
-    ir.SymbolTable.set_visibility(fn, "public")
+    if "sym_visibility" in fn.attributes:
+        del fn.attributes["sym_visibility"]  # public
     return clone.operation.get_asm(enable_debug_info=True)
 
 

@@ -17,7 +17,7 @@ from typing import Sequence
 import numpy as np
 from jaxlib.mlir import ir
 
-from hlokit.interpreter.registry import register
+from hlokit.interpreter.registry import i64_array, int_attr, register
 
 __all__ = [
     "broadcast_in_dim",
@@ -53,7 +53,7 @@ def broadcast_in_dim(
     expanded = [1] * len(result_shape)
     for d in order:
         expanded[dims[d]] = operand.shape[d]
-    return np.ascontiguousarray(np.broadcast_to(moved.reshape(expanded), tuple(result_shape)))
+    return np.array(np.broadcast_to(moved.reshape(expanded), tuple(result_shape)), order="C")
 
 
 def concatenate(inputs: Sequence[np.ndarray], dimension: int) -> np.ndarray:
@@ -70,7 +70,7 @@ def slice(  # noqa: A001 - the spec's name
     """Spec ``slice``: ``result[i] = operand[start_indices + i * strides]`` for ``i`` below
     ``ceil((limit_indices - start_indices) / strides)``; limits are exclusive, strides positive."""
     index = tuple(_pyslice(s, l, st) for s, l, st in zip(start_indices, limit_indices, strides))
-    return operand[index].copy()
+    return np.array(operand[index])
 
 
 def _pyslice(start, limit, stride) -> builtins.slice:
@@ -132,7 +132,7 @@ def pad(
     crop = tuple(
         _pyslice(max(-lo, 0), b - max(-hi, 0), 1) for lo, hi, b in zip(low, high, buf_shape)
     )
-    return np.ascontiguousarray(buf[crop])
+    return np.array(buf[crop], order="C")
 
 
 def reshape(operand: np.ndarray, result_shape: Sequence[int]) -> np.ndarray:
@@ -145,33 +145,18 @@ def reverse(operand: np.ndarray, dimensions: Sequence[int]) -> np.ndarray:
     in ``dimensions``, ``j[d] = i[d]`` otherwise."""
     if len(dimensions) == 0:
         return operand
-    return np.ascontiguousarray(np.flip(operand, axis=tuple(int(d) for d in dimensions)))
+    return np.array(np.flip(operand, axis=tuple(int(d) for d in dimensions)), order="C")
 
 
 def transpose(operand: np.ndarray, permutation: Sequence[int]) -> np.ndarray:
     """Spec ``transpose``: ``result[i] = operand[j]`` with ``i[d] = j[permutation[d]]``
     (result dimension ``d`` is operand dimension ``permutation[d]``)."""
-    return np.ascontiguousarray(np.transpose(operand, tuple(int(p) for p in permutation)))
+    return np.array(np.transpose(operand, tuple(int(p) for p in permutation)), order="C")
 
 
 # ----------------------------------------------------------------------------------------------------------
 # Adapters (unpack the MLIR op, call the semantics)
 # ----------------------------------------------------------------------------------------------------------
-
-
-def i64_array(op: ir.OpView, name: str) -> list[int]:
-    """The ``array<i64: ...>`` (or dense i64 elements) attribute ``name`` of ``op`` as a list of ints."""
-    attr = op.attributes[name]
-    if ir.DenseI64ArrayAttr.isinstance(attr):
-        return list(ir.DenseI64ArrayAttr(attr))
-    if ir.DenseIntElementsAttr.isinstance(attr):
-        return [int(x) for x in ir.DenseIntElementsAttr(attr)]
-    raise TypeError(f"attribute '{name}' is not an i64 array: {attr}")
-
-
-def int_attr(op: ir.OpView, name: str) -> int:
-    """The integer attribute ``name`` of ``op``."""
-    return ir.IntegerAttr(op.attributes[name]).value
 
 
 def result_shape(op: ir.OpView, index: int = 0) -> list[int]:

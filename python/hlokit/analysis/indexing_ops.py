@@ -1,0 +1,866 @@
+"""Indexing maps of StableHLO ops and of whole functions (seed 004 "unfused ops" and "fusion").
+
+* :func:`output_to_input` — for an op and one of its results: per operand, the maps from the result's
+  multi-index to the indices of that operand it reads.
+* :func:`input_to_output` — for an op and one of its operands: per result, the maps from the operand's
+  multi-index to the result indices that read it.
+* :func:`function_output_to_input` / :func:`function_input_to_output` — the same for a ``func.func``
+  taken as one fusion: per-op maps composed through its body, simplified and deduplicated.
+
+Rules live in one registry (:data:`OUT_TO_IN`, :data:`IN_TO_OUT`), one decorated function per op kind.
+An op without a rule raises :class:`~hlokit.analysis.indexing.IndexingError`
+("no indexing map for 'stablehlo.sort'"), never a guessed map. Shapes must be static.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable, Sequence
+
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo
+
+from hlokit.analysis.indexing import (
+    DimVar,
+    Expr,
+    IndexingError,
+    IndexingMap,
+    Interval,
+    RangeVar,
+    RTVar,
+    const,
+    dim,
+    sym,
+)
+
+__all__ = [
+    "output_to_input",
+    "input_to_output",
+    "function_output_to_input",
+    "function_input_to_output",
+    "value_name",
+    "op_label",
+    "supported_ops",
+    "OUT_TO_IN",
+    "IN_TO_OUT",
+]
+
+OpMaps = list[list[IndexingMap]]
+OUT_TO_IN: dict[str, Callable[[ir.Operation, int], OpMaps]] = {}
+IN_TO_OUT: dict[str, Callable[[ir.Operation, int], OpMaps]] = {}
+
+
+def out_to_in(*names: str):
+    """Register ``fn(op, result_index) -> [maps of operand 0, maps of operand 1, ...]``."""
+
+    def deco(fn):
+        for n in names:
+            OUT_TO_IN[n] = fn
+        return fn
+
+    return deco
+
+
+def in_to_out(*names: str):
+    """Register ``fn(op, operand_index) -> [maps to result 0, maps to result 1, ...]``."""
+
+    def deco(fn):
+        for n in names:
+            IN_TO_OUT[n] = fn
+        return fn
+
+    return deco
+
+
+def supported_ops() -> list[str]:
+    """Names of the ops with an output-to-input rule."""
+    return sorted(OUT_TO_IN)
+
+
+def output_to_input(op: ir.Operation | ir.OpView, result_index: int = 0) -> OpMaps:
+    """Per operand of ``op``, the simplified maps from result ``result_index`` to that operand.
+
+    Raises :class:`IndexingError` for an op without a rule, dynamic shapes, or unsupported attributes.
+    """
+    op = op.operation
+    fn = OUT_TO_IN.get(op.name)
+    if fn is None:
+        raise IndexingError(f"no indexing map for '{op.name}'")
+    _check_static(op)
+    return [[m.simplify() for m in maps] for maps in fn(op, result_index)]
+
+
+def input_to_output(op: ir.Operation | ir.OpView, operand_index: int) -> OpMaps:
+    """Per result of ``op``, the simplified maps from operand ``operand_index`` to that result.
+
+    Raises :class:`IndexingError` for an op without an input-to-output rule.
+    """
+    op = op.operation
+    fn = IN_TO_OUT.get(op.name)
+    if fn is None:
+        if op.name in OUT_TO_IN:
+            raise IndexingError(f"no input-to-output indexing map for '{op.name}'")
+        raise IndexingError(f"no indexing map for '{op.name}'")
+    _check_static(op)
+    return [[m.simplify() for m in maps] for maps in fn(op, operand_index)]
+
+
+# ----------------------------------------------------------------------------------------------
+# helpers
+
+
+def _check_static(op: ir.Operation) -> None:
+    for v in list(op.operands) + list(op.results):
+        t = v.type
+        if isinstance(t, ir.RankedTensorType):
+            if not ir.RankedTensorType(t).has_static_shape:
+                raise IndexingError(f"'{op.name}': indexing maps need static shapes, got {t}")
+        elif isinstance(t, ir.ShapedType):
+            raise IndexingError(f"'{op.name}': indexing maps need ranked tensors, got {t}")
+
+
+def shape_of(v: ir.Value) -> list[int]:
+    """Static shape of a ranked tensor value (``[]`` for a non-tensor value such as a token)."""
+    t = v.type
+    if isinstance(t, ir.RankedTensorType):
+        return list(ir.RankedTensorType(t).shape)
+    return []
+
+
+def _ints(op: ir.Operation, name: str, default=None) -> list[int]:
+    if name not in op.attributes:
+        if default is None:
+            raise IndexingError(f"'{op.name}': missing attribute '{name}'")
+        return list(default)
+    a = op.attributes[name]
+    if isinstance(a, ir.DenseI64ArrayAttr):
+        return list(ir.DenseI64ArrayAttr(a))
+    if isinstance(a, ir.DenseIntElementsAttr):
+        return [int(x) for x in ir.DenseIntElementsAttr(a)]
+    if isinstance(a, ir.DenseBoolArrayAttr):
+        return [int(x) for x in ir.DenseBoolArrayAttr(a)]
+    if isinstance(a, ir.ArrayAttr):
+        return [ir.IntegerAttr(x).value for x in ir.ArrayAttr(a)]
+    raise IndexingError(f"'{op.name}': cannot read attribute '{name}' = {a}")
+
+
+def _dims(shape: Sequence[int]) -> tuple[DimVar, ...]:
+    return tuple(DimVar(Interval(0, n - 1)) for n in shape)
+
+
+def _ranges(sizes: Sequence[int]) -> tuple[RangeVar, ...]:
+    return tuple(RangeVar(Interval(0, n - 1)) for n in sizes)
+
+
+def _map(results, dims_shape_or_vars, ranges=(), rts=(), constraints=None) -> IndexingMap:
+    dv = dims_shape_or_vars
+    if dv and not isinstance(dv[0], DimVar):
+        dv = _dims(dv)
+    return IndexingMap(tuple(results), tuple(dv), tuple(ranges), tuple(rts), dict(constraints or {}))
+
+
+def _scalar_read(shape: Sequence[int]) -> IndexingMap:
+    """``(d0, ..., dn) -> ()``: a rank-0 operand read for every output element."""
+    return _map((), shape)
+
+
+def _all_of(shape: Sequence[int], src_rank: int = 0) -> IndexingMap:
+    """``()[s0, ..., sn] -> (s0, ..., sn)``: one element (of a rank-0 tensor) feeds every output."""
+    return IndexingMap(tuple(sym(i) for i in range(len(shape))), (), _ranges(shape))
+
+
+_SIMPLE_NAME = re.compile(r"^[\w.\-]+$")
+
+
+def value_name(v: ir.Value) -> str:
+    """A readable name: the HLO instruction name the importer kept (a NameLoc), else the SSA name."""
+    try:
+        loc = v.owner.location if isinstance(v, ir.OpResult) else v.location
+        name = getattr(loc, "name_str", None)
+        if name and _SIMPLE_NAME.match(name):
+            return name
+    except Exception:
+        pass
+    return v.get_name()
+
+
+def op_label(op: ir.Operation) -> str:
+    """``name = stablehlo.op`` for headers (the HLO name when known, else the SSA result names)."""
+    op = op.operation
+    if len(op.results) == 1:
+        return f"{value_name(op.results[0])} = {op.name}"
+    if op.results:
+        return f"{', '.join(value_name(r) for r in op.results)} = {op.name}"
+    return op.name
+
+
+def _rt(value: ir.Value, feasible: Interval, index: Sequence[Expr]) -> RTVar:
+    return RTVar(feasible, value, tuple(index), f"{value_name(value)} = {value.type}")
+
+
+# ----------------------------------------------------------------------------------------------
+# elementwise
+
+
+ELEMENTWISE = [
+    "abs", "add", "and", "atan2", "cbrt", "ceil", "clamp", "compare", "complex", "convert", "cosine",
+    "count_leading_zeros", "divide", "exponential", "exponential_minus_one", "floor", "imag", "is_finite",
+    "log", "log_plus_one", "logistic", "maximum", "minimum", "multiply", "negate", "not", "or", "popcnt",
+    "power", "real", "reduce_precision", "remainder", "round_nearest_afz", "round_nearest_even", "rsqrt",
+    "select", "shift_left", "shift_right_arithmetic", "shift_right_logical", "sign", "sine", "sqrt",
+    "subtract", "tan", "tanh", "xor",
+]  # fmt: skip
+_ELEMENTWISE_NAMES = ["stablehlo." + n for n in ELEMENTWISE] + ["stablehlo.map"]
+
+
+@out_to_in(*_ELEMENTWISE_NAMES)
+def _elementwise_oi(op, r):
+    out = shape_of(op.results[r])
+    maps = []
+    for v in op.operands:
+        s = shape_of(v)
+        maps.append([_scalar_read(out) if not s and out else IndexingMap.identity(out)])
+    return maps
+
+
+@in_to_out(*_ELEMENTWISE_NAMES)
+def _elementwise_io(op, k):
+    s = shape_of(op.operands[k])
+    return [[_all_of(shape_of(res)) if not s and shape_of(res) else IndexingMap.identity(s)] for res in op.results]
+
+
+@out_to_in("stablehlo.bitcast_convert")
+def _bitcast_convert_oi(op, r):
+    out, src = shape_of(op.results[0]), shape_of(op.operands[0])
+    if len(out) == len(src):
+        return [[IndexingMap.identity(out)]]
+    if len(out) == len(src) + 1:  # wide -> narrow: a new minor dimension
+        return [[_map([dim(i) for i in range(len(src))], out)]]
+    # narrow -> wide: the operand's minor dimension is read whole
+    return [[_map([dim(i) for i in range(len(out))] + [sym(0)], out, _ranges([src[-1]]))]]
+
+
+@in_to_out("stablehlo.bitcast_convert")
+def _bitcast_convert_io(op, k):
+    out, src = shape_of(op.results[0]), shape_of(op.operands[0])
+    if len(out) == len(src):
+        return [[IndexingMap.identity(src)]]
+    if len(out) == len(src) + 1:
+        return [[_map([dim(i) for i in range(len(src))] + [sym(0)], src, _ranges([out[-1]]))]]
+    return [[_map([dim(i) for i in range(len(out))], src)]]
+
+
+# ----------------------------------------------------------------------------------------------
+# no operands
+
+
+@out_to_in("stablehlo.constant", "stablehlo.iota")
+def _no_operands_oi(op, r):
+    return []
+
+
+# ----------------------------------------------------------------------------------------------
+# broadcast
+
+
+def _broadcast_dims(op) -> list[int]:
+    if op.name == "stablehlo.broadcast":
+        sizes = _ints(op, "broadcast_sizes")
+        return [len(sizes) + i for i in range(len(shape_of(op.operands[0])))]
+    return _ints(op, "broadcast_dimensions")
+
+
+@out_to_in("stablehlo.broadcast_in_dim", "stablehlo.broadcast")
+def _broadcast_oi(op, r):
+    out, src = shape_of(op.results[0]), shape_of(op.operands[0])
+    bdims = _broadcast_dims(op)
+    results = [dim(bdims[i]) if src[i] == out[bdims[i]] else const(0) for i in range(len(src))]
+    return [[_map(results, out)]]
+
+
+@in_to_out("stablehlo.broadcast_in_dim", "stablehlo.broadcast")
+def _broadcast_io(op, k):
+    out, src = shape_of(op.results[0]), shape_of(op.operands[0])
+    bdims = _broadcast_dims(op)
+    src_of = {bdims[i]: i for i in range(len(src)) if src[i] == out[bdims[i]]}
+    results, ranges = [], []
+    for j, n in enumerate(out):
+        if j in src_of:
+            results.append(dim(src_of[j]))
+        else:
+            results.append(sym(len(ranges)))
+            ranges.append(n)
+    return [[_map(results, src, _ranges(ranges))]]
+
+
+# ----------------------------------------------------------------------------------------------
+# transpose, reverse
+
+
+@out_to_in("stablehlo.transpose")
+def _transpose_oi(op, r):
+    perm = _ints(op, "permutation")
+    out = shape_of(op.results[0])
+    inv = [0] * len(perm)
+    for i, p in enumerate(perm):
+        inv[p] = i
+    return [[_map([dim(inv[j]) for j in range(len(perm))], out)]]
+
+
+@in_to_out("stablehlo.transpose")
+def _transpose_io(op, k):
+    perm = _ints(op, "permutation")
+    return [[_map([dim(p) for p in perm], shape_of(op.operands[0]))]]
+
+
+@out_to_in("stablehlo.reverse")
+def _reverse_oi(op, r):
+    rev = set(_ints(op, "dimensions"))
+    out = shape_of(op.results[0])
+    return [[_map([(-dim(i) + (n - 1)) if i in rev else dim(i) for i, n in enumerate(out)], out)]]
+
+
+@in_to_out("stablehlo.reverse")
+def _reverse_io(op, k):
+    return _reverse_oi(op, 0)
+
+
+# ----------------------------------------------------------------------------------------------
+# reduce (variadic)
+
+
+@out_to_in("stablehlo.reduce")
+def _reduce_oi(op, r):
+    n = len(op.operands) // 2
+    red = sorted(_ints(op, "dimensions"))
+    out = shape_of(op.results[r])
+    maps = []
+    for k in range(n):
+        src = shape_of(op.operands[k])
+        results, j = [], 0
+        for i in range(len(src)):
+            if i in red:
+                results.append(sym(red.index(i)))
+            else:
+                results.append(dim(j))
+                j += 1
+        maps.append([_map(results, out, _ranges([src[i] for i in red]))])
+    maps += [[_scalar_read(out)] for _ in range(n)]
+    return maps
+
+
+@in_to_out("stablehlo.reduce")
+def _reduce_io(op, k):
+    n = len(op.operands) // 2
+    red = set(_ints(op, "dimensions"))
+    if k >= n:
+        return [[_all_of(shape_of(res))] for res in op.results]
+    src = shape_of(op.operands[k])
+    m = _map([dim(i) for i in range(len(src)) if i not in red], src)
+    return [[m] for _ in op.results]
+
+
+# ----------------------------------------------------------------------------------------------
+# slice, dynamic_slice, dynamic_update_slice
+
+
+@out_to_in("stablehlo.slice")
+def _slice_oi(op, r):
+    start, strides = _ints(op, "start_indices"), _ints(op, "strides")
+    out = shape_of(op.results[0])
+    return [[_map([dim(i) * strides[i] + start[i] for i in range(len(out))], out)]]
+
+
+@in_to_out("stablehlo.slice")
+def _slice_io(op, k):
+    start, strides = _ints(op, "start_indices"), _ints(op, "strides")
+    out = shape_of(op.results[0])
+    dvars, results, cons = [], [], {}
+    for i, n in enumerate(out):
+        dvars.append(DimVar(Interval(start[i], start[i] + (n - 1) * strides[i])))
+        results.append((dim(i) - start[i]).floordiv(strides[i]))
+        if strides[i] > 1:
+            cons[(dim(i) - start[i]).mod(strides[i])] = Interval(0, 0)
+    return [[_map(results, dvars, constraints=cons)]]
+
+
+@out_to_in("stablehlo.dynamic_slice")
+def _dynamic_slice_oi(op, r):
+    src = shape_of(op.operands[0])
+    out = shape_of(op.results[0])
+    starts = list(op.operands)[1:]
+    rts = [_rt(starts[i], Interval(0, src[i] - out[i]), ()) for i in range(len(src))]
+    operand = _map([dim(i) + sym(i) for i in range(len(src))], out, rts=rts)
+    return [[operand]] + [[_scalar_read(out)] for _ in starts]
+
+
+@in_to_out("stablehlo.dynamic_slice")
+def _dynamic_slice_io(op, k):
+    src = shape_of(op.operands[0])
+    out = shape_of(op.results[0])
+    if k > 0:
+        return [[_all_of(out)]]
+    starts = list(op.operands)[1:]
+    rts = [_rt(starts[i], Interval(0, src[i] - out[i]), ()) for i in range(len(src))]
+    cons = {dim(i) - sym(i): Interval(0, out[i] - 1) for i in range(len(src))}
+    return [[_map([dim(i) - sym(i) for i in range(len(src))], src, rts=rts, constraints=cons)]]
+
+
+@out_to_in("stablehlo.dynamic_update_slice")
+def _dus_oi(op, r):
+    out = shape_of(op.results[0])
+    upd = shape_of(op.operands[1])
+    starts = list(op.operands)[2:]
+    rts = [_rt(starts[i], Interval(0, out[i] - upd[i]), ()) for i in range(len(out))]
+    update = _map([dim(i) - sym(i) for i in range(len(out))], out, rts=rts)
+    return [[IndexingMap.identity(out)], [update]] + [[_scalar_read(out)] for _ in starts]
+
+
+@in_to_out("stablehlo.dynamic_update_slice")
+def _dus_io(op, k):
+    out = shape_of(op.results[0])
+    if k == 0:
+        return [[IndexingMap.identity(out)]]
+    if k > 1:
+        return [[_all_of(out)]]
+    upd = shape_of(op.operands[1])
+    starts = list(op.operands)[2:]
+    rts = [_rt(starts[i], Interval(0, out[i] - upd[i]), ()) for i in range(len(out))]
+    return [[_map([dim(i) + sym(i) for i in range(len(out))], upd, rts=rts)]]
+
+
+# ----------------------------------------------------------------------------------------------
+# gather (simplified form only)
+
+
+@out_to_in("stablehlo.gather")
+def _gather_oi(op, r):
+    """Simplified gathers only (XLA's gather_simplifier form): indices ``[N, k]``,
+    ``index_vector_dim = 1``, ``offset_dims = [1, ..., rank(operand)]``, no collapsed or batching
+    dims, ``start_index_map = [0, ..., k-1]``; anything else is refused."""
+    dn = stablehlo.GatherDimensionNumbers(op.attributes["dimension_numbers"])
+    src, idx, out = shape_of(op.operands[0]), shape_of(op.operands[1]), shape_of(op.results[0])
+    sizes = _ints(op, "slice_sizes")
+    k = idx[1] if len(idx) == 2 else -1
+    simplified = (
+        len(idx) == 2
+        and dn.index_vector_dim == 1
+        and list(dn.offset_dims) == list(range(1, len(src) + 1))
+        and not list(dn.collapsed_slice_dims)
+        and not list(dn.operand_batching_dims)
+        and not list(dn.start_indices_batching_dims)
+        and list(dn.start_index_map) == list(range(k))
+    )
+    if not simplified:
+        raise IndexingError(
+            "no indexing map for 'stablehlo.gather' in this form: only simplified gathers are supported "
+            "(indices [N, k], index_vector_dim = 1, offset_dims = [1..rank], no collapsed or batching "
+            "dims, start_index_map = [0..k-1])"
+        )
+    indices = op.operands[1]
+    rts = [_rt(indices, Interval(0, src[i] - sizes[i]), (dim(0), const(i))) for i in range(k)]
+    operand = _map([dim(1 + i) + sym(i) if i < k else dim(1 + i) for i in range(len(src))], out, rts=rts)
+    index_map = _map([dim(0), sym(0)], out, _ranges([k]))
+    return [[operand], [index_map]]
+
+
+# ----------------------------------------------------------------------------------------------
+# reshape and bitcast
+
+
+def _linearize(index: Sequence[Expr], shape: Sequence[int]) -> Expr:
+    out = const(0)
+    for e, n in zip(index, shape):
+        out = out * n + e
+    return out
+
+
+def _delinearize(linear: Expr, shape: Sequence[int]) -> list[Expr]:
+    out = []
+    stride = 1
+    strides = []
+    for n in reversed(shape):
+        strides.append(stride)
+        stride *= n
+    strides.reverse()
+    for i, (n, st) in enumerate(zip(shape, strides)):
+        e = linear.floordiv(st)
+        if i > 0:
+            e = e.mod(n)
+        out.append(e)
+    return out
+
+
+def _relayout_map(src_shape, src_order, dst_shape, dst_order) -> IndexingMap:
+    """Map from a ``src_shape`` index to the ``dst_shape`` index holding the same element, the
+    elements being laid out with dims in ``*_order`` (major to minor)."""
+    linear = _linearize([dim(d) for d in src_order], [src_shape[d] for d in src_order])
+    comps = _delinearize(linear, [dst_shape[d] for d in dst_order])
+    results = [const(0)] * len(dst_shape)
+    for d, e in zip(dst_order, comps):
+        results[d] = e
+    return _map(results, src_shape)
+
+
+@out_to_in("stablehlo.reshape")
+def _reshape_oi(op, r):
+    out, src = shape_of(op.results[0]), shape_of(op.operands[0])
+    return [[_relayout_map(out, range(len(out)), src, range(len(src)))]]
+
+
+@in_to_out("stablehlo.reshape")
+def _reshape_io(op, k):
+    out, src = shape_of(op.results[0]), shape_of(op.operands[0])
+    return [[_relayout_map(src, range(len(src)), out, range(len(out)))]]
+
+
+def _layout_order(op, name: str, rank: int) -> list[int]:
+    """Major-to-minor dim order from an XLA ``minor_to_major`` layout attribute (default row-major)."""
+    if name in op.attributes:
+        return list(reversed(_ints(op, name)))
+    return list(range(rank))
+
+
+@out_to_in("mhlo.bitcast")
+def _bitcast_oi(op, r):
+    """XLA ``bitcast`` (imported from HLO text as ``mhlo.bitcast``): transpose-reshape-transpose
+    given by the source and result layouts."""
+    out, src = shape_of(op.results[0]), shape_of(op.operands[0])
+    return [[_relayout_map(out, _layout_order(op, "result_layout", len(out)), src, _layout_order(op, "source_layout", len(src)))]]
+
+
+@in_to_out("mhlo.bitcast")
+def _bitcast_io(op, k):
+    out, src = shape_of(op.results[0]), shape_of(op.operands[0])
+    return [[_relayout_map(src, _layout_order(op, "source_layout", len(src)), out, _layout_order(op, "result_layout", len(out)))]]
+
+
+# ----------------------------------------------------------------------------------------------
+# concatenate
+
+
+@out_to_in("stablehlo.concatenate")
+def _concatenate_oi(op, r):
+    axis = ir.IntegerAttr(op.attributes["dimension"]).value
+    out = shape_of(op.results[0])
+    maps, offset = [], 0
+    for v in op.operands:
+        n = shape_of(v)[axis]
+        dvars = [DimVar(Interval(offset, offset + n - 1)) if i == axis else DimVar(Interval(0, s - 1)) for i, s in enumerate(out)]
+        maps.append([_map([dim(i) - offset if i == axis else dim(i) for i in range(len(out))], dvars)])
+        offset += n
+    return maps
+
+
+@in_to_out("stablehlo.concatenate")
+def _concatenate_io(op, k):
+    axis = ir.IntegerAttr(op.attributes["dimension"]).value
+    offset = sum(shape_of(v)[axis] for v in list(op.operands)[:k])
+    src = shape_of(op.operands[k])
+    return [[_map([dim(i) + offset if i == axis else dim(i) for i in range(len(src))], src)]]
+
+
+# ----------------------------------------------------------------------------------------------
+# dot_general, dot
+
+
+def _dot_numbers(op):
+    lhs, rhs = shape_of(op.operands[0]), shape_of(op.operands[1])
+    if op.name == "stablehlo.dot":
+        return [], [], [len(lhs) - 1], [0]
+    dn = stablehlo.DotDimensionNumbers(op.attributes["dot_dimension_numbers"])
+    return (
+        list(dn.lhs_batching_dimensions),
+        list(dn.rhs_batching_dimensions),
+        list(dn.lhs_contracting_dimensions),
+        list(dn.rhs_contracting_dimensions),
+    )
+
+
+@out_to_in("stablehlo.dot_general", "stablehlo.dot")
+def _dot_oi(op, r):
+    lb, rb, lc, rc = _dot_numbers(op)
+    lhs, rhs, out = shape_of(op.operands[0]), shape_of(op.operands[1]), shape_of(op.results[0])
+    lfree = [i for i in range(len(lhs)) if i not in lb and i not in lc]
+    rfree = [i for i in range(len(rhs)) if i not in rb and i not in rc]
+    ranges = _ranges([lhs[i] for i in lc])
+
+    def operand_map(rank, batch, contracting, free, free_offset):
+        res = [const(0)] * rank
+        for j, i in enumerate(batch):
+            res[i] = dim(j)
+        for j, i in enumerate(free):
+            res[i] = dim(free_offset + j)
+        for j, i in enumerate(contracting):
+            res[i] = sym(j)
+        return _map(res, out, ranges)
+
+    return [
+        [operand_map(len(lhs), lb, lc, lfree, len(lb))],
+        [operand_map(len(rhs), rb, rc, rfree, len(lb) + len(lfree))],
+    ]
+
+
+@in_to_out("stablehlo.dot_general", "stablehlo.dot")
+def _dot_io(op, k):
+    lb, rb, lc, rc = _dot_numbers(op)
+    lhs, rhs = shape_of(op.operands[0]), shape_of(op.operands[1])
+    lfree = [i for i in range(len(lhs)) if i not in lb and i not in lc]
+    rfree = [i for i in range(len(rhs)) if i not in rb and i not in rc]
+    if k == 0:
+        res = [dim(i) for i in lb] + [dim(i) for i in lfree] + [sym(j) for j in range(len(rfree))]
+        return [[_map(res, lhs, _ranges([rhs[i] for i in rfree]))]]
+    res = [dim(i) for i in rb] + [sym(j) for j in range(len(lfree))] + [dim(i) for i in rfree]
+    return [[_map(res, rhs, _ranges([lhs[i] for i in lfree]))]]
+
+
+# ----------------------------------------------------------------------------------------------
+# pad
+
+
+def _pad_operand_map(out, src, low, high, interior) -> IndexingMap:
+    """Map from an index of the padded result to the operand element it holds (seed 004 "pad")."""
+    dvars, results, cons = [], [], {}
+    for i, n in enumerate(src):
+        step = interior[i] + 1
+        lo = low[i]
+        first = lo if lo >= 0 else lo + (-(lo) + step - 1) // step * step
+        last = lo + (n - 1) * step
+        if last > out[i] - 1:
+            last = lo + ((out[i] - 1 - lo) // step) * step
+        if n == 0:
+            first, last = 0, -1
+        dvars.append(DimVar(Interval(first, last)))
+        results.append((dim(i) - lo).floordiv(step))
+        if step > 1:
+            cons[(dim(i) - lo).mod(step)] = Interval(0, 0)
+    return _map(results, dvars, constraints=cons)
+
+
+@out_to_in("stablehlo.pad")
+def _pad_oi(op, r):
+    out, src = shape_of(op.results[0]), shape_of(op.operands[0])
+    low, high, interior = _ints(op, "edge_padding_low"), _ints(op, "edge_padding_high"), _ints(op, "interior_padding")
+    return [[_pad_operand_map(out, src, low, high, interior)], [_scalar_read(out)]]
+
+
+@in_to_out("stablehlo.pad")
+def _pad_io(op, k):
+    out, src = shape_of(op.results[0]), shape_of(op.operands[0])
+    if k == 1:
+        return [[_all_of(out)]]
+    low, interior = _ints(op, "edge_padding_low"), _ints(op, "interior_padding")
+    results = [dim(i) * (interior[i] + 1) + low[i] for i in range(len(src))]
+    cons = {results[i]: Interval(0, out[i] - 1) for i in range(len(src))}
+    return [[_map(results, src, constraints=cons)]]
+
+
+# ----------------------------------------------------------------------------------------------
+# reduce_window: a window map over the padded, base-dilated operand composed with a pad map
+
+
+def _window_attrs(op):
+    n = len(op.operands) // 2
+    src = shape_of(op.operands[0])
+    rank = len(src)
+    win = _ints(op, "window_dimensions")
+    strides = _ints(op, "window_strides", [1] * rank)
+    base = _ints(op, "base_dilations", [1] * rank)
+    wdil = _ints(op, "window_dilations", [1] * rank)
+    pad = _ints(op, "padding", [0] * (2 * rank))
+    return n, src, win, strides, base, wdil, pad[0::2], pad[1::2]
+
+
+@out_to_in("stablehlo.reduce_window")
+def _reduce_window_oi(op, r):
+    n, src, win, strides, base, wdil, plo, phi = _window_attrs(op)
+    out = shape_of(op.results[r])
+    results, ranges = [], []
+    for i in range(len(src)):
+        e = dim(i) * strides[i]
+        if win[i] > 1:
+            e = e + sym(len(ranges)) * wdil[i]
+            ranges.append(win[i])
+        results.append(e)
+    window = _map(results, out, _ranges(ranges))
+    padded = [plo[i] + (src[i] - 1) * base[i] + 1 + phi[i] if src[i] else plo[i] + phi[i] for i in range(len(src))]
+    pad = _pad_operand_map(padded, src, plo, phi, [b - 1 for b in base])
+    operand = window.compose(pad)
+    maps = [[operand] for _ in range(n)]
+    return maps + [[_scalar_read(out)] for _ in range(n)]
+
+
+# ----------------------------------------------------------------------------------------------
+# convolution (no feature/batch groups)
+
+
+@out_to_in("stablehlo.convolution")
+def _convolution_oi(op, r):
+    """Output-to-input maps of ``convolution`` with ``feature_group_count = batch_group_count = 1``.
+
+    lhs: ``(b, spatial..., f_in)`` read at ``out_spatial * stride + s * rhs_dilation`` in the padded,
+    lhs-dilated input (a pad map composed in), all input features. rhs: output feature, all window
+    positions and input features.
+    """
+    fg = ir.IntegerAttr(op.attributes["feature_group_count"]).value if "feature_group_count" in op.attributes else 1
+    bg = ir.IntegerAttr(op.attributes["batch_group_count"]).value if "batch_group_count" in op.attributes else 1
+    if fg != 1 or bg != 1:
+        raise IndexingError("no indexing map for 'stablehlo.convolution' with feature or batch groups")
+    dn = stablehlo.ConvDimensionNumbers(op.attributes["dimension_numbers"])
+    lhs, rhs, out = shape_of(op.operands[0]), shape_of(op.operands[1]), shape_of(op.results[0])
+    isp, ksp, osp = list(dn.input_spatial_dimensions), list(dn.kernel_spatial_dimensions), list(dn.output_spatial_dimensions)
+    ns = len(isp)
+    strides = _ints(op, "window_strides", [1] * ns)
+    pad = _ints(op, "padding", [0] * (2 * ns))
+    ldil = _ints(op, "lhs_dilation", [1] * ns)
+    rdil = _ints(op, "rhs_dilation", [1] * ns)
+    if "window_reversal" in op.attributes and any(_ints(op, "window_reversal")):
+        raise IndexingError("no indexing map for 'stablehlo.convolution' with window_reversal")
+    # symbols: s0..s{ns-1} window positions, s{ns} input feature
+    ranges = _ranges([rhs[k] for k in ksp] + [lhs[dn.input_feature_dimension]])
+    # lhs: window map into the padded dilated input, then the pad map
+    padded_shape, win_res = list(lhs), [const(0)] * len(lhs)
+    win_res[dn.input_batch_dimension] = dim(dn.output_batch_dimension)
+    win_res[dn.input_feature_dimension] = sym(ns)
+    plo, phi, interior = [0] * len(lhs), [0] * len(lhs), [0] * len(lhs)
+    for j in range(ns):
+        i = isp[j]
+        win_res[i] = dim(osp[j]) * strides[j] + sym(j) * rdil[j]
+        plo[i], phi[i], interior[i] = pad[2 * j], pad[2 * j + 1], ldil[j] - 1
+        padded_shape[i] = pad[2 * j] + ((lhs[i] - 1) * ldil[j] + 1 if lhs[i] else 0) + pad[2 * j + 1]
+    window = _map(win_res, out, ranges)
+    lhs_map = window.compose(_pad_operand_map(padded_shape, lhs, plo, phi, interior))
+    rhs_res = [const(0)] * len(rhs)
+    rhs_res[dn.kernel_output_feature_dimension] = dim(dn.output_feature_dimension)
+    rhs_res[dn.kernel_input_feature_dimension] = sym(ns)
+    for j in range(ns):
+        rhs_res[ksp[j]] = sym(j)
+    # the kernel positions read are those whose input position is not padding
+    rhs_map = IndexingMap(tuple(rhs_res), lhs_map.dim_vars, lhs_map.range_vars, (), dict(lhs_map.constraints))
+    return [[lhs_map], [rhs_map]]
+
+
+# ----------------------------------------------------------------------------------------------
+# calls: the callee's maps (a call is a fusion)
+
+
+def _callee(op) -> ir.Operation:
+    name = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
+    parent = op.parent
+    while parent is not None and parent.name != "builtin.module":
+        parent = parent.parent
+    if parent is None:
+        raise IndexingError(f"'func.call': cannot find @{name}")
+    for f in parent.regions[0].blocks[0].operations:
+        if f.operation.name == "func.func" and ir.StringAttr(f.operation.attributes["sym_name"]).value == name:
+            return f.operation
+    raise IndexingError(f"'func.call': cannot find @{name}")
+
+
+@out_to_in("func.call")
+def _call_oi(op, r):
+    maps = function_output_to_input(_callee(op), r)
+    return [maps.get(k, []) for k in range(len(op.operands))]
+
+
+@in_to_out("func.call")
+def _call_io(op, k):
+    maps = function_input_to_output(_callee(op), k)
+    return [maps.get(j, []) for j in range(len(op.results))]
+
+
+# ----------------------------------------------------------------------------------------------
+# fusion: composition through a function body
+
+
+class _MapSet:
+    """Insertion-ordered set of simplified maps; drops known-empty maps and duplicates."""
+
+    __slots__ = ("maps",)
+
+    def __init__(self):
+        self.maps: dict = {}
+
+    def add(self, m: IndexingMap):
+        m = m.simplify()
+        if m.is_known_empty():
+            return
+        self.maps.setdefault(m.key(), m)
+
+    def __iter__(self):
+        return iter(self.maps.values())
+
+
+def _body(func: ir.Operation) -> ir.Block:
+    func = func.operation
+    if not func.regions or not func.regions[0].blocks:
+        raise IndexingError(f"'{func.name}' has no body")
+    return func.regions[0].blocks[0]
+
+
+def function_output_to_input(func: ir.Operation | ir.OpView, result_index: int = 0) -> dict[int, list[IndexingMap]]:
+    """Maps from result ``result_index`` of ``func`` (a ``func.func``, taken as one fusion) to each
+    argument it reads: ``{argument number: [maps]}`` (arguments not read are absent).
+
+    Each op's output-to-input maps are composed with the maps reaching its results (users before
+    producers), simplified; equal maps are kept once, different ones all (seed 004 "fusion").
+    Raises :class:`IndexingError` naming the first op on the way without an indexing map.
+    """
+    block = _body(func)
+    ops = list(block.operations)
+    root = ops[-1].operands[result_index]
+    maps: dict[ir.Value, _MapSet] = {}
+    start = _MapSet()
+    start.add(IndexingMap.identity(shape_of(root)))
+    maps[root] = start
+    for op in reversed(ops[:-1]):
+        op = op.operation
+        reached = [(i, maps[res]) for i, res in enumerate(op.results) if res in maps]
+        if not reached:
+            continue
+        for i, consumer_maps in reached:
+            try:
+                per_operand = output_to_input(op, i)
+            except IndexingError as err:
+                raise IndexingError(err.message, err.op or op) from None
+            for operand, producer_maps in zip(op.operands, per_operand):
+                target = maps.setdefault(operand, _MapSet())
+                for cm in consumer_maps:
+                    for pm in producer_maps:
+                        target.add(cm.compose(pm))
+    out = {}
+    for arg in block.arguments:
+        if arg in maps and maps[arg].maps:
+            out[arg.arg_number] = list(maps[arg])
+    return out
+
+
+def function_input_to_output(func: ir.Operation | ir.OpView, arg_index: int) -> dict[int, list[IndexingMap]]:
+    """Maps from argument ``arg_index`` of ``func`` to each result that reads it:
+    ``{result number: [maps]}``, composed op by op in program order (seed 004, other direction)."""
+    block = _body(func)
+    ops = list(block.operations)
+    arg = block.arguments[arg_index]
+    maps: dict[ir.Value, _MapSet] = {}
+    start = _MapSet()
+    start.add(IndexingMap.identity(shape_of(arg)))
+    maps[arg] = start
+    for op in ops[:-1]:
+        op = op.operation
+        reached = [(k, maps[v]) for k, v in enumerate(op.operands) if v in maps]
+        for k, producer_maps in reached:
+            try:
+                per_result = input_to_output(op, k)
+            except IndexingError as err:
+                raise IndexingError(err.message, err.op or op) from None
+            for res, consumer_maps in zip(op.results, per_result):
+                target = maps.setdefault(res, _MapSet())
+                for pm in producer_maps:
+                    for cm in consumer_maps:
+                        target.add(pm.compose(cm))
+    out = {}
+    for j, v in enumerate(ops[-1].operands):
+        if v in maps and maps[v].maps:
+            out.setdefault(j, [])
+            out[j].extend(maps[v])
+    return out

@@ -1,0 +1,153 @@
+"""Control flow and modularity ops of the reference interpreter (seed 000).
+
+Ops: ``func.call`` (``func.return`` is the terminator the evaluator reads), ``stablehlo.if``, ``case``
+(an out-of-range index runs the last branch), ``while``, ``optimization_barrier``, ``after_all``,
+``composite`` (runs its ``decomposition`` function), ``tuple``, ``get_tuple_element`` and ``custom_call``
+for targets other than the ``check.*`` forms (those are the check dialect's: an unknown target is an
+:class:`InterpreterError` "unsupported custom_call @name").
+
+Regions are given to the semantics functions as Python callables (``branch() -> list of values``,
+``cond(*values) -> 0-d bool``, ``body(*values) -> list of values``); the adapters build them from the op's
+regions with ``interp.eval_region``. Values are numpy arrays, :class:`~hlokit.interpreter.values.Token`
+and Python tuples.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+from jaxlib.mlir import ir
+
+from hlokit.interpreter.registry import register
+from hlokit.interpreter.values import TOKEN, Token
+
+__all__ = [
+    "if_",
+    "case",
+    "while_",
+    "optimization_barrier",
+    "after_all",
+    "tuple_",
+    "get_tuple_element",
+]
+
+Value = Any  # numpy array, Token or tuple of values
+Branch = Callable[[], Sequence[Value]]
+
+
+def if_(pred: np.ndarray, true_branch: Branch, false_branch: Branch) -> list[Value]:
+    """Spec ``if``: the results of ``true_branch()`` when the 0-d i1 ``pred`` is true, else of
+    ``false_branch()``; only the chosen branch runs."""
+    return list(true_branch() if bool(np.asarray(pred)) else false_branch())
+
+
+def case(index: np.ndarray, branches: Sequence[Branch]) -> list[Value]:
+    """Spec ``case``: the results of ``branches[index]()`` for the 0-d si32 ``index``; an index outside
+    ``[0, size(branches))`` runs the last branch. Only the chosen branch runs."""
+    i = int(np.asarray(index))
+    if i < 0 or i >= len(branches):
+        i = len(branches) - 1
+    return list(branches[i]())
+
+
+def while_(
+    operand: Sequence[Value],
+    cond: Callable[..., Sequence[Value]],
+    body: Callable[..., Sequence[Value]],
+) -> list[Value]:
+    """Spec ``while``: ``results = operand``; while ``cond(*results)[0]`` (a 0-d i1) is true,
+    ``results = body(*results)``. Runs the body zero or more times; an infinite loop does not return
+    (spec: TBD, #383)."""
+    results = list(operand)
+    while bool(np.asarray(cond(*results)[0])):
+        results = list(body(*results))
+    return results
+
+
+def optimization_barrier(operand: Sequence[Value]) -> list[Value]:
+    """Spec ``optimization_barrier``: the identity on its operands (tensors, tokens, tuples)."""
+    return list(operand)
+
+
+def after_all(inputs: Sequence[Token]) -> Token:
+    """Spec ``after_all``: a token after all ``inputs`` tokens (which the sequential interpreter has
+    already produced); it does nothing else."""
+    return TOKEN
+
+
+def tuple_(val: Sequence[Value]) -> tuple:
+    """Spec ``tuple``: the Python tuple of ``val``."""
+    return tuple(val)
+
+
+def get_tuple_element(operand: tuple, index: int) -> Value:
+    """Spec ``get_tuple_element``: ``operand[index]``."""
+    return operand[int(index)]
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Adapters
+# ----------------------------------------------------------------------------------------------------------
+
+
+def _branch(interp, region: ir.Region) -> Branch:
+    return lambda: interp.eval_region(region, [])
+
+
+def _function(interp, region: ir.Region) -> Callable[..., Sequence[Value]]:
+    return lambda *args: interp.eval_region(region, list(args))
+
+
+def _symbol(op: ir.OpView, name: str) -> str:
+    return ir.FlatSymbolRefAttr(op.attributes[name]).value
+
+
+@register("func.call")
+def _call(op, operands, interp):
+    return list(interp.call(_symbol(op, "callee"), list(operands)))
+
+
+@register("stablehlo.composite")
+def _composite(op, operands, interp):
+    return list(interp.call(_symbol(op, "decomposition"), list(operands)))
+
+
+@register("stablehlo.if")
+def _if(op, operands, interp):
+    return if_(operands[0], _branch(interp, op.regions[0]), _branch(interp, op.regions[1]))
+
+
+@register("stablehlo.case")
+def _case(op, operands, interp):
+    return case(operands[0], [_branch(interp, r) for r in op.regions])
+
+
+@register("stablehlo.while")
+def _while(op, operands, interp):
+    return while_(operands, _function(interp, op.regions[0]), _function(interp, op.regions[1]))
+
+
+@register("stablehlo.optimization_barrier")
+def _optimization_barrier(op, operands, interp):
+    return optimization_barrier(operands)
+
+
+@register("stablehlo.after_all")
+def _after_all(op, operands, interp):
+    return [after_all(operands)]
+
+
+@register("stablehlo.create_token")
+def _create_token(op, operands, interp):
+    return [after_all([])]
+
+
+@register("stablehlo.tuple")
+def _tuple(op, operands, interp):
+    return [tuple_(operands)]
+
+
+@register("stablehlo.get_tuple_element")
+def _get_tuple_element(op, operands, interp):
+    return [get_tuple_element(operands[0], ir.IntegerAttr(op.attributes["index"]).value)]

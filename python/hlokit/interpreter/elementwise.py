@@ -1,0 +1,925 @@
+"""Elementwise ops, ``constant`` and ``iota`` (seed 000, one section per op) on whole numpy arrays.
+
+Every semantics function is named after the spec op (``not``/``and``/``or`` take a trailing ``_``)
+and takes numpy arrays (see :mod:`hlokit.interpreter.values`); shapes broadcast, so a region body
+written for 0-d tensors runs unchanged on arrays of any shape (``map``, ``reduce`` bodies, ...).
+
+Numerics (the rules of the issue):
+
+* integers wrap modulo 2^N (sub-byte ``int2/int4/uint2/uint4`` too); integer ``divide`` and
+  ``remainder`` follow XLA where the spec leaves them open: ``x / 0 = -1`` (all bits set),
+  ``x % 0 = x``, ``INT_MIN / -1 = INT_MIN``, ``INT_MIN % -1 = 0``;
+* ``+ - * /``, ``sqrt`` of narrow floats (f16, bf16, f8*, f6*, f4*) compute in f32 and round once
+  (exact: f32 has more than 2p+2 bits); transcendental functions of floats up to f32 compute in
+  f64 and round once to the operand's type; f64 computes in f64;
+* ``convert`` float -> integer truncates toward zero and saturates (NaN -> 0), as XLA does;
+  complex -> non-complex drops the imaginary part; anything -> i1 is ``x != 0``;
+* NaN payloads and signed zeros survive ``select``, ``bitcast_convert``, ``real``/``imag``,
+  ``complex`` and same-type ``convert``.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import ml_dtypes
+import numpy as np
+from jaxlib.mlir import ir
+
+from hlokit.interpreter.evaluator import InterpreterError
+from hlokit.interpreter.registry import enum_attr, i64_array, int_attr, register
+from hlokit.interpreter.values import (
+    _ML_INTS,
+    _ML_UINTS,
+    bit_width,
+    dense_attribute,
+    dtype_of,
+    is_complex,
+    is_float,
+    is_integer,
+    is_unsigned,
+)
+
+__all__ = [
+    "abs", "add", "and_", "atan2", "bitcast_convert", "cbrt", "ceil", "clamp", "compare", "complex",
+    "constant", "convert", "cosine", "count_leading_zeros", "divide", "exponential",
+    "exponential_minus_one", "floor", "imag", "iota", "is_finite", "log", "log_plus_one", "logistic",
+    "map", "maximum", "minimum", "multiply", "negate", "not_", "or_", "popcnt", "power", "real",
+    "reduce_precision", "remainder", "round_nearest_afz", "round_nearest_even", "rsqrt", "select",
+    "shift_left", "shift_right_arithmetic", "shift_right_logical", "sign", "sine", "sqrt",
+    "subtract", "tan", "tanh", "xor",
+]
+
+_F32 = np.dtype(np.float32)
+_F64 = np.dtype(np.float64)
+_BOOL = np.dtype(np.bool_)
+
+
+# ------------------------------------------------------------------------------------------------
+# helpers
+
+
+def _a(x, dtype=None) -> np.ndarray:
+    """``x`` as an ndarray (ufuncs return numpy scalars for 0-d inputs), optionally cast."""
+    x = np.asarray(x)
+    if dtype is not None and x.dtype != dtype:
+        x = x.astype(dtype)
+    return x
+
+
+def _is_sub_byte_int(dt: np.dtype) -> bool:
+    return dt in _ML_INTS or dt in _ML_UINTS
+
+
+def _wide_int(dt: np.dtype) -> np.dtype:
+    """The numpy integer dtype integer arithmetic of ``dt`` runs in (sub-byte types widen)."""
+    if dt in _ML_INTS:
+        return np.dtype(np.int64)
+    if dt in _ML_UINTS:
+        return np.dtype(np.uint64)
+    return dt
+
+
+def _wrap(x: np.ndarray, dt: np.dtype) -> np.ndarray:
+    """Integers (any width) wrapped modulo 2^N into integer dtype ``dt`` (two's complement)."""
+    x = np.asarray(x)
+    if not _is_sub_byte_int(dt):
+        if x.dtype == dt:
+            return x
+        if x.dtype.kind in "iu" and dt.kind in "iu":
+            return x.astype(dt)  # C cast: keeps the low bits
+        return x.astype(np.int64).astype(dt)
+    bits = bit_width(dt)
+    u = x.astype(np.int64) & ((1 << bits) - 1)
+    if dt in _ML_INTS:
+        u = np.where(u >= 1 << (bits - 1), u - (1 << bits), u)
+    return u.astype(dt)
+
+
+def _compute_float(dt: np.dtype, transcendental: bool = False) -> np.dtype:
+    """The dtype a float op on ``dt`` computes in (see module doc)."""
+    if dt == _F64:
+        return _F64
+    if transcendental:
+        return _F64
+    return _F32
+
+
+def _float_unary(fn, x: np.ndarray, transcendental: bool = True) -> np.ndarray:
+    dt = x.dtype
+    if is_complex(dt):
+        return _a(fn(x.astype(np.complex128)), dt)
+    c = _compute_float(dt, transcendental)
+    return _a(fn(x.astype(c)), dt)
+
+
+def _float_binary(fn, lhs, rhs, transcendental: bool = False) -> np.ndarray:
+    dt = lhs.dtype
+    if is_complex(dt):
+        c = np.dtype(np.complex128) if transcendental else dt
+        return _a(fn(lhs.astype(c), rhs.astype(c)), dt)
+    c = _compute_float(dt, transcendental)
+    return _a(fn(lhs.astype(c), rhs.astype(c)), dt)
+
+
+def _int_binary(fn, lhs, rhs) -> np.ndarray:
+    dt = lhs.dtype
+    w = _wide_int(dt)
+    return _wrap(fn(lhs.astype(w), rhs.astype(w)), dt)
+
+
+def _as_unsigned_bits(x: np.ndarray) -> np.ndarray:
+    """The bit pattern of each element (two's complement for signed) as uint64, masked to the width."""
+    dt = x.dtype
+    if dt == _BOOL:
+        return x.astype(np.uint64)
+    bits = bit_width(dt)
+    if _is_sub_byte_int(dt):
+        v = x.astype(np.int64).astype(np.uint64)
+    elif dt.kind in "iu":
+        v = x.astype(np.int64 if dt.kind == "i" else np.uint64).astype(np.uint64)
+    else:  # floats, bit pattern of the storage
+        storage = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[dt.itemsize]
+        v = np.ascontiguousarray(x).view(storage).astype(np.uint64)
+    if bits < 64:
+        v = v & np.uint64((1 << bits) - 1)
+    return v
+
+
+def _from_unsigned_bits(u: np.ndarray, dt: np.dtype) -> np.ndarray:
+    """Inverse of :func:`_as_unsigned_bits`: uint64 bit patterns -> elements of ``dt``."""
+    u = np.asarray(u, dtype=np.uint64)
+    if dt == _BOOL:
+        return u != 0
+    bits = bit_width(dt)
+    if _is_sub_byte_int(dt) or dt.kind in "iu":
+        if dt.kind == "i" or dt in _ML_INTS:
+            s = u.astype(np.int64)
+            if bits < 64:
+                s = np.where(s >= 1 << (bits - 1), s - (1 << bits), s)
+            return s.astype(dt)
+        return u.astype(dt)
+    storage = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[dt.itemsize]
+    return u.astype(storage).view(dt)
+
+
+def _result_dtype(op: ir.OpView, i: int = 0) -> np.dtype:
+    return dtype_of(op.operation.results[i].type)
+
+
+def _int_limits(dt: np.dtype) -> tuple[int, int]:
+    bits = bit_width(dt)
+    if is_unsigned(dt):
+        return 0, (1 << bits) - 1
+    return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+
+
+# ------------------------------------------------------------------------------------------------
+# constant, iota (seed 000 "constant", "iota")
+
+
+def constant(value: np.ndarray) -> np.ndarray:
+    """``constant``: the value of the ``value`` attribute (a copy)."""
+    return np.array(value, copy=True)
+
+
+def iota(shape: Sequence[int], dtype: np.dtype, iota_dimension: int) -> np.ndarray:
+    """``iota``: ``result[i0, ..., iN] = i[iota_dimension]`` converted to ``dtype``."""
+    shape = tuple(shape)
+    n = shape[iota_dimension]
+    idx = np.arange(n, dtype=np.int64).reshape([n if d == iota_dimension else 1 for d in range(len(shape))])
+    return convert(np.broadcast_to(idx, shape), np.dtype(dtype))
+
+
+@register("stablehlo.constant")
+def _constant(op, operands, interp):
+    return [constant(dense_attribute(op, "value"))]
+
+
+@register("stablehlo.iota")
+def _iota(op, operands, interp):
+    t = ir.RankedTensorType(op.operation.results[0].type)
+    return [iota(t.shape, dtype_of(t.element_type), int_attr(op, "iota_dimension"))]
+
+
+# ------------------------------------------------------------------------------------------------
+# arithmetic
+
+
+def add(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """``add``: logical OR for i1, wrapping add for integers, IEEE addition for floats/complex."""
+    dt = lhs.dtype
+    if dt == _BOOL:
+        return _a(lhs | rhs)
+    if is_integer(dt):
+        return _int_binary(np.add, lhs, rhs)
+    return _float_binary(np.add, lhs, rhs)
+
+
+def subtract(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """``subtract``: wrapping for integers, IEEE subtraction for floats/complex."""
+    dt = lhs.dtype
+    if dt == _BOOL:
+        return _a(lhs ^ rhs)  # arithmetic modulo 2 (not allowed by the verifier for i1)
+    if is_integer(dt):
+        return _int_binary(np.subtract, lhs, rhs)
+    return _float_binary(np.subtract, lhs, rhs)
+
+
+def multiply(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """``multiply``: logical AND for i1, wrapping for integers, IEEE multiplication for floats."""
+    dt = lhs.dtype
+    if dt == _BOOL:
+        return _a(lhs & rhs)
+    if is_integer(dt):
+        return _int_binary(np.multiply, lhs, rhs)
+    return _float_binary(np.multiply, lhs, rhs)
+
+
+def _int_div_parts(lhs: np.ndarray, rhs: np.ndarray):
+    dt = lhs.dtype
+    w = _wide_int(dt)
+    a, b = lhs.astype(w), rhs.astype(w)
+    zero = b == 0
+    if is_unsigned(dt):
+        overflow = np.zeros(np.broadcast(a, b).shape, dtype=bool)
+    else:
+        lo, _ = _int_limits(dt)
+        overflow = (a == lo) & (b == -1)
+    safe = np.where(zero | overflow, np.ones((), dtype=w), b)
+    r = np.fmod(a, safe)
+    q = (a - r) // safe
+    return dt, w, a, zero, overflow, q, r
+
+
+def divide(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """``divide``: integer quotient rounded toward zero (``x/0 = -1``, ``INT_MIN/-1 = INT_MIN``);
+    IEEE division for floats and complex."""
+    if is_integer(lhs.dtype):
+        dt, w, a, zero, overflow, q, r = _int_div_parts(lhs, rhs)
+        q = np.where(overflow, a, q)
+        q = np.where(zero, np.array(-1).astype(w) if w.kind == "i" else np.array(np.iinfo(w).max, dtype=w), q)
+        return _wrap(q, dt)
+    return _float_binary(np.divide, lhs, rhs)
+
+
+def remainder(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """``remainder``: ``lhs - trunc(lhs / rhs) * rhs``, the sign of the dividend (C ``fmod``);
+    integers: ``x % 0 = x``, ``INT_MIN % -1 = 0``."""
+    if is_integer(lhs.dtype):
+        dt, w, a, zero, overflow, q, r = _int_div_parts(lhs, rhs)
+        r = np.where(zero, a, np.where(overflow, np.zeros((), dtype=w), r))
+        return _wrap(r, dt)
+    if is_complex(lhs.dtype):
+        # TBD in the spec (#997); the C++ reference computes lhs - rhs * trunc-toward-zero(lhs / rhs)
+        a, b = lhs.astype(np.complex128), rhs.astype(np.complex128)
+        q = a / b
+        q = np.trunc(q.real) + 1j * np.trunc(q.imag)
+        return _a(a - b * q, lhs.dtype)
+    return _float_binary(np.fmod, lhs, rhs)
+
+
+def _int_power(base: np.ndarray, exponent: np.ndarray) -> np.ndarray:
+    dt = base.dtype
+    b = _as_unsigned_bits(base) if not is_unsigned(dt) else base.astype(np.uint64)
+    if not is_unsigned(dt):  # sign-extend to 64 bits
+        b = base.astype(np.int64).astype(np.uint64)
+    e = exponent.astype(np.int64) if not is_unsigned(dt) else exponent.astype(np.uint64)
+    neg = e < 0
+    e = np.where(neg, 0, e).astype(np.uint64)
+    b, e = np.broadcast_arrays(b, e)
+    b = b.copy()
+    e = e.copy()
+    result = np.ones(b.shape, dtype=np.uint64)
+    while e.any():
+        odd = (e & np.uint64(1)) != 0
+        result = np.where(odd, result * b, result)
+        b = b * b
+        e = e >> np.uint64(1)
+    out = _wrap(result, dt) if not _is_sub_byte_int(dt) else _from_unsigned_bits(result & np.uint64((1 << bit_width(dt)) - 1), dt)
+    if neg.any():
+        sb = base.astype(np.int64)
+        odd_exp = (exponent.astype(np.int64) % 2) != 0
+        special = np.where(sb == 1, 1, np.where(sb == -1, np.where(odd_exp, -1, 1), 0))
+        out = np.where(neg, _wrap(special, dt), out)
+    return _a(out, dt)
+
+
+def power(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """``power``: integer exponentiation by squaring (wrapping; a negative exponent gives 0 unless
+    the base is 1 or -1); IEEE ``pow`` for floats; complex ``pow``."""
+    if is_integer(lhs.dtype):
+        return _int_power(lhs, rhs)
+    if lhs.dtype == _BOOL:
+        return _a(lhs | ~rhs)
+    return _float_binary(np.power, lhs, rhs, transcendental=True)
+
+
+def negate(operand: np.ndarray) -> np.ndarray:
+    """``negate``: wrapping for integers (unsigned: modulo 2^N), IEEE negation for floats."""
+    dt = operand.dtype
+    if is_integer(dt):
+        w = _wide_int(dt)
+        if w.kind == "u":
+            return _wrap((~operand.astype(w)) + w.type(1), dt) if not _is_sub_byte_int(dt) else _wrap(-operand.astype(np.int64), dt)
+        return _wrap(-operand.astype(w), dt)
+    return _a(np.negative(operand), dt)
+
+
+def abs(operand: np.ndarray) -> np.ndarray:
+    """``abs``: wrapping for integers (``abs(INT_MIN) = INT_MIN``); floats clear the sign bit;
+    complex -> the modulus in the part type."""
+    dt = operand.dtype
+    if is_integer(dt):
+        return _wrap(np.abs(operand.astype(_wide_int(dt))), dt)
+    if is_complex(dt):
+        part = np.float32 if dt == np.complex64 else np.float64
+        return _a(np.abs(operand.astype(np.complex128)), part)
+    return _from_unsigned_bits(_as_unsigned_bits(operand) & ~np.uint64(1 << (bit_width(dt) - 1)), dt)
+
+
+def sign(operand: np.ndarray) -> np.ndarray:
+    """``sign``: -1/0/1 for integers; floats -1.0/+-0.0/1.0 and NaN -> NaN; complex ``x / abs(x)``
+    (0 -> 0)."""
+    dt = operand.dtype
+    if is_integer(dt):
+        return _wrap(np.sign(operand.astype(_wide_int(dt) if not is_unsigned(dt) else np.int64)), dt)
+    if is_complex(dt):
+        z = operand.astype(np.complex128)
+        m = np.abs(z)
+        out = np.where(m == 0, z, z / np.where(m == 0, 1, m))
+        out = np.where(np.isnan(z.real) | np.isnan(z.imag), np.nan + 0j if True else z, out)
+        return _a(out, dt)
+    x = operand.astype(_F64) if dt != _F64 else operand
+    out = np.where(np.isnan(x) | (x == 0), x, np.copysign(1.0, x))
+    res = _a(out, dt)
+    # keep NaN payloads and zeros bit-exact
+    keep = np.isnan(x) | (x == 0)
+    return _a(np.where(keep, operand, res), dt)
+
+
+def maximum(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """``maximum``: logical OR for i1; NaN-propagating IEEE maximum (``-0 < +0``) for floats;
+    lexicographic (real, then imaginary) for complex."""
+    dt = lhs.dtype
+    if dt == _BOOL:
+        return _a(lhs | rhs)
+    if is_integer(dt):
+        return _a(np.maximum(lhs.astype(_wide_int(dt)), rhs.astype(_wide_int(dt))), dt)
+    if is_complex(dt):
+        take_l = (lhs.real > rhs.real) | ((lhs.real == rhs.real) & (lhs.imag >= rhs.imag))
+        return _a(np.where(take_l, lhs, rhs), dt)
+    a, b = lhs.astype(_F64), rhs.astype(_F64)
+    take_l = (a > b) | np.isnan(a) | ((a == b) & ~np.signbit(a))
+    take_l &= ~(np.isnan(b) & ~np.isnan(a))
+    return _a(np.where(take_l, lhs, rhs), dt)
+
+
+def minimum(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """``minimum``: logical AND for i1; NaN-propagating IEEE minimum (``-0 < +0``) for floats;
+    lexicographic for complex."""
+    dt = lhs.dtype
+    if dt == _BOOL:
+        return _a(lhs & rhs)
+    if is_integer(dt):
+        return _a(np.minimum(lhs.astype(_wide_int(dt)), rhs.astype(_wide_int(dt))), dt)
+    if is_complex(dt):
+        take_l = (lhs.real < rhs.real) | ((lhs.real == rhs.real) & (lhs.imag <= rhs.imag))
+        return _a(np.where(take_l, lhs, rhs), dt)
+    a, b = lhs.astype(_F64), rhs.astype(_F64)
+    take_l = (a < b) | np.isnan(a) | ((a == b) & np.signbit(a))
+    take_l &= ~(np.isnan(b) & ~np.isnan(a))
+    return _a(np.where(take_l, lhs, rhs), dt)
+
+
+def clamp(min: np.ndarray, operand: np.ndarray, max: np.ndarray) -> np.ndarray:  # noqa: A002
+    """``clamp``: ``minimum(maximum(operand, min), max)``; ``min``/``max`` may be 0-d."""
+    return minimum(maximum(operand, min), max)
+
+
+# ------------------------------------------------------------------------------------------------
+# bitwise / logical
+
+
+def not_(operand: np.ndarray) -> np.ndarray:
+    """``not``: logical NOT for i1, bitwise NOT for integers."""
+    dt = operand.dtype
+    if dt == _BOOL:
+        return _a(~operand)
+    return _wrap(~operand.astype(np.int64), dt) if _is_sub_byte_int(dt) else _a(np.invert(operand), dt)
+
+
+def and_(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """``and``: logical / bitwise AND."""
+    return _bitwise(np.bitwise_and, lhs, rhs)
+
+
+def or_(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """``or``: logical / bitwise OR."""
+    return _bitwise(np.bitwise_or, lhs, rhs)
+
+
+def xor(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """``xor``: logical / bitwise XOR."""
+    return _bitwise(np.bitwise_xor, lhs, rhs)
+
+
+def _bitwise(fn, lhs, rhs):
+    dt = lhs.dtype
+    if _is_sub_byte_int(dt):
+        return _wrap(fn(lhs.astype(np.int64), rhs.astype(np.int64)), dt)
+    return _a(fn(lhs, rhs), dt)
+
+
+def shift_left(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """``shift_left``: ``lhs << rhs`` (wrapping); a shift of at least the bit width (or a negative
+    one) gives 0."""
+    dt = lhs.dtype
+    bits = bit_width(dt)
+    amount = _as_unsigned_bits(rhs)
+    x = _as_unsigned_bits(lhs)
+    out = x << np.minimum(amount, np.uint64(63))
+    out = np.where(amount >= np.uint64(bits), np.uint64(0), out)
+    return _from_unsigned_bits(out & np.uint64((1 << bits) - 1 if bits < 64 else 2**64 - 1), dt)
+
+
+def shift_right_logical(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """``shift_right_logical``: zero-filling right shift; out-of-range shifts give 0."""
+    dt = lhs.dtype
+    bits = bit_width(dt)
+    amount = _as_unsigned_bits(rhs)
+    x = _as_unsigned_bits(lhs)
+    out = x >> np.minimum(amount, np.uint64(63))
+    out = np.where(amount >= np.uint64(bits), np.uint64(0), out)
+    return _from_unsigned_bits(out, dt)
+
+
+def shift_right_arithmetic(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """``shift_right_arithmetic``: sign-filling right shift; out-of-range shifts give 0 or -1."""
+    dt = lhs.dtype
+    bits = bit_width(dt)
+    amount = _as_unsigned_bits(rhs)
+    # the value as a signed number of `bits` bits
+    u = _as_unsigned_bits(lhs)
+    s = u.astype(np.int64)
+    if bits < 64:
+        s = np.where(s >= 1 << (bits - 1), s - (1 << bits), s)
+    out = s >> np.minimum(amount, np.uint64(bits - 1)).astype(np.int64)
+    return _from_unsigned_bits(out.astype(np.uint64) & np.uint64((1 << bits) - 1 if bits < 64 else 2**64 - 1), dt)
+
+
+def popcnt(operand: np.ndarray) -> np.ndarray:
+    """``popcnt``: the number of set bits of each element."""
+    dt = operand.dtype
+    return _wrap(np.bitwise_count(_as_unsigned_bits(operand)).astype(np.int64), dt)
+
+
+def count_leading_zeros(operand: np.ndarray) -> np.ndarray:
+    """``count_leading_zeros``: the number of leading zero bits in the element's bit width."""
+    dt = operand.dtype
+    bits = bit_width(dt)
+    u = _as_unsigned_bits(operand)
+    length = np.zeros(u.shape, dtype=np.int64)
+    for s in (32, 16, 8, 4, 2, 1):
+        big = u >= (np.uint64(1) << np.uint64(s))
+        length += np.where(big, s, 0)
+        u = np.where(big, u >> np.uint64(s), u)
+    length += (u != 0).astype(np.int64)
+    return _wrap(bits - length, dt)
+
+
+# ------------------------------------------------------------------------------------------------
+# transcendental and rounding
+
+
+def _complex_or_float(fn_float, fn_complex=None):
+    def sem(operand: np.ndarray) -> np.ndarray:
+        if is_complex(operand.dtype):
+            return _a((fn_complex or fn_float)(operand.astype(np.complex128)), operand.dtype)
+        return _float_unary(fn_float, operand)
+
+    return sem
+
+
+def exponential(operand):
+    """``exponential``: e^x (floats, complex)."""
+    return _complex_or_float(np.exp)(operand)
+
+
+def exponential_minus_one(operand):
+    """``exponential_minus_one``: e^x - 1, accurate near 0 (floats, complex)."""
+    def cexpm1(z):
+        # expm1(x + iy) = expm1(x) cos y - 2 sin^2(y/2) + i e^x sin y
+        x, y = z.real, z.imag
+        return (np.expm1(x) * np.cos(y) - 2 * np.sin(y / 2) ** 2) + 1j * (np.exp(x) * np.sin(y))
+
+    return _complex_or_float(np.expm1, cexpm1)(operand)
+
+
+def log(operand):
+    """``log``: natural logarithm (floats, complex)."""
+    return _complex_or_float(np.log)(operand)
+
+
+def log_plus_one(operand):
+    """``log_plus_one``: log(1 + x), accurate near 0 (floats, complex)."""
+    def clog1p(z):
+        x, y = z.real, z.imag
+        re = 0.5 * np.log1p(x * (2 + x) + y * y)
+        big = np.abs(x) + np.abs(y) > 0.5
+        re = np.where(big, np.log(np.abs(1 + z)), re)
+        return re + 1j * np.arctan2(y, 1 + x)
+
+    return _complex_or_float(np.log1p, clog1p)(operand)
+
+
+def logistic(operand):
+    """``logistic``: 1 / (1 + e^-x) (floats, complex)."""
+    def f(x):
+        return 1.0 / (1.0 + np.exp(-x))
+
+    return _complex_or_float(f)(operand)
+
+
+def sqrt(operand):
+    """``sqrt``: square root (floats correctly rounded, complex principal root)."""
+    return _complex_or_float(np.sqrt)(operand)
+
+
+def rsqrt(operand):
+    """``rsqrt``: 1 / sqrt(x) (floats, complex)."""
+    return _complex_or_float(lambda x: 1.0 / np.sqrt(x))(operand)
+
+
+def cbrt(operand):
+    """``cbrt``: cube root (floats; complex: principal root)."""
+    return _complex_or_float(np.cbrt, lambda z: z ** (1.0 / 3.0))(operand)
+
+
+def sine(operand):
+    """``sine`` (floats, complex)."""
+    return _complex_or_float(np.sin)(operand)
+
+
+def cosine(operand):
+    """``cosine`` (floats, complex)."""
+    return _complex_or_float(np.cos)(operand)
+
+
+def tan(operand):
+    """``tan`` (floats, complex)."""
+    return _complex_or_float(np.tan)(operand)
+
+
+def tanh(operand):
+    """``tanh`` (floats, complex)."""
+    return _complex_or_float(np.tanh)(operand)
+
+
+def atan2(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """``atan2(lhs, rhs)``: the angle of (rhs, lhs) (floats); complex: ``-i log((rhs + i lhs) /
+    sqrt(rhs^2 + lhs^2))``."""
+    if is_complex(lhs.dtype):
+        y, x = lhs.astype(np.complex128), rhs.astype(np.complex128)
+        return _a(-1j * np.log((x + 1j * y) / np.sqrt(x * x + y * y)), lhs.dtype)
+    return _float_binary(np.arctan2, lhs, rhs, transcendental=True)
+
+
+def floor(operand):
+    """``floor``: round toward -inf."""
+    return _float_unary(np.floor, operand, transcendental=False)
+
+
+def ceil(operand):
+    """``ceil``: round toward +inf."""
+    return _float_unary(np.ceil, operand, transcendental=False)
+
+
+def round_nearest_even(operand):
+    """``round_nearest_even``: roundToIntegralTiesToEven."""
+    return _float_unary(np.rint, operand, transcendental=False)
+
+
+def round_nearest_afz(operand):
+    """``round_nearest_afz``: roundToIntegralTiesToAway (signed zeros kept)."""
+    def afz(x):
+        t = np.trunc(x)
+        return np.where(np.abs(x - t) >= 0.5, t + np.copysign(1.0, x), t)
+
+    return _float_unary(afz, operand, transcendental=False)
+
+
+def is_finite(x: np.ndarray) -> np.ndarray:
+    """``is_finite``: true for finite values (not NaN, not +-inf)."""
+    return _a(np.isfinite(x.astype(_F64) if x.dtype != _F64 else x))
+
+
+def reduce_precision(operand: np.ndarray, exponent_bits: int, mantissa_bits: int) -> np.ndarray:
+    """``reduce_precision``: round to a float with ``exponent_bits``/``mantissa_bits`` (ties to
+    even; overflow -> inf, underflow -> zero, NaN kept) and back, on the operand's bits (as XLA)."""
+    dt = operand.dtype
+    layouts = {
+        np.dtype(np.float16): (5, 10), np.dtype(ml_dtypes.bfloat16): (8, 7),
+        _F32: (8, 23), _F64: (11, 52),
+    }
+    if dt not in layouts:  # f8/f6/f4: through f32 (exact: their values are f32 values)
+        return _a(reduce_precision(operand.astype(_F32), exponent_bits, mantissa_bits), dt)
+    src_e, src_m = layouts[dt]
+    nbits = 1 + src_e + src_m
+    one = np.uint64(1)
+    x = _as_unsigned_bits(operand)
+    if mantissa_bits < src_m:
+        shift = np.uint64(src_m - mantissa_bits)
+        last = one << shift
+        base_bias = (last >> one) - one
+        x_last = (x & last) >> shift
+        x = (x + x_last + base_bias) & ~(last - one)
+        x &= np.uint64((1 << nbits) - 1) if nbits < 64 else np.uint64(2**64 - 1)
+    if exponent_bits < src_e:
+        sign_mask = one << np.uint64(nbits - 1)
+        exp_mask = np.uint64(((1 << src_e) - 1) << src_m)
+        bias = (1 << (src_e - 1)) - 1
+        reduced_bias = (1 << (exponent_bits - 1)) - 1
+        max_exp = np.uint64((bias + reduced_bias) << src_m)
+        min_exp = np.uint64((bias - reduced_bias) << src_m)
+        x_exp = x & exp_mask
+        signed_zero = x & sign_mask
+        signed_inf = signed_zero | exp_mask
+        x = np.where(x_exp > max_exp, signed_inf, np.where(x_exp <= min_exp, signed_zero, x))
+    out = _from_unsigned_bits(x, dt)
+    nan = np.isnan(operand.astype(_F64) if dt != _F64 else operand)
+    if mantissa_bits > 0:
+        return _a(np.where(nan, operand, out), dt)
+    return _a(np.where(nan, np.array(np.nan, dtype=dt), out), dt)
+
+
+# ------------------------------------------------------------------------------------------------
+# complex parts
+
+
+def complex(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:  # noqa: A001
+    """``complex``: ``lhs + i * rhs`` (f32 -> complex<f32>, f64 -> complex<f64>)."""
+    ct = np.complex64 if lhs.dtype == _F32 else np.complex128
+    lhs, rhs = np.broadcast_arrays(lhs, rhs)
+    out = np.empty(lhs.shape, dtype=ct)
+    out.real = lhs
+    out.imag = rhs
+    return out
+
+
+def real(operand: np.ndarray) -> np.ndarray:
+    """``real``: the real part of complex elements; floats are returned as they are."""
+    if is_complex(operand.dtype):
+        return np.array(operand.real, copy=True)
+    return np.array(operand, copy=True)
+
+
+def imag(operand: np.ndarray) -> np.ndarray:
+    """``imag``: the imaginary part of complex elements; zeros for floats."""
+    if is_complex(operand.dtype):
+        return np.array(operand.imag, copy=True)
+    return np.zeros_like(operand)
+
+
+# ------------------------------------------------------------------------------------------------
+# conversions
+
+
+def convert(operand: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """``convert`` to element type ``dtype`` (every pair of types): complex -> real drops the
+    imaginary part; -> i1 is ``x != 0``; i1 -> x is 0/1; integer -> integer wraps; float -> integer
+    truncates toward zero and saturates (NaN -> 0); -> float rounds to nearest even."""
+    src = operand.dtype
+    dtype = np.dtype(dtype)
+    if src == dtype:
+        return np.array(operand, copy=True)
+    x = operand
+    if is_complex(src) and not is_complex(dtype):
+        x = operand.real
+        src = x.dtype
+    if dtype == _BOOL:
+        if is_float(src):
+            return _a(x.astype(_F64) != 0)
+        return _a(x != 0) if src != _BOOL else _a(x)
+    if src == _BOOL:
+        x = x.astype(np.int64)
+        src = x.dtype
+    if is_integer(dtype):
+        if is_integer(src):
+            return _wrap(x.astype(_wide_int(src)) if _is_sub_byte_int(src) else x, dtype)
+        f = x.astype(_F64) if src != _F64 else x
+        lo, hi = _int_limits(dtype)
+        t = np.trunc(np.where(np.isnan(f), 0.0, f))
+        big = t >= float(hi)
+        small = t <= float(lo)
+        mid = np.where(big | small, 0.0, t)
+        if is_unsigned(dtype):
+            r = mid.astype(np.uint64)
+            r = np.where(big, np.uint64(hi), np.where(small, np.uint64(lo), r))
+        else:
+            r = mid.astype(np.int64)
+            r = np.where(big, np.int64(hi), np.where(small, np.int64(lo), r))
+        return _a(r.astype(dtype) if not _is_sub_byte_int(dtype) else r.astype(np.int64).astype(dtype), dtype)
+    # -> float or complex
+    if is_complex(dtype):
+        if is_complex(src):
+            return _a(x, dtype)
+        part = np.float32 if dtype == np.complex64 else np.float64
+        return _a(convert(x, np.dtype(part)), dtype)
+    if _is_sub_byte_int(src):
+        x = x.astype(np.int64)
+        src = x.dtype
+    if is_integer(src):
+        if dtype in (_F32, _F64):
+            return _a(x.astype(dtype))
+        return _a(x.astype(_F64).astype(dtype))
+    # float -> float
+    if dtype in (_F64,) or src == _F64 or dtype == _F32:
+        return _a(x.astype(dtype))
+    return _a(x.astype(_F32).astype(dtype) if bit_width(src) <= 32 and src != _F32 else x.astype(dtype))
+
+
+def bitcast_convert(operand: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """``bitcast_convert`` to ``dtype``: reinterpret the bits (little-endian). A narrower result
+    adds a minor dimension of ``in_bits / out_bits``; a wider one consumes the minor dimension."""
+    src = np.dtype(operand.dtype)
+    dtype = np.dtype(dtype)
+    in_bits, out_bits = bit_width(src), bit_width(dtype)
+    u = _as_unsigned_bits(operand)
+    if in_bits == out_bits:
+        return _from_unsigned_bits(u, dtype)
+    mask = np.uint64((1 << out_bits) - 1) if out_bits < 64 else np.uint64(2**64 - 1)
+    if in_bits > out_bits:
+        n = in_bits // out_bits
+        shifts = (np.arange(n, dtype=np.uint64) * np.uint64(out_bits))
+        parts = (u[..., None] >> shifts) & mask
+        return _from_unsigned_bits(parts, dtype)
+    n = out_bits // in_bits
+    if operand.shape[-1] != n:
+        raise InterpreterError(f"bitcast_convert: the minor dimension must be {n}, got {operand.shape[-1]}")
+    shifts = (np.arange(n, dtype=np.uint64) * np.uint64(in_bits))
+    acc = np.zeros(operand.shape[:-1], dtype=np.uint64)
+    for i in range(n):
+        acc |= u[..., i] << shifts[i]
+    return _from_unsigned_bits(acc, dtype)
+
+
+# ------------------------------------------------------------------------------------------------
+# compare / select / map
+
+
+_DIRECTIONS = {
+    "EQ": np.equal, "NE": np.not_equal, "GE": np.greater_equal,
+    "GT": np.greater, "LE": np.less_equal, "LT": np.less,
+}
+
+
+def _total_order_key(x: np.ndarray) -> np.ndarray:
+    """Integers ordered like IEEE totalOrder of the floats ``x`` (-NaN < -inf < ... < -0 < +0 < ...)."""
+    bits = bit_width(x.dtype)
+    u = _as_unsigned_bits(x).astype(np.int64) if bits < 64 else _as_unsigned_bits(x).view(np.int64)
+    if bits < 64:
+        neg = u >= (1 << (bits - 1))
+        mag = u & ((1 << (bits - 1)) - 1)
+        return np.where(neg, -mag - 1, mag)
+    neg = u < 0
+    return np.where(neg, np.int64(-1) - (u & np.int64(2**63 - 1)), u)
+
+
+def compare(lhs: np.ndarray, rhs: np.ndarray, comparison_direction: str, compare_type: str | None = None) -> np.ndarray:
+    """``compare``: ``lhs <direction> rhs`` -> i1. ``compare_type``: FLOAT (IEEE; NaN unordered),
+    TOTALORDER (IEEE totalOrder), SIGNED, UNSIGNED, or None/NOTYPE (from the element type).
+    Complex operands compare (real, imag) lexicographically (EQ/NE by both parts)."""
+    fn = _DIRECTIONS[comparison_direction]
+    dt = lhs.dtype
+    if compare_type in (None, "NOTYPE"):
+        compare_type = "FLOAT" if (is_float(dt) or is_complex(dt)) else ("UNSIGNED" if (is_unsigned(dt) or dt == _BOOL) else "SIGNED")
+    if is_complex(dt):
+        if comparison_direction in ("EQ", "NE"):
+            return _a(fn(lhs, rhs))
+        a, b = lhs, rhs
+        lt = (a.real < b.real) | ((a.real == b.real) & (a.imag < b.imag))
+        eq = (a.real == b.real) & (a.imag == b.imag)
+        return _a({"GE": ~lt & ~np.isnan(a.real) | eq, "GT": ~lt & ~eq, "LE": lt | eq, "LT": lt}[comparison_direction])
+    if is_float(dt):
+        if compare_type == "TOTALORDER":
+            return _a(fn(_total_order_key(lhs), _total_order_key(rhs)))
+        c = _F64 if dt != _F64 else dt
+        return _a(fn(lhs.astype(c), rhs.astype(c)))
+    if dt == _BOOL:
+        return _a(fn(lhs.astype(np.uint8), rhs.astype(np.uint8)))
+    if compare_type == "UNSIGNED" and not is_unsigned(dt):
+        return _a(fn(_as_unsigned_bits(lhs), _as_unsigned_bits(rhs)))
+    if compare_type == "SIGNED" and is_unsigned(dt):
+        bits = bit_width(dt)
+        def signed(v):
+            s = _as_unsigned_bits(v).astype(np.int64) if bits < 64 else _as_unsigned_bits(v).view(np.int64)
+            return np.where(s >= 1 << (bits - 1), s - (1 << bits), s) if bits < 64 else s
+        return _a(fn(signed(lhs), signed(rhs)))
+    w = _wide_int(dt)
+    return _a(fn(lhs.astype(w), rhs.astype(w)))
+
+
+def select(pred: np.ndarray, on_true: np.ndarray, on_false: np.ndarray) -> np.ndarray:
+    """``select``: ``on_true`` where ``pred`` else ``on_false`` (``pred`` may be 0-d); bit-exact."""
+    dt = on_true.dtype
+    if dt.kind == "V" or dt.itemsize and dt in _ML_INTS | _ML_UINTS:
+        storage = {1: np.uint8, 2: np.uint16}[dt.itemsize]
+        return np.where(pred, on_true.view(storage), on_false.view(storage)).view(dt)
+    return _a(np.where(pred, on_true, on_false), dt)
+
+
+def map(inputs: Sequence[np.ndarray], computation, dimensions: Sequence[int] | None = None) -> np.ndarray:  # noqa: A001
+    """``map``: ``computation`` (a function of 0-d tensors, here called once on the whole arrays)
+    applied elementwise; the result is broadcast to the inputs' shape."""
+    shape = inputs[0].shape if inputs else ()
+    (out,) = computation(*inputs)
+    out = np.asarray(out)
+    if out.shape != shape:
+        out = np.broadcast_to(out, shape).copy()
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+# adapters
+
+
+def _unary(name: str, fn):
+    @register(name)
+    def adapter(op, operands, interp):
+        return [fn(operands[0])]
+
+    adapter.__name__ = "_" + name.split(".")[-1]
+    return adapter
+
+
+def _binary(name: str, fn):
+    @register(name)
+    def adapter(op, operands, interp):
+        lhs, rhs = operands
+        return [fn(lhs, rhs)]
+
+    adapter.__name__ = "_" + name.split(".")[-1]
+    return adapter
+
+
+for _name, _fn in {
+    "abs": abs, "cbrt": cbrt, "ceil": ceil, "cosine": cosine,
+    "count_leading_zeros": count_leading_zeros, "exponential": exponential,
+    "exponential_minus_one": exponential_minus_one, "floor": floor, "imag": imag,
+    "is_finite": is_finite, "log": log, "log_plus_one": log_plus_one, "logistic": logistic,
+    "negate": negate, "not": not_, "popcnt": popcnt, "real": real,
+    "round_nearest_afz": round_nearest_afz, "round_nearest_even": round_nearest_even,
+    "rsqrt": rsqrt, "sign": sign, "sine": sine, "sqrt": sqrt, "tan": tan, "tanh": tanh,
+}.items():
+    _unary("stablehlo." + _name, _fn)
+
+for _name, _fn in {
+    "add": add, "and": and_, "atan2": atan2, "complex": complex, "divide": divide,
+    "maximum": maximum, "minimum": minimum, "multiply": multiply, "or": or_, "power": power,
+    "remainder": remainder, "shift_left": shift_left,
+    "shift_right_arithmetic": shift_right_arithmetic, "shift_right_logical": shift_right_logical,
+    "subtract": subtract, "xor": xor,
+}.items():
+    _binary("stablehlo." + _name, _fn)
+
+
+@register("stablehlo.clamp")
+def _clamp(op, operands, interp):
+    mn, operand, mx = operands
+    return [clamp(mn, operand, mx)]
+
+
+@register("stablehlo.select")
+def _select(op, operands, interp):
+    pred, on_true, on_false = operands
+    return [select(pred, on_true, on_false)]
+
+
+@register("stablehlo.compare")
+def _compare(op, operands, interp):
+    lhs, rhs = operands
+    ctype = enum_attr(op, "compare_type", "NOTYPE")
+    return [compare(lhs, rhs, enum_attr(op, "comparison_direction"), ctype)]
+
+
+@register("stablehlo.convert")
+def _convert(op, operands, interp):
+    return [convert(operands[0], _result_dtype(op))]
+
+
+@register("stablehlo.bitcast_convert")
+def _bitcast_convert(op, operands, interp):
+    return [bitcast_convert(operands[0], _result_dtype(op))]
+
+
+@register("stablehlo.reduce_precision")
+def _reduce_precision(op, operands, interp):
+    return [reduce_precision(operands[0], int_attr(op, "exponent_bits"), int_attr(op, "mantissa_bits"))]
+
+
+@register("stablehlo.map")
+def _map(op, operands, interp):
+    region = op.operation.regions[0]
+    dims = i64_array(op, "dimensions", default=list(range(operands[0].ndim if operands else 0)))
+    return [map(list(operands), lambda *args: interp.eval_region(region, list(args)), dims)]

@@ -1,0 +1,231 @@
+"""The walker of the hlokit interpreter (seed 002: bind SSA names, walk ops in order, eval each op).
+
+:class:`Interpreter` evaluates functions and regions of an ``ir.Module``: it binds block arguments to
+runtime values (:mod:`hlokit.interpreter.values`), walks the block's ops in order, calls each op's
+adapter from :data:`~hlokit.interpreter.registry.OPS` with the values of its operands, binds the
+results, and returns the values of the terminator (``func.return`` / ``stablehlo.return``).
+
+Regions are evaluated on whole arrays: an adapter such as ``reduce`` or ``map`` calls
+:meth:`Interpreter.eval_region` once with array arguments of any shape, and the elementwise ops of
+the body (written for 0-d tensors) broadcast over them.
+
+Each block is compiled once into a plan (adapter, op, operand and result handles), so loops
+(``while`` bodies) pay no MLIR-binding overhead per iteration beyond the dictionary of values.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from typing import Any, Callable, Sequence, TextIO
+
+import numpy as np
+from jaxlib.mlir import ir
+
+from hlokit.diagnostics import Diagnostic, HlokitError, location_position
+from hlokit.interpreter import registry
+from hlokit.interpreter.values import Value, matches_type, type_str
+
+__all__ = ["Interpreter", "InterpreterError"]
+
+
+class InterpreterError(HlokitError):
+    """A run-time failure of the interpreter: a failed ``check``, an argument that does not match the
+    function signature, an unsupported op, or an error the spec defines (seed 000), located at the op.
+
+    ``location`` is the ``ir.Location`` of the op (or None); ``str(err)`` is
+    ``FILE:LINE:COL: error: message``.
+    """
+
+    def __init__(self, message: str | Sequence[Diagnostic], location: ir.Location | None = None):
+        if isinstance(message, str):
+            file, line, col = location_position(location) if location is not None else (None, 0, 0)
+            message = [Diagnostic("error", message, file, line, col)]
+        super().__init__(message)
+        self.location = location
+
+    @property
+    def message(self) -> str:
+        return self.diagnostics[0].message if self.diagnostics else ""
+
+    def locate(self, location: ir.Location) -> "InterpreterError":
+        """Return the error located at ``location`` when it has no position yet."""
+        if self.location is None and self.diagnostics and not self.diagnostics[0].line:
+            return InterpreterError(self.message, location)
+        return self
+
+
+_TERMINATORS = frozenset({"func.return", "stablehlo.return"})
+
+
+def _unsupported(op, operands, interp):
+    name = op.operation.name
+    raise InterpreterError(f"unsupported op '{name}' in the interpreter", op.location)
+
+
+class _Plan:
+    """One block, compiled: its arguments, steps and terminator operands."""
+
+    __slots__ = ("args", "steps", "returns")
+
+    def __init__(self, block: ir.Block):
+        self.args = tuple(block.arguments)
+        steps = []
+        returns: tuple = ()
+        ops = list(block.operations)
+        for i, op in enumerate(ops):
+            name = op.operation.name
+            if name in _TERMINATORS and i == len(ops) - 1:
+                returns = tuple(op.operation.operands)
+                break
+            adapter = registry.OPS.get(name, _unsupported)
+            steps.append((adapter, op, tuple(op.operation.operands), tuple(op.operation.results)))
+        self.steps = steps
+        self.returns = returns
+
+
+class Interpreter:
+    """Evaluates the functions of one ``ir.Module``.
+
+    ``probe_dir``: where ``interpreter.probe`` writes its files (None: probes pass values through).
+    ``out``: the stream ``interpreter.print`` writes to. ``print_lock`` serialises prints of
+    parallel processes (``interpreter.run_parallel``).
+    """
+
+    def __init__(
+        self,
+        module: ir.Module,
+        *,
+        probe_dir: str | None = None,
+        out: TextIO | None = None,
+        print_dense: bool = False,
+    ):
+        self.module = module
+        self.probe_dir = probe_dir
+        self.out = out if out is not None else sys.stdout
+        self.print_dense = print_dense
+        self.print_lock = threading.Lock()
+        self.functions: dict[str, ir.OpView] = {}
+        for op in module.body.operations:
+            if op.operation.name == "func.func":
+                self.functions[ir.StringAttr(op.operation.attributes["sym_name"]).value] = op
+        self._plans: dict[Any, _Plan] = {}
+        self._frames: list[dict] = []
+        #: per-process state (replica/partition id, channels) used by interpreter.run_parallel.
+        self.process: Any = None
+        #: probe_id -> number of times it was probed (``interpreter.probe`` / ``expect_serialized_eq``).
+        self.probe_counts: dict[str, int] = {}
+        self.probe_lock = threading.Lock()
+
+    # --------------------------------------------------------------------------------------------
+
+    def fork(self) -> "Interpreter":
+        """A new interpreter over the same module sharing plans, probes and output (one per thread)."""
+        child = Interpreter.__new__(Interpreter)
+        child.__dict__.update(self.__dict__)
+        child._frames = []
+        child.process = None
+        return child
+
+    def function(self, name: str) -> ir.OpView:
+        """The ``func.func`` named ``name``; :class:`InterpreterError` when there is none."""
+        try:
+            return self.functions[name]
+        except KeyError:
+            raise InterpreterError(f"function '@{name}' not found in the module", self.module.operation.location) from None
+
+    def call(self, name: str, args: Sequence[Value], *, check_args: bool = True) -> list[Value]:
+        """Evaluate function ``@name`` on ``args`` (a new scope), returning its results.
+
+        Raises :class:`InterpreterError` when the arguments do not match the signature.
+        """
+        func = self.function(name)
+        region = func.operation.regions[0]
+        if not region.blocks:
+            raise InterpreterError(f"function '@{name}' has no body", func.location)
+        if check_args:
+            check_arguments(func, args)
+        self._frames.append({})
+        try:
+            return self._eval_block(region.blocks[0], args)
+        finally:
+            self._frames.pop()
+
+    def eval_region(self, region: ir.Region, args: Sequence[Value]) -> list[Value]:
+        """Evaluate ``region`` (one block) with its block arguments bound to ``args``.
+
+        Values defined above the region are visible (same scope as the enclosing op); returns the
+        values of the terminator's operands (``stablehlo.return`` / ``func.return``).
+        """
+        blocks = region.blocks
+        if len(blocks) != 1:
+            raise InterpreterError("the interpreter supports regions of exactly one block", region.owner.location)
+        if not self._frames:
+            self._frames.append({})
+        return self._eval_block(blocks[0], args)
+
+    def lookup(self, value: ir.Value) -> Value:
+        """The runtime value bound to an SSA value in the current scope."""
+        return self._frames[-1][value]
+
+    # --------------------------------------------------------------------------------------------
+
+    def _plan(self, block: ir.Block) -> _Plan:
+        plan = self._plans.get(block)
+        if plan is None:
+            plan = self._plans[block] = _Plan(block)
+        return plan
+
+    def _eval_block(self, block: ir.Block, args: Sequence[Value]) -> list[Value]:
+        plan = self._plan(block)
+        env = self._frames[-1]
+        if len(args) != len(plan.args):
+            raise InterpreterError(
+                f"region expects {len(plan.args)} arguments, got {len(args)}", block.owner.location
+            )
+        for a, v in zip(plan.args, args):
+            env[a] = v
+        for adapter, op, operands, results in plan.steps:
+            try:
+                values = [env[v] for v in operands]
+                outs = adapter(op, values, self)
+            except InterpreterError as err:
+                raise err.locate(op.location) from None
+            except HlokitError:
+                raise
+            except KeyError as err:
+                if isinstance(err.args[0] if err.args else None, ir.Value):
+                    raise InterpreterError(f"'{op.operation.name}' uses a value that has no runtime value", op.location) from None
+                raise InterpreterError(f"'{op.operation.name}': internal error: KeyError: {err}", op.location) from None
+            except RecursionError:
+                raise InterpreterError(f"'{op.operation.name}': recursion too deep", op.location) from None
+            except Exception as err:  # numpy errors etc.: located, never a traceback
+                raise InterpreterError(
+                    f"'{op.operation.name}': internal error: {type(err).__name__}: {err}", op.location
+                ) from err
+            if len(outs) != len(results):
+                raise InterpreterError(
+                    f"'{op.operation.name}': interpreter produced {len(outs)} results, the op has {len(results)}",
+                    op.location,
+                )
+            for r, v in zip(results, outs):
+                env[r] = v
+        return [env[v] for v in plan.returns]
+
+
+def check_arguments(func: ir.OpView, args: Sequence[Value]) -> None:
+    """Raise :class:`InterpreterError` (at the function) unless ``args`` match ``func``'s signature."""
+    ftype = ir.FunctionType(ir.TypeAttr(func.operation.attributes["function_type"]).value)
+    name = ir.StringAttr(func.operation.attributes["sym_name"]).value
+    inputs = ftype.inputs
+    if len(args) != len(inputs):
+        raise InterpreterError(
+            f"function '@{name}' takes {len(inputs)} arguments, got {len(args)}", func.location
+        )
+    for i, (a, t) in enumerate(zip(args, inputs)):
+        if not matches_type(a, t):
+            got = type_str(a) if isinstance(a, (np.ndarray, tuple)) or a.__class__.__name__ == "Token" else type(a).__name__
+            raise InterpreterError(
+                f"argument #{i} of function '@{name}' has type {got}, the signature expects {t}",
+                func.location,
+            )

@@ -1,0 +1,548 @@
+"""Runtime values of the hlokit interpreter (seed 000 "Types" and "Values"; seed 002 "Tensor").
+
+Representation (the interface every op family codes against):
+
+* a tensor is a ``numpy.ndarray`` whose dtype encodes the StableHLO element type:
+
+  ======================  ==============================================================
+  StableHLO               numpy dtype
+  ======================  ==============================================================
+  ``i1``                  ``np.bool_``
+  ``si8/16/32/64``        ``np.int8`` .. ``np.int64`` (MLIR spells them ``i8`` .. ``i64``)
+  ``ui8/16/32/64``        ``np.uint8`` .. ``np.uint64``
+  ``si2/si4, ui2/ui4``    ``ml_dtypes.int2/int4``, ``ml_dtypes.uint2/uint4``
+  ``bf16, f16, f32, f64`` ``ml_dtypes.bfloat16``, ``np.float16/32/64``
+  ``f8*``, ``f4E2M1FN``,  the ``ml_dtypes`` type of the same name
+  ``f6E2M3FN/E3M2FN``
+  ``complex<f32/f64>``    ``np.complex64`` / ``np.complex128``
+  ======================  ==============================================================
+
+  A 0-d tensor is a 0-d array (never a numpy scalar).
+* a token is :data:`TOKEN`, the one instance of :class:`Token`;
+* a tuple is a Python ``tuple`` of values.
+
+Conversions: :func:`dtype_of` (MLIR type -> dtype), :func:`type_name` (dtype -> MLIR element type
+name), :func:`to_array` (``DenseElementsAttr`` -> array, every element type, NaN payloads kept),
+:func:`to_attr` (array -> ``DenseElementsAttr``), :func:`parse_dense` (``dense<...>`` text -> array),
+:func:`format_value` (the text ``stablehlo-translate --interpret`` prints for a value).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Union
+
+import ml_dtypes
+import numpy as np
+from jaxlib.mlir import ir
+
+__all__ = [
+    "Token",
+    "TOKEN",
+    "Value",
+    "dtype_of",
+    "type_name",
+    "element_type_name",
+    "is_float",
+    "is_complex",
+    "is_integer",
+    "is_unsigned",
+    "is_bool",
+    "bit_width",
+    "to_array",
+    "to_attr",
+    "parse_dense",
+    "dense_attribute",
+    "format_value",
+    "format_dense",
+    "matches_type",
+    "type_str",
+]
+
+
+class Token:
+    """The StableHLO ``!stablehlo.token`` value (seed 000 "Types: TokenType"). Use :data:`TOKEN`."""
+
+    _instance: "Token | None" = None
+
+    def __new__(cls):
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "TOKEN"
+
+
+#: The token value (all tokens are equal; they only order side effects).
+TOKEN = Token()
+
+#: A runtime value: a tensor (ndarray), a token, or a tuple of values.
+Value = Union[np.ndarray, Token, tuple]
+
+_DTYPES: dict[str, np.dtype] = {
+    "i1": np.dtype(np.bool_),
+    "i2": np.dtype(ml_dtypes.int2),
+    "i4": np.dtype(ml_dtypes.int4),
+    "i8": np.dtype(np.int8),
+    "i16": np.dtype(np.int16),
+    "i32": np.dtype(np.int32),
+    "i64": np.dtype(np.int64),
+    "si2": np.dtype(ml_dtypes.int2),
+    "si4": np.dtype(ml_dtypes.int4),
+    "si8": np.dtype(np.int8),
+    "si16": np.dtype(np.int16),
+    "si32": np.dtype(np.int32),
+    "si64": np.dtype(np.int64),
+    "ui1": np.dtype(ml_dtypes.uint1) if hasattr(ml_dtypes, "uint1") else np.dtype(np.bool_),
+    "ui2": np.dtype(ml_dtypes.uint2),
+    "ui4": np.dtype(ml_dtypes.uint4),
+    "ui8": np.dtype(np.uint8),
+    "ui16": np.dtype(np.uint16),
+    "ui32": np.dtype(np.uint32),
+    "ui64": np.dtype(np.uint64),
+    "bf16": np.dtype(ml_dtypes.bfloat16),
+    "f16": np.dtype(np.float16),
+    "f32": np.dtype(np.float32),
+    "f64": np.dtype(np.float64),
+    "f4E2M1FN": np.dtype(ml_dtypes.float4_e2m1fn),
+    "f6E2M3FN": np.dtype(ml_dtypes.float6_e2m3fn),
+    "f6E3M2FN": np.dtype(ml_dtypes.float6_e3m2fn),
+    "f8E3M4": np.dtype(ml_dtypes.float8_e3m4),
+    "f8E4M3": np.dtype(ml_dtypes.float8_e4m3),
+    "f8E4M3FN": np.dtype(ml_dtypes.float8_e4m3fn),
+    "f8E4M3FNUZ": np.dtype(ml_dtypes.float8_e4m3fnuz),
+    "f8E4M3B11FNUZ": np.dtype(ml_dtypes.float8_e4m3b11fnuz),
+    "f8E5M2": np.dtype(ml_dtypes.float8_e5m2),
+    "f8E5M2FNUZ": np.dtype(ml_dtypes.float8_e5m2fnuz),
+    "f8E8M0FNU": np.dtype(ml_dtypes.float8_e8m0fnu),
+    "complex<f32>": np.dtype(np.complex64),
+    "complex<f64>": np.dtype(np.complex128),
+}
+
+# dtype -> the name MLIR prints (signless for signed integers, as MLIR spells si* types).
+_NAMES: dict[np.dtype, str] = {}
+for _name, _dt in _DTYPES.items():
+    if _name.startswith("si") or _name == "ui1":
+        continue
+    _NAMES.setdefault(_dt, _name)
+
+_STORAGE_BITS = {  # bits of the StableHLO type (not of numpy's storage)
+    "i1": 1, "i2": 2, "i4": 4, "ui2": 2, "ui4": 4,
+    "f4E2M1FN": 4, "f6E2M3FN": 6, "f6E3M2FN": 6,
+}
+
+
+def element_type_name(t: ir.Type) -> str:
+    """The MLIR spelling of a (shaped or element) type's element type, e.g. ``"f32"``."""
+    if isinstance(t, ir.ShapedType):
+        t = ir.ShapedType(t).element_type
+    return str(t)
+
+
+def dtype_of(t: ir.Type | str) -> np.dtype:
+    """numpy dtype of an MLIR tensor/element type (or its spelling).
+
+    Raises ``TypeError`` for types that are not tensor element types of the interpreter
+    (quantized types, index, tokens, tuples).
+    """
+    name = t if isinstance(t, str) else element_type_name(t)
+    m = re.fullmatch(r"tensor<(?:[0-9?]+x)*(.+?)>", name)
+    if m:
+        name = m.group(1)
+    try:
+        return _DTYPES[name]
+    except KeyError:
+        raise TypeError(f"element type '{name}' is not supported by the interpreter") from None
+
+
+def type_name(dtype: np.dtype | type) -> str:
+    """MLIR spelling of the element type a dtype encodes (``np.int8`` -> ``"i8"``)."""
+    return _NAMES[np.dtype(dtype)]
+
+
+def type_str(value: Value) -> str:
+    """The MLIR type of a runtime value, e.g. ``tensor<2x3xf32>``, ``!stablehlo.token``, ``tuple<...>``."""
+    if isinstance(value, Token):
+        return "!stablehlo.token"
+    if isinstance(value, tuple):
+        return "tuple<" + ", ".join(type_str(v) for v in value) + ">"
+    dims = "".join(f"{d}x" for d in value.shape)
+    return f"tensor<{dims}{type_name(value.dtype)}>"
+
+
+def is_bool(dtype) -> bool:
+    return np.dtype(dtype) == np.bool_
+
+
+def is_complex(dtype) -> bool:
+    return np.dtype(dtype).kind == "c"
+
+
+def is_float(dtype) -> bool:
+    """True for every floating-point element type (numpy's and ml_dtypes')."""
+    dt = np.dtype(dtype)
+    return dt.kind == "f" or (dt.kind == "V" and dt in _ML_FLOATS)
+
+
+_ML_FLOATS = {
+    np.dtype(t)
+    for n, t in vars(ml_dtypes).items()
+    if n.startswith(("float", "bfloat")) and isinstance(t, type)
+}
+_ML_INTS = {np.dtype(ml_dtypes.int2), np.dtype(ml_dtypes.int4)}
+_ML_UINTS = {np.dtype(ml_dtypes.uint2), np.dtype(ml_dtypes.uint4)}
+
+
+def is_unsigned(dtype) -> bool:
+    dt = np.dtype(dtype)
+    return dt.kind == "u" or dt in _ML_UINTS
+
+
+def is_integer(dtype) -> bool:
+    """True for signed and unsigned integers (not for i1)."""
+    dt = np.dtype(dtype)
+    return dt.kind in "iu" or dt in _ML_INTS or dt in _ML_UINTS
+
+
+def bit_width(dtype) -> int:
+    """Bit width of the StableHLO element type a dtype encodes (i1: 1, int4: 4, f8: 8, ...)."""
+    dt = np.dtype(dtype)
+    if dt == np.bool_:
+        return 1
+    name = _NAMES.get(dt)
+    if name in _STORAGE_BITS:
+        return _STORAGE_BITS[name]
+    return dt.itemsize * 8
+
+
+def matches_type(value: Value, t: ir.Type) -> bool:
+    """Whether a runtime value has MLIR type ``t`` (dynamic dims match any size)."""
+    if isinstance(value, Token):
+        return str(t) == "!stablehlo.token"
+    if isinstance(value, tuple):
+        if not str(t).startswith("tuple<"):
+            return False
+        tt = ir.TupleType(t)
+        return tt.num_types == len(value) and all(
+            matches_type(v, tt.get_type(i)) for i, v in enumerate(value)
+        )
+    if not isinstance(value, np.ndarray) or not isinstance(t, ir.RankedTensorType):
+        return False
+    rt = ir.RankedTensorType(t)
+    try:
+        if dtype_of(rt.element_type) != value.dtype:
+            return False
+    except TypeError:
+        return False
+    if rt.rank != value.ndim:
+        return False
+    return all(rt.is_dynamic_dim(i) or rt.get_dim_size(i) == value.shape[i] for i in range(rt.rank))
+
+
+# ------------------------------------------------------------------------------------------------
+# DenseElementsAttr <-> ndarray
+
+
+def _from_bits(raw: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """Reinterpret MLIR's dense storage (1 byte per sub-byte element, sign-extended) as ``dtype``."""
+    if dtype == np.bool_:
+        return raw.view(np.uint8) != 0
+    if dtype in _ML_INTS:
+        return raw.view(np.int8).astype(dtype)
+    if dtype in _ML_UINTS:
+        return raw.view(np.uint8).astype(dtype)
+    return raw.view(dtype)
+
+
+def to_array(attr: ir.Attribute, t: ir.Type | None = None) -> np.ndarray:
+    """A ``DenseElementsAttr`` as an ndarray of ``t``'s shape and element dtype (every element type).
+
+    Uses the attribute's buffer where the bindings expose one; otherwise reads its text (hex form
+    or literal list), so NaN payloads and signed zeros survive. Splats are broadcast to the shape.
+    """
+    t = t if t is not None else attr.type
+    shaped = ir.ShapedType(t)
+    dtype = dtype_of(shaped.element_type)
+    shape = tuple(shaped.shape)
+    try:
+        arr = np.array(attr, copy=True)
+    except (TypeError, ValueError, RuntimeError):
+        return parse_dense(str(attr), dtype, shape)
+    if arr.dtype != dtype:
+        if arr.dtype.itemsize == dtype.itemsize and dtype != np.bool_:
+            arr = arr.view(dtype)
+        else:
+            arr = arr.astype(dtype)
+    if arr.shape != shape:
+        arr = np.broadcast_to(arr.reshape(()) if arr.size == 1 else arr, shape).copy()
+    return arr
+
+
+_OWN_CONTEXT: list = []
+
+
+def _context() -> ir.Context:
+    """The current MLIR context, or a private one (for conversions outside any ``with ctx``)."""
+    try:
+        return ir.Context.current
+    except (ValueError, RuntimeError):
+        pass
+    if not _OWN_CONTEXT:
+        import hlokit
+
+        _OWN_CONTEXT.append(hlokit.make_context())
+    return _OWN_CONTEXT[0]
+
+
+def to_attr(array: np.ndarray, t: ir.Type | None = None) -> ir.DenseElementsAttr:
+    """An ndarray as a ``DenseElementsAttr`` of type ``t`` (default: from the array's dtype/shape)."""
+    array = np.ascontiguousarray(array)
+    ctx = t.context if t is not None else _context()
+    with ctx:
+        return _to_attr(array, t)
+
+
+def _to_attr(array: np.ndarray, t: ir.Type | None) -> ir.DenseElementsAttr:
+    elem = ir.Type.parse(type_name(array.dtype))
+    if t is not None:
+        elem = ir.ShapedType(t).element_type
+    dt = array.dtype
+    if dt == np.bool_:
+        return ir.DenseElementsAttr.get(array.astype(np.bool_), type=elem, shape=list(array.shape))
+    if dt in _ML_INTS:
+        data = array.astype(np.int8)
+    elif dt in _ML_UINTS:
+        data = array.astype(np.uint8)
+    elif dt.kind == "V" or dt == np.dtype(ml_dtypes.bfloat16) or dt in _ML_FLOATS:
+        data = array.view({1: np.uint8, 2: np.uint16}[dt.itemsize])
+    else:
+        data = array
+    return ir.DenseElementsAttr.get(data, type=elem, shape=list(array.shape))
+
+
+_TOKEN_RE = re.compile(
+    r"\(\s*([^,()]+?)\s*,\s*([^,()]+?)\s*\)"  # complex (re, im)
+    r"|(true|false)"
+    r"|(0x[0-9A-Fa-f]+)"
+    r"|([-+]?(?:inf|nan|[0-9]+\.?[0-9]*(?:[eE][-+]?[0-9]+)?|\.[0-9]+(?:[eE][-+]?[0-9]+)?))"
+)
+
+
+def _scalar(tok: str, dtype: np.dtype):
+    """One literal element of ``dtype`` (hex literals of floats are bit patterns, as in MLIR)."""
+    if tok.startswith(("0x", "0X")):
+        bits = int(tok, 16)
+        if is_float(dtype):
+            storage = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[dtype.itemsize]
+            return np.array(bits, dtype=storage).view(dtype)[()]
+        return bits
+    if tok in ("true", "false"):
+        return tok == "true"
+    return float(tok) if (is_float(dtype) or any(c in tok for c in ".eEin")) else int(tok)
+
+
+def parse_dense(text: str, dtype: np.dtype, shape: tuple[int, ...]) -> np.ndarray:
+    """Parse the body of a ``dense<...>`` attribute (text, with or without ``dense<``/type) to an array.
+
+    Accepts nested lists, splats, ``true/false``, hex integers (bit patterns for floats), complex
+    ``(re, im)`` pairs and the hex-string form ``"0x..."`` MLIR prints for large attributes.
+    Raises ``ValueError`` when the element count does not fit ``shape``.
+    """
+    dtype = np.dtype(dtype)
+    body = text.strip()
+    if body.startswith("dense<"):
+        depth = 0
+        for i, c in enumerate(body):
+            if c == "<":
+                depth += 1
+            elif c == ">":
+                depth -= 1
+                if depth == 0:
+                    body = body[len("dense<") : i]
+                    break
+    size = int(np.prod(shape, dtype=np.int64))
+    m = re.fullmatch(r'\s*"0x([0-9A-Fa-f]*)"\s*', body)
+    if m:
+        raw = np.frombuffer(bytes.fromhex(m.group(1)), dtype=np.uint8)
+        itemsize = 1 if dtype.itemsize == 1 or dtype == np.bool_ else dtype.itemsize
+        storage = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64, 16: np.complex128}
+        if dtype.kind == "c":
+            arr = raw.view(dtype)
+        else:
+            arr = _from_bits(raw.view(storage[itemsize]), dtype)
+        if arr.size == 1 and size != 1:
+            arr = np.broadcast_to(arr.reshape(()), shape)
+        return np.array(arr.reshape(shape), dtype=dtype)
+    values: list[Any] = []
+    for mm in _TOKEN_RE.finditer(body):
+        if mm.group(1) is not None:
+            values.append(complex(_scalar(mm.group(1), np.dtype(np.float64)), _scalar(mm.group(2), np.dtype(np.float64))))
+        else:
+            values.append(_scalar(mm.group(0), dtype))
+    if len(values) == 1 and size != 1:
+        values = values * size
+    if len(values) != size:
+        raise ValueError(f"dense literal has {len(values)} elements, the type needs {size}")
+    if is_float(dtype):
+        out = np.empty(size, dtype=dtype)
+        for i, v in enumerate(values):
+            if isinstance(v, (np.generic,)) and v.dtype == dtype:
+                out[i] = v
+            else:
+                out[i] = np.array(float(v), dtype=np.float64).astype(dtype)
+        return out.reshape(shape)
+    if dtype == np.bool_:
+        return np.array([bool(v) for v in values], dtype=np.bool_).reshape(shape)
+    if dtype.kind == "c":
+        return np.array(values, dtype=dtype).reshape(shape)
+    bits = bit_width(dtype)
+    wrapped = []
+    for v in values:  # hex literals are two's complement bit patterns
+        v = int(v)
+        if not is_unsigned(dtype) and v >= 1 << (bits - 1):
+            v -= 1 << bits
+        wrapped.append(v)
+    return np.array(wrapped, dtype=np.int64 if not is_unsigned(dtype) else np.uint64).astype(dtype).reshape(shape)
+
+
+def dense_attribute(op: ir.Operation | ir.OpView, name: str) -> np.ndarray:
+    """Read the dense-elements attribute ``name`` of ``op`` as an array (any element type).
+
+    The Python bindings cannot return some attributes (``complex`` elements raise ``TypeError``);
+    those are read from the op's generic text. Raises ``KeyError`` when the attribute is absent.
+    """
+    operation = op.operation
+    try:
+        attr = operation.attributes[name]
+    except TypeError:
+        attr = None
+    if attr is not None:
+        return to_array(attr)
+    text = operation.get_asm(print_generic_op_form=True, large_elements_limit=None, skip_regions=True)
+    m = re.search(r"[{,]\s*" + re.escape(name) + r"\s*=\s*dense<", text)
+    if not m:
+        raise KeyError(name)
+    start = m.end() - len("dense<")
+    depth = 0
+    i = start
+    in_str = False
+    while i < len(text):
+        c = text[i]
+        if c == '"':
+            in_str = not in_str
+        elif not in_str and c == "<":
+            depth += 1
+        elif not in_str and c == ">":
+            depth -= 1
+            if depth == 0:
+                break
+        i += 1
+    lit = text[start : i + 1]
+    rest = text[i + 1 :]
+    tm = re.match(r"\s*:\s*", rest)
+    j = tm.end()
+    depth = 0
+    for k in range(j, len(rest)):
+        if rest[k] == "<":
+            depth += 1
+        elif rest[k] == ">":
+            depth -= 1
+            if depth == 0:
+                break
+    t = ir.Type.parse(rest[j : k + 1], context=operation.context)
+    shaped = ir.ShapedType(t)
+    return parse_dense(lit, dtype_of(shaped.element_type), tuple(shaped.shape))
+
+
+# ------------------------------------------------------------------------------------------------
+# Printing (stablehlo-translate --interpret output)
+
+
+def _format_float(x) -> str:
+    f = float(x)
+    if np.isnan(f):
+        return "nan" if not np.signbit(f) else "-nan"
+    if np.isinf(f):
+        return "inf" if f > 0 else "-inf"
+    return f"{f:e}"
+
+
+def _format_element(x, dtype: np.dtype) -> str:
+    if dtype == np.bool_:
+        return "true" if x else "false"
+    if dtype.kind == "c":
+        return f"[{_format_float(x.real)}, {_format_float(x.imag)}]"
+    if is_float(dtype):
+        return _format_float(x)
+    return str(int(x))
+
+
+def _format_nested(arr: np.ndarray, indent: int) -> list[str]:
+    pad = "  " * indent
+    if arr.ndim == 1:
+        return [pad + "[" + ", ".join(_format_element(x, arr.dtype) for x in arr) + "]"]
+    if arr.shape[0] == 0 or arr.size == 0 and arr.ndim > 1 and arr.shape[0] == 0:
+        return [pad + "[]"]
+    lines = [pad + "["]
+    for i in range(arr.shape[0]):
+        sub = _format_nested(arr[i], indent + 1)
+        if i + 1 < arr.shape[0]:
+            sub[-1] += ","
+        lines += sub
+    lines.append(pad + "]")
+    return lines
+
+
+def format_value(value: Value) -> str:
+    """A value printed the way ``stablehlo-translate --interpret`` prints results::
+
+        tensor<2x2xi8> {
+          [
+            [1, 2],
+            [3, 4]
+          ]
+        }
+
+    0-d tensors print as ``tensor<ui8> {1}``; complex elements as ``[re, im]``.
+    """
+    if isinstance(value, Token):
+        return "!stablehlo.token"
+    if isinstance(value, tuple):
+        return "tuple(\n" + ",\n".join(format_value(v) for v in value) + "\n)"
+    head = type_str(value)
+    if value.ndim == 0:
+        return f"{head} {{{_format_element(value[()], value.dtype)}}}"
+    if value.shape[0] == 0:
+        return f"{head} {{\n  []\n}}"
+    return head + " {\n" + "\n".join(_format_nested(value, 1)) + "\n}"
+
+
+def format_dense(value: Value) -> str:
+    """A value as its ``dense<...> : tensor<...>`` attribute text (``--interpreter-print-dense``)."""
+    if not isinstance(value, np.ndarray):
+        return format_value(value)
+    head = type_str(value)
+    if value.size == 0:
+        return f"dense<> : {head}"
+    if value.dtype.kind != "c":
+        try:
+            return str(to_attr(value))
+        except Exception:  # fall back to our own printer
+            pass
+    flat = value.reshape(-1)
+
+    def elem(x):
+        if value.dtype.kind == "c":
+            return f"({_format_float(x.real)},{_format_float(x.imag)})"
+        return _format_element(x, value.dtype)
+
+    if np.all(flat.view(np.uint8).reshape(flat.size, -1) == flat[:1].view(np.uint8).reshape(1, -1)):
+        return f"dense<{elem(flat[0])}> : {head}"
+
+    def nested(a):
+        if a.ndim == 0:
+            return elem(a[()])
+        return "[" + ", ".join(nested(a[i]) for i in range(a.shape[0])) + "]"
+
+    return f"dense<{nested(value)}> : {head}"

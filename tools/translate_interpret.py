@@ -1,0 +1,130 @@
+"""``hlokit-translate --interpret``: run a program with hlokit's reference interpreter.
+
+The flags of upstream ``stablehlo-translate --interpret`` (its conformance suite uses them):
+
+* ``--args="[dense<1> : tensor<2xi32>, ...]"`` — the arguments of the entry function;
+* ``--probe-output-dir=DIR`` — where ``interpreter.probe`` writes (and
+  ``check.expect_serialized_eq`` reads);
+* ``--interpreter-print-dense`` — print results as ``dense<...> : tensor<...>``;
+* ``--entry-function=NAME`` (hlokit) — the function to run (default ``main``, or the only one);
+* with the shared ``-split-input-file`` and ``-allow-unregistered-dialect``.
+
+The entry function's results are printed (``tensor<2xi32> {\n  [3, 3]\n}``); a chunk without
+functions prints nothing. A failed check, a bad argument or an unsupported op is a located error;
+the exit code is 1 when any chunk failed.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+
+import numpy as np
+from jaxlib.mlir import ir
+
+import hlokit
+from hlokit.diagnostics import HlokitError
+from hlokit.tools.common import process_chunks
+
+FLAG = "--interpret"
+HELP = "run the program with hlokit's reference interpreter and print the results"
+
+_ARGS_EXAMPLE = "i.e. --args=[dense<1> : tensor<2xi32>, ...]"
+
+
+def add_arguments(parser) -> None:
+    g = parser.add_argument_group("--interpret options")
+    g.add_argument("--args", "-args", default=None, metavar="ATTRS",
+                   help="arguments of the entry function: '[dense<...> : tensor<...>, ...]'")
+    g.add_argument("--probe-output-dir", "-probe-output-dir", default=None, metavar="DIR",
+                   help="directory for interpreter.probe output")
+    g.add_argument("--interpreter-print-dense", "-interpreter-print-dense", action="store_true",
+                   help="print results as dense<...> attributes")
+    g.add_argument("--entry-function", "-entry-function", default="main", metavar="NAME",
+                   help="function to run (default: main, or the module's only function)")
+
+
+def _split_top(text: str) -> list[str]:
+    parts, depth, cur, in_str = [], 0, [], False
+    for i, c in enumerate(text):
+        if c == '"' and (i == 0 or text[i - 1] != "\\"):
+            in_str = not in_str
+        elif not in_str:
+            if c in "<([{":
+                depth += 1
+            elif c in ">)]}" and not (c == ">" and text[i - 1 : i] == "-"):
+                depth -= 1
+            elif c == "," and depth == 0:
+                parts.append("".join(cur))
+                cur = []
+                continue
+        cur.append(c)
+    parts.append("".join(cur))
+    return parts
+
+
+def parse_args(text: str, context: ir.Context) -> list[np.ndarray]:
+    """``[dense<...> : tensor<...>, ...]`` -> arrays (any element type, complex included).
+
+    Raises :class:`~hlokit.diagnostics.HlokitError` with upstream's messages for a string that is
+    not an array, or an element that is not a dense elements attribute.
+    """
+    from hlokit.interpreter.values import dtype_of, parse_dense
+
+    s = text.strip()
+    if not (s.startswith("[") and s.endswith("]")):
+        raise HlokitError(f"expectected array attribute string for args, {_ARGS_EXAMPLE}")
+    body = s[1:-1].strip()
+    if not body:
+        return []
+    out = []
+    with context:
+        for item in _split_top(body):
+            item = item.strip()
+            m = re.fullmatch(r"(dense<.*>)\s*:\s*(tensor<.*>)", item, re.S)
+            if not m:
+                raise HlokitError(f"expected dense elements attribute for args elements, {_ARGS_EXAMPLE}")
+            try:
+                t = ir.RankedTensorType(ir.Type.parse(m.group(2)))
+                out.append(parse_dense(m.group(1), dtype_of(t.element_type), tuple(t.shape)))
+            except (ValueError, TypeError, ir.MLIRError) as err:
+                raise HlokitError(f"invalid argument '{item}': {err}") from None
+    return out
+
+
+def run(args) -> int:
+    from hlokit.interpreter import Interpreter
+    from hlokit.interpreter.api import entry_function, load_program, prepare_module
+    from hlokit.interpreter.values import format_dense, format_value
+
+    ctx = hlokit.make_context(allow_unregistered_dialects=args.allow_unregistered_dialect)
+    arg_values = parse_args(args.args, ctx) if args.args is not None else []
+
+    def one_chunk(text, offset, name):
+        module = load_program(
+            text, context=ctx, source_name=name, line_offset=offset,
+            allow_unregistered=args.allow_unregistered_dialect,
+        )
+        prepare_module(module, name)
+        buf = io.StringIO()
+        interp = Interpreter(module, probe_dir=args.probe_output_dir, out=buf,
+                             print_dense=args.interpreter_print_dense)
+        if not interp.functions:
+            return None
+        fn = entry_function(interp, args.entry_function)
+        with np.errstate(all="ignore"):
+            results = interp.call(fn, arg_values)
+        fmt = format_dense if args.interpreter_print_dense else format_value
+        for r in results:
+            buf.write(fmt(r) + "\n")
+        return buf.getvalue() or None
+
+    ok, output = process_chunks(
+        args.input, one_chunk, split=args.split_input_file,
+        verify_diagnostics=args.verify_diagnostics, context=ctx, separator="",
+    )
+    from hlokit.tools.common import write_output
+
+    if ok or args.output == "-":
+        write_output(args.output, output)
+    return 0 if ok else 1

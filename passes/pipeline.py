@@ -15,15 +15,22 @@ apply to Python and C++ passes alike.
 from __future__ import annotations
 
 import dataclasses
+import os
 import traceback
 from typing import Iterable, Sequence
 
 from jaxlib.mlir import ir, passmanager
+from jaxlib.mlir._mlir_libs import _stablehlo
 
 from hlokit.diagnostics import HlokitError, PassError, diagnostics_from_mlir_error
 from hlokit.passes.registry import Pass, get_pass, parse_options
 
 __all__ = ["PipelineElement", "parse_pipeline", "build_pass_manager", "run_pipeline", "PipelineError"]
+
+
+# Make StableHLO's upstream passes (stablehlo-refine-shapes, stablehlo-legalize-to-vhlo, ...) known to
+# MLIR's pipeline parser. Names that hlokit also registers resolve to hlokit's Python passes above them.
+_stablehlo.register_stablehlo_passes()
 
 
 class PipelineError(HlokitError):
@@ -171,9 +178,9 @@ def _python_pass_callback(instance: Pass, path: Sequence[str]):
                 loc.emit_error(d.message)
             pass_.signal_pass_failure()
         except Exception as exc:  # a bug in a pass: report it located, never crash the tool
+            detail = "".join(traceback.format_exception(exc)) if os.environ.get("HLOKIT_TRACEBACK") else ""
             op.location.emit_error(
-                f"internal error in pass '{instance.argument}': {type(exc).__name__}: {exc}\n"
-                + "".join(traceback.format_exception(exc)[-3:])
+                f"internal error in pass '{instance.argument}': {type(exc).__name__}: {exc}" + (f"\n{detail}" if detail else "")
             )
             pass_.signal_pass_failure()
 

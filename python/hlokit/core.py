@@ -236,7 +236,7 @@ def print_module(
     )
 
 
-SPLIT_MARKER = re.compile(r"^// -----\s*$", re.M)
+SPLIT_MARKER = re.compile(r"^// -----[ \t]*$", re.M)
 
 
 def split_input(text: str) -> list[tuple[str, int]]:

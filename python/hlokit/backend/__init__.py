@@ -173,8 +173,12 @@ class Executable:
     def put(self, args: Sequence[np.ndarray]):
         """Copy validated arguments to the device (returns device buffers for :meth:`execute`)."""
         import jax
+        from jax._src import config
 
-        return [jax.device_put(a, self._device) for a in self.check_args(args)]
+        # Without x64 enabled (jax's default), device_put would narrow 64-bit types to 32 bits;
+        # enable it for this transfer only, leaving the user's jax configuration as it is.
+        with config.enable_x64(True):
+            return [jax.device_put(a, self._device) for a in self.check_args(args)]
 
     def execute(self, buffers) -> list:
         """Run on device buffers; return device arrays (call ``np.asarray`` on them)."""

@@ -1,0 +1,33 @@
+"""Shared fixtures of hlokit's pytest suite."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+
+import pytest
+
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+SHARED = REPO.parent / "shared"
+
+
+@pytest.fixture
+def ctx():
+    import hlokit
+
+    return hlokit.make_context()
+
+
+@pytest.fixture(scope="session")
+def repo_root() -> pathlib.Path:
+    return REPO
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> pathlib.Path:
+    """``../shared`` beside the checkout; tests using it skip cleanly when it is absent."""
+    if not SHARED.is_dir():
+        pytest.skip("../shared is not present beside the checkout")
+    return SHARED

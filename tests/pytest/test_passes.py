@@ -1,0 +1,185 @@
+"""Pass registry and pipelines: Python passes inside MLIR's PassManager, mixed with upstream C++ passes."""
+
+from __future__ import annotations
+
+import pytest
+from jaxlib.mlir import ir
+
+import hlokit
+from hlokit.passes import (
+    Option,
+    Pass,
+    PipelineError,
+    all_passes,
+    build_pass_manager,
+    fail,
+    parse_pipeline,
+    register_pass,
+    run_pipeline,
+)
+from hlokit.passes import registry
+
+PROGRAM = """
+func.func @main(%a: tensor<2x3xf32>, %b: tensor<3xf32>) -> tensor<2xf32> {
+  %0 = stablehlo.dot %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2xf32>
+  func.return %0 : tensor<2xf32>
+}
+func.func private @unused() {
+  func.return
+}
+"""
+
+
+@pytest.fixture
+def temp_pass():
+    """Register passes for one test only."""
+    added = []
+
+    def add(cls):
+        registry.PASSES.pop(cls.argument, None)
+        register_pass(cls)
+        added.append(cls.argument)
+        return cls
+
+    saved = dict(registry.PASSES)
+    yield add
+    registry.PASSES.clear()
+    registry.PASSES.update(saved)
+
+
+def test_registry_lists_builtin_passes():
+    passes = all_passes()
+    dot = passes["stablehlo-legalize-dot-to-dot-general"]
+    assert dot.summary and dot.anchor == "func.func"
+
+
+def test_parse_pipeline_syntax():
+    els = parse_pipeline("builtin.module(func.func(canonicalize{max-iterations=3 top-down=false}, my-pass),inline)")
+    assert len(els) == 1 and els[0].name == "builtin.module"
+    inner = els[0].children
+    assert [e.name for e in inner] == ["func.func", "inline"]
+    assert inner[0].children[0].options == "max-iterations=3 top-down=false"
+    assert els[0].text() == "builtin.module(func.func(canonicalize{max-iterations=3 top-down=false},my-pass),inline)"
+    for bad in ("builtin.module(", "a{b", "a)", ""):
+        with pytest.raises(PipelineError):
+            parse_pipeline(bad)
+
+
+def test_mixed_pipeline_runs_python_and_cpp_passes(ctx):
+    m = hlokit.parse(PROGRAM, context=ctx)
+    run_pipeline(m, "builtin.module(func.func(canonicalize,stablehlo-legalize-dot-to-dot-general,cse),symbol-dce)")
+    out = hlokit.print_module(m)
+    assert "stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0]" in out
+    assert "stablehlo.dot %" not in out
+    assert "@unused" not in out  # symbol-dce (C++) ran after the Python pass
+
+
+def test_python_pass_wins_over_upstream_pass_of_same_name(ctx, temp_pass):
+    ran = []
+
+    @temp_pass
+    class NotSymbolDce(Pass):
+        argument = "symbol-dce"  # an upstream C++ pass has this flag too
+        summary = "test pass shadowing symbol-dce"
+        anchor = "builtin.module"
+
+        def run_on_operation(self, op):
+            ran.append(op.name)
+
+    for pipeline in ("builtin.module(symbol-dce)", "symbol-dce"):
+        ran.clear()
+        m = hlokit.parse(PROGRAM, context=ctx)
+        run_pipeline(m, pipeline)
+        assert ran == ["builtin.module"]
+        assert "@unused" in hlokit.print_module(m)  # the C++ symbol-dce did not run
+
+
+def test_python_pass_options_and_anchor_walk(ctx, temp_pass):
+    seen = []
+
+    @temp_pass
+    class CountFuncs(Pass):
+        argument = "test-count-funcs"
+        summary = "records the func.func ops it runs on"
+        anchor = "func.func"
+        options = (Option("tag", str, "none"), Option("limit", int, 0))
+
+        def run_on_operation(self, op):
+            seen.append((op.attributes["sym_name"].value, self.tag, self.limit))
+
+    m = hlokit.parse(PROGRAM, context=ctx)
+    run_pipeline(m, "builtin.module(test-count-funcs{tag=x limit=2})")
+    assert seen == [("main", "x", 2), ("unused", "x", 2)]
+    seen.clear()
+    run_pipeline(m, "builtin.module(func.func(test-count-funcs))")
+    assert seen == [("main", "none", 0), ("unused", "none", 0)]
+    with pytest.raises(PipelineError, match="no such option 'nope'"):
+        run_pipeline(m, "builtin.module(test-count-funcs{nope=1})")
+    with pytest.raises(PipelineError, match="invalid value 'x' for option 'limit'"):
+        run_pipeline(m, "builtin.module(test-count-funcs{limit=x})")
+
+
+def test_failing_pass_reports_location_and_leaves_ir_verified(ctx, temp_pass):
+    @temp_pass
+    class Refuse(Pass):
+        argument = "test-refuse-dot"
+        summary = "fails on stablehlo.dot"
+        anchor = "func.func"
+
+        def run_on_operation(self, op):
+            for inner in op.regions[0].blocks[0].operations:
+                if inner.operation.name == "stablehlo.dot":
+                    raise fail("stablehlo.dot is not supported here", inner)
+
+    m = hlokit.parse(PROGRAM, context=ctx, source_name="p.mlir")
+    before = hlokit.print_module(m)
+    with pytest.raises(hlokit.PassError) as info:
+        run_pipeline(m, "builtin.module(test-refuse-dot)")
+    d = info.value.diagnostics[0]
+    assert (d.file, d.line, d.col) == ("p.mlir", 3, 8)
+    assert "stablehlo.dot is not supported here" in d.message
+    hlokit.verify(m)
+    assert hlokit.print_module(m) == before
+
+
+def test_crashing_pass_becomes_a_diagnostic(ctx, temp_pass):
+    @temp_pass
+    class Crash(Pass):
+        argument = "test-crash"
+        summary = "raises a Python exception"
+        anchor = "func.func"
+
+        def run_on_operation(self, op):
+            raise ZeroDivisionError("boom")
+
+    m = hlokit.parse(PROGRAM, context=ctx)
+    with pytest.raises(hlokit.PassError, match="internal error in pass 'test-crash': ZeroDivisionError: boom"):
+        run_pipeline(m, "builtin.module(test-crash)")
+
+
+def test_verification_after_each_pass_catches_broken_ir(ctx, temp_pass):
+    @temp_pass
+    class Breaks(Pass):
+        argument = "test-break-ir"
+        summary = "sets a wrong result type"
+        anchor = "func.func"
+
+        def run_on_operation(self, op):
+            if op.attributes["sym_name"].value != "main":
+                return
+            ret = op.regions[0].blocks[0].operations[1]
+            with ir.InsertionPoint(ret), ret.location:
+                c = ir.Operation.create("stablehlo.constant", results=[ir.RankedTensorType.get([5], ir.F32Type.get())],
+                                        attributes={"value": ir.DenseElementsAttr.get_splat(ir.RankedTensorType.get([5], ir.F32Type.get()), ir.FloatAttr.get_f32(1.0))})
+            ret.operands[0] = c.result
+
+    m = hlokit.parse(PROGRAM, context=ctx)
+    with pytest.raises(hlokit.PassError, match="doesn't match function result type"):
+        run_pipeline(m, "builtin.module(test-break-ir)")
+
+
+def test_unknown_pass_and_restricted_upstream_pass(ctx):
+    with pytest.raises(PipelineError, match="'no-such-pass' does not refer to a registered pass"):
+        build_pass_manager(parse_pipeline("no-such-pass"), context=ctx)
+    # func.func-restricted upstream passes given as flags nest implicitly, as in mlir-opt
+    build_pass_manager(parse_pipeline("stablehlo-legalize-deprecated-ops"), context=ctx, implicit_nesting=True)

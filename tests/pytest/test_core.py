@@ -124,6 +124,11 @@ def test_split_input_offsets():
                 assert whole[i] == line
 
 
+def test_split_marker_anywhere_on_a_line():
+    chunks = split_input("a\n// // -----\nb\n  // -----  \nc\n// ----- x\nd\n// ---- no\n")
+    assert [c for c, _ in chunks] == ["a\n", "b\n", "c\n", "d\n// ---- no\n"]
+
+
 def test_non_utf8_input_is_a_parse_error(ctx):
     with pytest.raises(hlokit.ParseError, match="neither UTF-8 text nor MLIR bytecode"):
         hlokit.parse(b"\xff\xfe\x00garbage", context=ctx)

@@ -149,6 +149,8 @@ def parse(
             source = bytes(source).decode("utf-8")
         except UnicodeDecodeError:
             raise ParseError("input is neither UTF-8 text nor MLIR bytecode", file=source_name)
+    if isinstance(source, str) and not re.sub(r"//[^\n]*", "", source).strip():
+        return ir.Module.create(loc=ir.Location.file(source_name, line_offset + 1, 1, context=ctx))  # only comments
     if isinstance(source, str) and line_offset:
         source = "\n" * line_offset + source
     with ctx, ir.Location.unknown(ctx):
@@ -236,23 +238,23 @@ def print_module(
     )
 
 
-# Like mlir-opt, any line holding the marker splits (upstream suites rely on "// // -----" splitting too).
-SPLIT_MARKER = re.compile(r"^[^\n]*// -----[^\n]*$", re.M)
+SPLIT_MARKER = "// -----"
 
 
 def split_input(text: str) -> list[tuple[str, int]]:
-    """Split text on ``// -----`` lines (``--split-input-file``): a list of (chunk, first line - 1).
+    """Split text at every ``// -----`` (``--split-input-file``): a list of (chunk, lines before it).
 
-    The second item is the number of lines before the chunk in the whole file, to pass as
-    ``line_offset`` to :func:`parse`, so diagnostics name lines of the whole file.
+    As in mlir-opt, the marker splits wherever it stands (upstream suites rely on ``// // -----``
+    splitting too); the rest of the marker's line starts the next chunk. The second item is the
+    number of newlines before the chunk in the whole file, to pass as ``line_offset`` to :func:`parse`,
+    so diagnostics name lines of the whole file.
     """
     chunks = []
     start = 0
-    line = 0
-    for m in SPLIT_MARKER.finditer(text):
-        chunk = text[start : m.start()]
-        chunks.append((chunk, line))
-        line += chunk.count("\n") + 1
-        start = m.end() + 1 if m.end() < len(text) and text[m.end()] == "\n" else m.end()
-    chunks.append((text[start:], line))
-    return chunks
+    while True:
+        found = text.find(SPLIT_MARKER, start)
+        end = len(text) if found < 0 else found
+        chunks.append((text[start:end], text.count("\n", 0, start)))
+        if found < 0:
+            return chunks
+        start = found + len(SPLIT_MARKER)

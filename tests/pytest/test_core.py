@@ -113,20 +113,20 @@ def test_print_generic_and_debuginfo(ctx):
 def test_split_input_offsets():
     text = "a\nb\n// -----\nc\n// -----\n\nd\n"
     chunks = split_input(text)
-    assert [c for c, _ in chunks] == ["a\nb\n", "c\n", "\nd\n"]
-    assert [o for _, o in chunks] == [0, 3, 5]
+    assert [c for c, _ in chunks] == ["a\nb\n", "\nc\n", "\n\nd\n"]
+    assert [o for _, o in chunks] == [0, 2, 4]
+    whole = text.split("\n")
     for chunk, offset in chunks:
-        first_line = (("\n" * offset) + chunk).split("\n")
-        # the chunk's own text sits on the same line numbers as in the whole file
-        whole = text.split("\n")
-        for i, line in enumerate(first_line):
+        # padded by its offset, a chunk's lines sit on their line numbers in the whole file
+        for i, line in enumerate(("\n" * offset + chunk).split("\n")):
             if line:
                 assert whole[i] == line
 
 
 def test_split_marker_anywhere_on_a_line():
-    chunks = split_input("a\n// // -----\nb\n  // -----  \nc\n// ----- x\nd\n// ---- no\n")
-    assert [c for c, _ in chunks] == ["a\n", "b\n", "c\n", "d\n// ---- no\n"]
+    chunks = split_input("a\n// // -----\nb\n// CHECK: // -----\nc\n")
+    assert [c for c, _ in chunks] == ["a\n// ", "\nb\n// CHECK: ", "\nc\n"]
+    assert [o for _, o in chunks] == [0, 1, 3]
 
 
 def test_non_utf8_input_is_a_parse_error(ctx):

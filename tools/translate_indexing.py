@@ -69,7 +69,7 @@ def add_arguments(parser) -> None:
 
 
 _COMPUTATION = re.compile(r"^\s*(ENTRY\s+)?%?([\w.\-]+)\s*(\([^)]*\)\s*->\s*[^{]*)?\{\s*$")
-_INSTRUCTION = re.compile(r"^\s*(ROOT\s+)?%?[\w.\-]+\s*=")
+_INSTRUCTION = re.compile(r"^\s*(ROOT\s+)?%?[\w.\-]+\s*=\s*(\(|\w+\[|[\w\-]+\()")
 _FUSION = re.compile(r"\bfusion\(")
 _FUSION_ATTRS = re.compile(r",\s*kind=k\w+\s*,\s*calls=")
 
@@ -123,8 +123,10 @@ def _last_instruction_line(lines, start):
     j = start
     while j < len(lines):
         depth += lines[j].count("(") - lines[j].count(")")
-        if depth <= 0 and (j + 1 >= len(lines) or _INSTRUCTION.match(lines[j + 1]) or not lines[j + 1].strip()):
-            return j
+        if depth <= 0:
+            nxt = lines[j + 1].strip() if j + 1 < len(lines) else ""
+            if not nxt or nxt.startswith("//") or _INSTRUCTION.match(lines[j + 1]):
+                return j
         j += 1
     return len(lines) - 1
 
@@ -244,7 +246,9 @@ def run(args) -> int:
                     blocks += _per_op(func, args, name, errors)
         text_out = "\n".join(blocks)
         if errors:
-            sys.stdout.write(text_out)
+            if text_out:
+                sys.stdout.write(text_out + "\n")
+                sys.stdout.flush()
             raise HlokitError(errors)
         return text_out
 

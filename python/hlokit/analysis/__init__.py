@@ -1,1 +1,48 @@
-"""hlokit analyses: HLO indexing maps (seed 004)."""
+"""hlokit analyses: HLO indexing maps (seed 004).
+
+* :mod:`hlokit.analysis.indexing` — the model: :class:`Interval`, :class:`DimVar`, :class:`RangeVar`,
+  :class:`RTVar`, :class:`IndexingMap` (composition, range-aware simplifier, text form) on
+  ``jaxlib.mlir.ir.AffineMap``.
+* :mod:`hlokit.analysis.indexing_ops` — per-op maps of StableHLO ops in both directions and the maps of
+  a whole function taken as one fusion.
+
+See docs/indexing.md; the CLI is ``hlokit-translate --indexing-maps``.
+"""
+
+from hlokit.analysis.indexing import (
+    DimVar,
+    Expr,
+    IndexingError,
+    IndexingMap,
+    Interval,
+    RangeVar,
+    RTVar,
+    const,
+    dim,
+    sym,
+)
+from hlokit.analysis.indexing_ops import (
+    function_input_to_output,
+    function_output_to_input,
+    input_to_output,
+    output_to_input,
+    supported_ops,
+)
+
+__all__ = [
+    "DimVar",
+    "Expr",
+    "IndexingError",
+    "IndexingMap",
+    "Interval",
+    "RangeVar",
+    "RTVar",
+    "const",
+    "dim",
+    "sym",
+    "function_input_to_output",
+    "function_output_to_input",
+    "input_to_output",
+    "output_to_input",
+    "supported_ops",
+]

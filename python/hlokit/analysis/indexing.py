@@ -154,8 +154,11 @@ class Expr:
     __slots__ = ("terms", "const", "key", "_hash")
 
     def __init__(self, terms: Mapping[Atom, int] | Iterable[tuple[Atom, int]] = (), constant: int = 0):
-        items = terms.items() if isinstance(terms, Mapping) else terms
-        self.terms = tuple(sorted(((a, c) for a, c in items if c != 0), key=lambda t: t[0].key))
+        items = terms.items() if type(terms) is dict else terms
+        terms = [(a, c) for a, c in items if c != 0]
+        if len(terms) > 1:
+            terms.sort(key=_term_key)
+        self.terms = tuple(terms)
         self.const = constant
         self.key = (tuple((a.key, c) for a, c in self.terms), constant)
         self._hash = hash(self.key)
@@ -308,6 +311,10 @@ class Expr:
         return " + ".join(parts + [str(self.const)]) if parts else str(self.const)
 
 
+def _term_key(t):
+    return t[0].key
+
+
 def dim(i: int) -> Expr:
     """The expression ``d<i>``."""
     return Expr(((Var("d", i), 1),))
@@ -376,6 +383,9 @@ class _context:
 
 
 Bounds = Callable[[Var], Interval]
+
+#: Constraints on one variable tighten its interval by scanning at most this many values.
+_SCAN_LIMIT = 4096
 
 
 def expr_range(e: Expr, bounds: Bounds) -> Interval:
@@ -447,6 +457,8 @@ def simplify_expr(e: Expr, bounds: Bounds) -> Expr:
     * ``(e floordiv a) floordiv b -> e floordiv (a*b)``, ``(e mod a) mod b -> e mod b`` if ``b | a``;
     * in sums, ``c*k*(e floordiv c) + k*(e mod c) -> k*e``.
     """
+    if all(type(a) is Var for a, _ in e.terms):
+        return e  # a linear form is canonical already
     out = Expr((), e.const)
     for a, k in e.terms:
         if isinstance(a, Var):
@@ -539,7 +551,8 @@ class RTVar:
     name: str = ""
 
     def key(self):
-        return (self.feasible_values, id(self.value) if self.value is not None else self.name, tuple(self.map))
+        # ir.Value hashes and compares by the underlying SSA value
+        return (self.feasible_values, self.value if self.value is not None else self.name, tuple(self.map))
 
 
 @dataclass(frozen=True, eq=False)
@@ -609,6 +622,12 @@ class IndexingMap:
     def num_symbols(self) -> int:
         return len(self.range_vars) + len(self.rt_vars)
 
+    def rt_var_map(self, j: int) -> ir.AffineMap:
+        """The map of rt var ``j`` (from this map's dims and symbols to the index of its value) as an
+        ``ir.AffineMap``."""
+        with _context():
+            return ir.AffineMap.get(self.num_dims, self.num_symbols, [e.to_affine() for e in self.rt_vars[j].map])
+
     def var_bounds(self, v: Var) -> Interval:
         """The interval of variable ``v`` (a dim, a range var or an rt var's feasible values)."""
         if v.kind == "d":
@@ -660,6 +679,10 @@ class IndexingMap:
             raise IndexingError(
                 f"cannot compose: {len(first.results)} results into a map of {second.num_dims} dims"
             )
+        if first._is_plain_identity():
+            # d_i -> d_i: the producer's map over the intersection of the two dim domains
+            dims = tuple(DimVar(a.bounds.intersect(b.bounds)) for a, b in zip(first.dim_vars, second.dim_vars))
+            return IndexingMap(second.results, dims, second.range_vars, second.rt_vars, dict(second.constraints))
         r1, r2 = len(first.range_vars), len(second.range_vars)
         t1 = len(first.rt_vars)
         # first's symbols: range j -> s_j ; rt j -> s_{r1 + r2 + j}
@@ -682,6 +705,15 @@ class IndexingMap:
         rts += [RTVar(v.feasible_values, v.value, tuple(x.substitute(first_res, second_syms) for x in v.map), v.name) for v in second.rt_vars]
         return IndexingMap(results, first.dim_vars, first.range_vars + second.range_vars, tuple(rts), cons)
 
+    def _is_plain_identity(self) -> bool:
+        if self.range_vars or self.rt_vars or self.constraints or len(self.results) != len(self.dim_vars):
+            return False
+        for i, r in enumerate(self.results):
+            v = r.as_var()
+            if v is None or v.kind != "d" or v.index != i:
+                return False
+        return True
+
     # -- simplification
     def simplify(self) -> "IndexingMap":
         """Range-aware simplification (seed 004 "indexing map simplifier").
@@ -694,9 +726,15 @@ class IndexingMap:
         m = self
         for _ in range(4):
             nm = m._simplify_once()
-            if nm.key() == m.key():
-                break
+            # another round helps only when the domain was tightened
+            same = (
+                [v.bounds for v in nm.dim_vars] == [v.bounds for v in m.dim_vars]
+                and [v.range for v in nm.range_vars] == [v.range for v in m.range_vars]
+                and len(nm.constraints) == len(m.constraints)
+            )
             m = nm
+            if same:
+                break
         return m._remove_unused_symbols()
 
     def _simplify_once(self) -> "IndexingMap":
@@ -734,6 +772,34 @@ class IndexingMap:
                     cons[e] = iv
                 continue
             cons[e] = cons[e].intersect(iv) if e in cons else iv
+        # a constraint on one dim or range variable tightens that variable's interval to the
+        # first and last values that satisfy it (e.g. `(s0 - 1) mod 2 in [0, 0]`, s0 in [0, 1])
+        for e, iv in cons.items():
+            vs = set(e.variables())
+            if len(vs) != 1:
+                continue
+            (v,) = vs
+            if v.kind == "s" and v.index >= nr:
+                continue
+            table = dims if v.kind == "d" else ranges
+            b = table[v.index]
+            if b.is_empty() or b.upper - b.lower > _SCAN_LIMIT:
+                continue
+            point_d = [0] * len(dims)
+            point_s = [0] * (nr + len(rts))
+            target = point_d if v.kind == "d" else point_s
+
+            def holds(x):
+                target[v.index] = x
+                return iv.contains(e.evaluate(point_d, point_s))
+
+            lo = next((x for x in range(b.lower, b.upper + 1) if holds(x)), None)
+            if lo is None:
+                table[v.index] = Interval(b.lower, b.lower - 1)
+                empty = True
+                continue
+            hi = next(x for x in range(b.upper, lo - 1, -1) if holds(x))
+            table[v.index] = Interval(lo, hi)
         # drop constraints that always hold (against the tightened bounds)
         kept = {}
         for e, iv in cons.items():

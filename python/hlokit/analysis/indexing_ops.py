@@ -41,6 +41,7 @@ __all__ = [
     "value_name",
     "op_label",
     "supported_ops",
+    "fold_constant_rt_vars",
     "OUT_TO_IN",
     "IN_TO_OUT",
 ]
@@ -80,14 +81,62 @@ def supported_ops() -> list[str]:
 def output_to_input(op: ir.Operation | ir.OpView, result_index: int = 0) -> OpMaps:
     """Per operand of ``op``, the simplified maps from result ``result_index`` to that operand.
 
-    Raises :class:`IndexingError` for an op without a rule, dynamic shapes, or unsupported attributes.
+    Runtime variables that read a ``stablehlo.constant`` at a constant index become that (clamped)
+    constant. Raises :class:`IndexingError` for an op without a rule, dynamic shapes, or unsupported
+    attributes.
     """
     op = op.operation
     fn = OUT_TO_IN.get(op.name)
     if fn is None:
         raise IndexingError(f"no indexing map for '{op.name}'")
     _check_static(op)
-    return [[m.simplify() for m in maps] for maps in fn(op, result_index)]
+    return [[fold_constant_rt_vars(m).simplify() for m in maps] for maps in fn(op, result_index)]
+
+
+def _constant_element(value, index: Sequence[int]) -> int | None:
+    """The integer element of ``value`` at ``index`` when ``value`` is a ``stablehlo.constant``."""
+    if not isinstance(value, ir.OpResult):
+        return None
+    owner = value.owner
+    if owner.name != "stablehlo.constant":
+        return None
+    attr = owner.attributes["value"]
+    if not isinstance(attr, ir.DenseIntElementsAttr):
+        return None
+    if attr.is_splat:
+        return int(ir.IntegerAttr(attr.get_splat_value()).value)
+    shape = shape_of(value)
+    linear = 0
+    for i, n in zip(index, shape):
+        linear = linear * n + i
+    return int(attr[linear])
+
+
+def fold_constant_rt_vars(m: IndexingMap) -> IndexingMap:
+    """Replace each rt var that reads a constant at a constant index by its clamped value."""
+    if not m.rt_vars:
+        return m
+    nr = len(m.range_vars)
+    syms: list[Expr] = [sym(j) for j in range(nr)]
+    kept = []
+    for j, rv in enumerate(m.rt_vars):
+        v = None
+        if all(e.is_constant() for e in rv.map):
+            v = _constant_element(rv.value, [e.const for e in rv.map])
+        if v is None:
+            syms.append(sym(nr + len(kept)))
+            kept.append(rv)
+        else:
+            syms.append(const(min(max(v, rv.feasible_values.lower), rv.feasible_values.upper)))
+    if len(kept) == len(m.rt_vars):
+        return m
+    return IndexingMap(
+        tuple(r.substitute(None, syms) for r in m.results),
+        m.dim_vars,
+        m.range_vars,
+        tuple(RTVar(v.feasible_values, v.value, tuple(x.substitute(None, syms) for x in v.map), v.name) for v in kept),
+        {e.substitute(None, syms): iv for e, iv in m.constraints.items()},
+    )
 
 
 def input_to_output(op: ir.Operation | ir.OpView, operand_index: int) -> OpMaps:
@@ -102,7 +151,7 @@ def input_to_output(op: ir.Operation | ir.OpView, operand_index: int) -> OpMaps:
             raise IndexingError(f"no input-to-output indexing map for '{op.name}'")
         raise IndexingError(f"no indexing map for '{op.name}'")
     _check_static(op)
-    return [[m.simplify() for m in maps] for maps in fn(op, operand_index)]
+    return [[fold_constant_rt_vars(m).simplify() for m in maps] for maps in fn(op, operand_index)]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -164,7 +213,7 @@ def _scalar_read(shape: Sequence[int]) -> IndexingMap:
     return _map((), shape)
 
 
-def _all_of(shape: Sequence[int], src_rank: int = 0) -> IndexingMap:
+def _all_of(shape: Sequence[int]) -> IndexingMap:
     """``()[s0, ..., sn] -> (s0, ..., sn)``: one element (of a rank-0 tensor) feeds every output."""
     return IndexingMap(tuple(sym(i) for i in range(len(shape))), (), _ranges(shape))
 
@@ -190,7 +239,8 @@ def op_label(op: ir.Operation) -> str:
     if len(op.results) == 1:
         return f"{value_name(op.results[0])} = {op.name}"
     if op.results:
-        return f"{', '.join(value_name(r) for r in op.results)} = {op.name}"
+        names = list(dict.fromkeys(value_name(r) for r in op.results))
+        return f"{', '.join(names)} = {op.name}"
     return op.name
 
 
@@ -361,6 +411,28 @@ def _reduce_io(op, k):
 
 
 # ----------------------------------------------------------------------------------------------
+# sort: each result element depends on the whole row of every operand along the sort dimension
+
+
+def _sort_row_map(op, shape_value) -> IndexingMap:
+    axis = ir.IntegerAttr(op.attributes["dimension"]).value if "dimension" in op.attributes else -1
+    shape = shape_of(shape_value)
+    axis = axis % len(shape) if shape else 0
+    results = [sym(0) if i == axis else dim(i) for i in range(len(shape))]
+    return _map(results, shape, _ranges([shape[axis]]))
+
+
+@out_to_in("stablehlo.sort")
+def _sort_oi(op, r):
+    return [[_sort_row_map(op, op.results[r])] for _ in op.operands]
+
+
+@in_to_out("stablehlo.sort")
+def _sort_io(op, k):
+    return [[_sort_row_map(op, op.operands[k])] for _ in op.results]
+
+
+# ----------------------------------------------------------------------------------------------
 # slice, dynamic_slice, dynamic_update_slice
 
 
@@ -430,38 +502,83 @@ def _dus_io(op, k):
 
 
 # ----------------------------------------------------------------------------------------------
-# gather (simplified form only)
+# gather
+
+
+def _gather_layout(op):
+    """Dimension bookkeeping of a gather (spec ``gather``, batching dims included).
+
+    Returns ``(src, idx, out, sizes, ivd, k, batch_out, idx_batch, offset_dims, noncollapsed, sim,
+    batching_out)``: output batch dim ``batch_out[p]`` runs along indices dim ``idx_batch[p]``; output
+    offset dim ``offset_dims[m]`` along operand dim ``noncollapsed[m]``; start index ``j`` (of ``k``)
+    is added to operand dim ``sim[j]``; operand batching dim ``i`` is indexed by output dim
+    ``batching_out[i]``.
+    """
+    dn = stablehlo.GatherDimensionNumbers(op.attributes["dimension_numbers"])
+    src, idx, out = shape_of(op.operands[0]), shape_of(op.operands[1]), shape_of(op.results[0])
+    sizes = _ints(op, "slice_sizes")
+    ivd = dn.index_vector_dim
+    k = idx[ivd] if ivd < len(idx) else 1
+    offset_dims = list(dn.offset_dims)
+    batching = dict(zip(dn.operand_batching_dims, dn.start_indices_batching_dims))
+    collapsed = set(dn.collapsed_slice_dims) | set(batching)
+    batch_out = [i for i in range(len(out)) if i not in offset_dims]
+    idx_batch = [q for q in range(len(idx)) if q != ivd]
+    noncollapsed = [i for i in range(len(src)) if i not in collapsed]
+    # operand batching dim -> the output (batch) dim running along its indices batching dim
+    batching_out = {i: batch_out[idx_batch.index(q)] for i, q in batching.items()}
+    return src, idx, out, sizes, ivd, k, batch_out, idx_batch, offset_dims, noncollapsed, list(dn.start_index_map), batching_out
 
 
 @out_to_in("stablehlo.gather")
 def _gather_oi(op, r):
-    """Simplified gathers only (XLA's gather_simplifier form): indices ``[N, k]``,
-    ``index_vector_dim = 1``, ``offset_dims = [1, ..., rank(operand)]``, no collapsed or batching
-    dims, ``start_index_map = [0, ..., k-1]``; anything else is refused."""
-    dn = stablehlo.GatherDimensionNumbers(op.attributes["dimension_numbers"])
-    src, idx, out = shape_of(op.operands[0]), shape_of(op.operands[1]), shape_of(op.results[0])
-    sizes = _ints(op, "slice_sizes")
-    k = idx[1] if len(idx) == 2 else -1
-    simplified = (
-        len(idx) == 2
-        and dn.index_vector_dim == 1
-        and list(dn.offset_dims) == list(range(1, len(src) + 1))
-        and not list(dn.collapsed_slice_dims)
-        and not list(dn.operand_batching_dims)
-        and not list(dn.start_indices_batching_dims)
-        and list(dn.start_index_map) == list(range(k))
-    )
-    if not simplified:
-        raise IndexingError(
-            "no indexing map for 'stablehlo.gather' in this form: only simplified gathers are supported "
-            "(indices [N, k], index_vector_dim = 1, offset_dims = [1..rank], no collapsed or batching "
-            "dims, start_index_map = [0..k-1])"
-        )
+    """Operand: dim ``i`` reads ``start_i + offset_i``, where ``start_i`` is an rt var (the index
+    vector element of ``indices`` at the output's batch position, clamped to ``[0, dim_i - size_i]``)
+    when ``i`` is in ``start_index_map`` and ``offset_i`` the output offset dim of ``i`` unless ``i`` is
+    collapsed, plus the output batch position for an operand batching dim (seed 004's simplified
+    gather is the case ``offset_dims = [1..rank]``, ``indices [N, k]``).
+    Indices: the whole index vector at the output's batch position (a range var)."""
+    src, idx, out, sizes, ivd, k, batch_out, idx_batch, offset_dims, noncollapsed, sim, batching_out = _gather_layout(op)
     indices = op.operands[1]
-    rts = [_rt(indices, Interval(0, src[i] - sizes[i]), (dim(0), const(i))) for i in range(k)]
-    operand = _map([dim(1 + i) + sym(i) if i < k else dim(1 + i) for i in range(len(src))], out, rts=rts)
-    index_map = _map([dim(0), sym(0)], out, _ranges([k]))
+
+    def index_position(j):
+        pos = [const(0)] * len(idx)
+        for p, q in enumerate(idx_batch):
+            pos[q] = dim(batch_out[p])
+        if ivd < len(idx):
+            pos[ivd] = const(j) if j is not None else sym(0)
+        return pos
+
+    rts = [_rt(indices, Interval(0, src[sim[j]] - sizes[sim[j]]), index_position(j)) for j in range(k)]
+    results = []
+    for i in range(len(src)):
+        e = const(0)
+        if i in sim:
+            e = e + sym(sim.index(i))
+        if i in noncollapsed:
+            e = e + dim(offset_dims[noncollapsed.index(i)])
+        if i in batching_out:
+            e = e + dim(batching_out[i])
+        results.append(e)
+    operand = _map(results, out, rts=rts)
+    index_map = _map(index_position(None), out, _ranges([k] if ivd < len(idx) else []))
     return [[operand], [index_map]]
+
+
+@in_to_out("stablehlo.gather")
+def _gather_io(op, k):
+    """Indices -> output only (an index vector feeds a whole slice); the operand -> output map would
+    invert runtime values and is refused."""
+    src, idx, out, sizes, ivd, n, batch_out, idx_batch, offset_dims, noncollapsed, sim, _ = _gather_layout(op)
+    if k == 0:
+        raise IndexingError("no input-to-output indexing map for the operand of 'stablehlo.gather'")
+    results, ranges = [const(0)] * len(out), []
+    for p, q in enumerate(idx_batch):
+        results[batch_out[p]] = dim(q)
+    for o in offset_dims:
+        results[o] = sym(len(ranges))
+        ranges.append(out[o])
+    return [[_map(results, idx, _ranges(ranges))]]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -690,22 +807,50 @@ def _reduce_window_oi(op, r):
     return maps + [[_scalar_read(out)] for _ in range(n)]
 
 
+@in_to_out("stablehlo.reduce_window")
+def _reduce_window_io(op, k):
+    """Operand element ``x`` sits at ``x * base_dilation + pad_low`` of the padded input; output ``d``
+    reads it through window position ``s`` when ``d * stride + s * window_dilation`` is that place."""
+    n, src, win, strides, base, wdil, plo, phi = _window_attrs(op)
+    outs = [shape_of(r) for r in op.results]
+    if k >= n:
+        return [[_all_of(o)] for o in outs]
+    results, ranges, cons = [], [], {}
+    for i in range(len(src)):
+        e = dim(i) * base[i] + plo[i]
+        if win[i] > 1:
+            e = e - sym(len(ranges)) * wdil[i]
+            ranges.append(win[i])
+        if strides[i] > 1:
+            cons[e.mod(strides[i])] = Interval(0, 0)
+        q = e.floordiv(strides[i])
+        cons[q] = Interval(0, outs[0][i] - 1)
+        results.append(q)
+    m = _map(results, src, _ranges(ranges), constraints=cons)
+    return [[m] for _ in outs]
+
+
 # ----------------------------------------------------------------------------------------------
 # convolution (no feature/batch groups)
 
 
 @out_to_in("stablehlo.convolution")
-def _convolution_oi(op, r):
-    """Output-to-input maps of ``convolution`` with ``feature_group_count = batch_group_count = 1``.
-
-    lhs: ``(b, spatial..., f_in)`` read at ``out_spatial * stride + s * rhs_dilation`` in the padded,
-    lhs-dilated input (a pad map composed in), all input features. rhs: output feature, all window
-    positions and input features.
-    """
+def _groups(op) -> tuple[int, int]:
     fg = ir.IntegerAttr(op.attributes["feature_group_count"]).value if "feature_group_count" in op.attributes else 1
     bg = ir.IntegerAttr(op.attributes["batch_group_count"]).value if "batch_group_count" in op.attributes else 1
-    if fg != 1 or bg != 1:
-        raise IndexingError("no indexing map for 'stablehlo.convolution' with feature or batch groups")
+    return fg, bg
+
+
+@out_to_in("stablehlo.convolution")
+def _convolution_oi(op, r):
+    """Output-to-input maps of ``convolution`` (spec: feature and batch groups, window reversal).
+
+    lhs: read at ``out_spatial * stride + s * rhs_dilation`` in the padded, lhs-dilated input (a pad
+    map composed in), the input features of the output feature's group (a range var), the batch
+    ``(o floordiv (O/B)) * (N/B) + b`` with batch groups. rhs: the output feature, the window positions
+    that meet the input (not padding), all its input features.
+    """
+    fg, bg = _groups(op)
     dn = stablehlo.ConvDimensionNumbers(op.attributes["dimension_numbers"])
     lhs, rhs, out = shape_of(op.operands[0]), shape_of(op.operands[1]), shape_of(op.results[0])
     isp, ksp, osp = list(dn.input_spatial_dimensions), list(dn.kernel_spatial_dimensions), list(dn.output_spatial_dimensions)
@@ -714,14 +859,19 @@ def _convolution_oi(op, r):
     pad = _ints(op, "padding", [0] * (2 * ns))
     ldil = _ints(op, "lhs_dilation", [1] * ns)
     rdil = _ints(op, "rhs_dilation", [1] * ns)
-    if "window_reversal" in op.attributes and any(_ints(op, "window_reversal")):
-        raise IndexingError("no indexing map for 'stablehlo.convolution' with window_reversal")
-    # symbols: s0..s{ns-1} window positions, s{ns} input feature
-    ranges = _ranges([rhs[k] for k in ksp] + [lhs[dn.input_feature_dimension]])
+    rev = _ints(op, "window_reversal", [0] * ns)
+    # symbols: s0..s{ns-1} window positions, s{ns} input feature (within the group)
+    ck = rhs[dn.kernel_input_feature_dimension]
+    nout, nbatch = out[dn.output_feature_dimension], out[dn.output_batch_dimension]
+    ranges = _ranges([rhs[k] for k in ksp] + [ck])
     # lhs: window map into the padded dilated input, then the pad map
     padded_shape, win_res = list(lhs), [const(0)] * len(lhs)
     win_res[dn.input_batch_dimension] = dim(dn.output_batch_dimension)
+    if bg > 1:
+        win_res[dn.input_batch_dimension] += dim(dn.output_feature_dimension).floordiv(nout // bg) * nbatch
     win_res[dn.input_feature_dimension] = sym(ns)
+    if fg > 1:
+        win_res[dn.input_feature_dimension] += dim(dn.output_feature_dimension).floordiv(nout // fg) * ck
     plo, phi, interior = [0] * len(lhs), [0] * len(lhs), [0] * len(lhs)
     for j in range(ns):
         i = isp[j]
@@ -733,11 +883,64 @@ def _convolution_oi(op, r):
     rhs_res = [const(0)] * len(rhs)
     rhs_res[dn.kernel_output_feature_dimension] = dim(dn.output_feature_dimension)
     rhs_res[dn.kernel_input_feature_dimension] = sym(ns)
-    for j in range(ns):
-        rhs_res[ksp[j]] = sym(j)
+    for j in range(ns):  # window position s_j meets kernel element s_j, or n - 1 - s_j reversed
+        rhs_res[ksp[j]] = (-sym(j) + (rhs[ksp[j]] - 1)) if rev[j] else sym(j)
     # the kernel positions read are those whose input position is not padding
     rhs_map = IndexingMap(tuple(rhs_res), lhs_map.dim_vars, lhs_map.range_vars, (), dict(lhs_map.constraints))
     return [[lhs_map], [rhs_map]]
+
+
+@in_to_out("stablehlo.convolution")
+def _convolution_io(op, k):
+    """Input-to-output maps of ``convolution``. An lhs element sits at
+    ``x * lhs_dilation + pad_low`` of the padded input; output position ``y`` reads it through window
+    position ``s`` when ``y * stride + s * rhs_dilation`` is that place. lhs: all output features, a
+    range var per window position; rhs: all batches, a range var per input position."""
+    _convolution_oi(op, 0)  # the same restrictions
+    fg, bg = _groups(op)
+    dn = stablehlo.ConvDimensionNumbers(op.attributes["dimension_numbers"])
+    lhs, rhs, out = shape_of(op.operands[0]), shape_of(op.operands[1]), shape_of(op.results[0])
+    isp, ksp, osp = list(dn.input_spatial_dimensions), list(dn.kernel_spatial_dimensions), list(dn.output_spatial_dimensions)
+    ns = len(isp)
+    strides = _ints(op, "window_strides", [1] * ns)
+    pad = _ints(op, "padding", [0] * (2 * ns))
+    ldil = _ints(op, "lhs_dilation", [1] * ns)
+    rdil = _ints(op, "rhs_dilation", [1] * ns)
+    rev = _ints(op, "window_reversal", [0] * ns)
+    results, ranges, cons = [const(0)] * len(out), [], {}
+
+    def range_var(n):
+        ranges.append(n)
+        return sym(len(ranges) - 1)
+
+    nout, nbatch = out[dn.output_feature_dimension], out[dn.output_batch_dimension]
+    if k == 0:
+        batch, feature = dim(dn.input_batch_dimension), dim(dn.input_feature_dimension)
+        if bg > 1:  # lhs batch chunk g feeds output feature chunk g
+            results[dn.output_batch_dimension] = batch.mod(nbatch)
+            results[dn.output_feature_dimension] = batch.floordiv(nbatch) * (nout // bg) + range_var(nout // bg)
+        elif fg > 1:  # input feature group g feeds output feature group g
+            ck = rhs[dn.kernel_input_feature_dimension]
+            results[dn.output_batch_dimension] = batch
+            results[dn.output_feature_dimension] = feature.floordiv(ck) * (nout // fg) + range_var(nout // fg)
+        else:
+            results[dn.output_batch_dimension] = batch
+            results[dn.output_feature_dimension] = range_var(nout)
+    else:
+        results[dn.output_batch_dimension] = range_var(out[dn.output_batch_dimension])
+        results[dn.output_feature_dimension] = dim(dn.kernel_output_feature_dimension)
+    for j in range(ns):
+        if k == 0:
+            place = dim(isp[j]) * ldil[j] + pad[2 * j] - range_var(rhs[ksp[j]]) * rdil[j]
+        else:
+            pos = (-dim(ksp[j]) + (rhs[ksp[j]] - 1)) if rev[j] else dim(ksp[j])
+            place = range_var(lhs[isp[j]]) * ldil[j] + pad[2 * j] - pos * rdil[j]
+        if strides[j] > 1:
+            cons[place.mod(strides[j])] = Interval(0, 0)
+        y = place.floordiv(strides[j])
+        cons[y] = Interval(0, out[osp[j]] - 1)
+        results[osp[j]] = y
+    return [[_map(results, lhs if k == 0 else rhs, _ranges(ranges), constraints=cons)]]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -782,7 +985,7 @@ class _MapSet:
         self.maps: dict = {}
 
     def add(self, m: IndexingMap):
-        m = m.simplify()
+        m = fold_constant_rt_vars(m).simplify()
         if m.is_known_empty():
             return
         self.maps.setdefault(m.key(), m)

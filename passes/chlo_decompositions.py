@@ -40,6 +40,18 @@ from typing import Callable
 
 __all__ = [
     "Emitter",
+    "OpInfo",
+    "OpSpec",
+    "erf64",
+    "erfc64",
+    "erfinv64",
+    "lgamma64",
+    "digamma64",
+    "zeta64",
+    "polygamma64",
+    "i1e64",
+    "asin_acos_kernel64",
+    "atanh_complex64",
     "V",
     "UnsupportedError",
     "DECOMPOSITIONS",
@@ -51,6 +63,9 @@ __all__ = [
 ]
 
 FLOAT_TYPES = ("f16", "bf16", "f32", "f64")
+#: 4/6/8-bit float types CHLO accepts: evaluated in f64 like f16 (XLA converts them).
+MINI_FLOAT_TYPES = ("f4E2M1FN", "f6E2M3FN", "f6E3M2FN", "f8E3M4", "f8E4M3", "f8E4M3FN", "f8E4M3FNUZ",
+                    "f8E4M3B11FNUZ", "f8E5M2", "f8E5M2FNUZ", "f8E8M0FNU")
 COMPLEX_TYPES = ("complex<f32>", "complex<f64>")
 SINT_TYPES = ("i8", "i16", "i32", "i64")
 UINT_TYPES = ("ui8", "ui16", "ui32", "ui64")
@@ -125,6 +140,12 @@ class Emitter:
         self.lines: list[str] = []
         self.count = 0
         self.consts: dict[tuple, V] = {}
+        #: the source type is narrower than f64 (f16/bf16/f32): f64 kernels may drop terms that only
+        #: matter below 2^-30 relative error.
+        self.narrow = False
+        #: for dynamic shapes (``?`` in a shape prefix): the runtime shape (tensor<R x i32>) that splat
+        #: constants are broadcast to with ``dynamic_broadcast_in_dim``.
+        self.shape_tensor: V | None = None
 
     def fresh(self) -> str:
         self.count += 1
@@ -148,6 +169,13 @@ class Emitter:
         if t.startswith("complex"):
             re_t = t[len("complex<"):-1]
             c = self.complex(self.const(float(value.real), t=re_t, s=s), self.const(float(value.imag), t=re_t, s=s))
+            self.consts[key] = c
+            return c
+        if "?" in s:  # dynamic shape: scalar constant broadcast to the runtime shape
+            if self.shape_tensor is None:
+                raise UnsupportedError("internal: dynamic-shape constant without a shape")
+            c0 = self.const(value, t=t, s="")
+            c = self.emit("dynamic_broadcast_in_dim", [c0, self.shape_tensor], s, t, "broadcast_dimensions = array<i64>")
             self.consts[key] = c
             return c
         if t == "i1":
@@ -203,7 +231,15 @@ class Emitter:
     def exp(self, x: V) -> V: return self.un("exponential", x)
     def expm1(self, x: V) -> V: return self.un("exponential_minus_one", x)
     def log(self, x: V) -> V: return self.un("log", x)
-    def log1p(self, x: V) -> V: return self.un("log_plus_one", x)
+    def log1p(self, x: V) -> V:
+        """log(1 + x) to ~1 ULP: ``log(u) - ((u - 1) - x) / u`` with u = 1 + x (XLA's own f64
+        ``log_plus_one`` is off by up to ~70 ULP near x = -0.4). Exact for tiny x; inf, -1, NaN kept."""
+        u = x + 1.0
+        d = u - self.opaque(1.0, x)  # opaque: keep XLA from folding (x + 1) - 1 into x
+        r = self.log(u) - (d - x) / u
+        r = self.select(u.eq(1.0), x, r)
+        r = self.select(x.eq(math.inf), x, r)
+        return self.select(x.eq(-1.0), -math.inf, r)
     def sqrt(self, x: V) -> V: return self.un("sqrt", x)
     def sin(self, x: V) -> V: return self.un("sine", x)
     def cos(self, x: V) -> V: return self.un("cosine", x)
@@ -214,6 +250,11 @@ class Emitter:
     def max(self, a: V, b) -> V: return self.bin("maximum", a, a._c(b))
     def min(self, a: V, b) -> V: return self.bin("minimum", a, a._c(b))
     def pow(self, a: V, b) -> V: return self.bin("power", a, a._c(b))
+
+    def opaque(self, value: float, like: V) -> V:
+        """A constant XLA cannot fold into a neighbouring constant (its algebraic simplifier reassociates
+        ``(a - c1) - c2`` into ``a - (c1 + c2)``, which defeats hi/lo splits)."""
+        return self.select(self.isnan(like), like, self.const(value, like))
 
     def isnan(self, x: V) -> V: return self.cmp("NE", x, x)
     def isinf(self, x: V) -> V: return self.abs(x).eq(math.inf)
@@ -234,14 +275,42 @@ class Emitter:
             acc = acc * x + c
         return acc
 
-    def text(self, name: str, args: list[tuple[str, str]], results: list[V]) -> str:
+    def shape_of(self, v: V, shape) -> V:
+        """The runtime shape of ``v`` as tensor<R x i32> (get_dimension_size per dynamic dimension)."""
+        parts = []
+        for i, d in enumerate(shape):
+            if d >= 0:
+                parts.append(self.const(d, t="i32", s="1x"))
+            else:
+                n = self.emit("get_dimension_size", [v], "", "i32", f"dimension = {i} : i64")
+                parts.append(self.emit("reshape", [n], "1x", "i32"))
+        return self.concat(parts)
+
+    def concat(self, parts: list[V]) -> V:
+        if len(parts) == 1:
+            return parts[0]
+        return self.emit("concatenate", parts, f"{len(parts)}x", parts[0].t, "dimension = 0 : i64")
+
+    def text(self, name: str, args: list[tuple[str, str]], results: list[V], loc: str = "") -> str:
+        """The template ``func.func`` text. ``loc``: a name location given to every op of the body
+        (e.g. ``chlo.erf``), so expanded ops say where they come from (not a position in the template)."""
         params = ", ".join(f"{n}: {t}" for n, t in args)
         rtypes = ", ".join(r.ty for r in results)
         rnames = ", ".join(r.n for r in results)
-        body = "\n".join(self.lines)
+        suffix = f' loc("{loc}")' if loc else ""
+        lines = []
+        for line in self.lines:
+            for sub in line.split("\n"):
+                st = sub.strip()
+                if suffix and st.startswith("^"):
+                    sub = re.sub(r"(%\w+: tensor<[^>]*>)", lambda m: m.group(1) + suffix, sub)
+                elif suffix and not st.endswith("({"):
+                    sub += suffix
+                lines.append(sub)
+        body = "\n".join(lines)
         return (
             f"func.func private @{name}({params}) -> ({rtypes}) {{\n{body}\n"
-            f'  "func.return"({rnames}) : ({rtypes}) -> ()\n}}\n'
+            f'  "func.return"({rnames}) : ({rtypes}) -> (){suffix}\n}}\n'
         )
 
 
@@ -254,7 +323,10 @@ def _split_sq_exp_neg(e: Emitter, x: V) -> V:
     bits = e.bitcast(x, "ui64")
     hi = e.bitcast(e.land(bits, e.const(0xFFFFFFFFF8000000, bits)), "f64")
     lo_part = (x - hi) * (x + hi)
-    return e.exp(-(hi * hi)) * e.exp(-lo_part)
+    # XLA's simplifier rewrites exp(a) * exp(b) into exp(a + b), which would undo the split
+    second = e.exp(-lo_part)
+    second = e.select(e.isnan(x), x, second)
+    return e.exp(-(hi * hi)) * second
 
 
 _ERF_T = [9.60497373987051638749e0, 9.00260197203842689217e1, 2.23200534594684319226e3,
@@ -279,23 +351,45 @@ def _erf_small(e: Emitter, x: V) -> V:
     return x * e.horner(z, _ERF_T) / e.horner(z, _ERF_U)
 
 
-def _erfc_large(e: Emitter, ax: V) -> V:
-    """erfc(ax) for ax >= 1 (Cephes P/Q below 8, R/S above); underflows to 0 past ~27."""
+def _erfc_large(e: Emitter, ax: V, need_tail: bool = True) -> V:
+    """erfc(ax) for ax >= 1 (Cephes P/Q below 8, R/S above); underflows to 0 past ~27.
+
+    ``need_tail=False``: the caller only needs erfc(ax) to absolute accuracy 2^-60 (erf), R/S skipped."""
     z = _split_sq_exp_neg(e, ax)
     pq = e.horner(ax, _ERFC_P) / e.horner(ax, _ERFC_Q)
+    if not need_tail:
+        return e.select(ax.lt(8.0), z * pq, 0.0)
     rs = e.horner(ax, _ERFC_R) / e.horner(ax, _ERFC_S)
     y = z * e.select(ax.lt(8.0), pq, rs)
     return e.select(ax.gt(27.3), 0.0, y)
 
 
+_ERF_TAYLOR = [-0.37612638903183754, 0.11283791670955126, -0.026866170645131252, 0.005223977625442188,
+               -0.0008548327023450853, 0.00012055332981789664, -1.492565035840625e-05, 1.6462114365889248e-06,
+               -1.6365844691234924e-07, 1.4807192815879218e-08, -1.2290555301717928e-09, 9.422759064650411e-11,
+               -6.7113668551641105e-12, 4.4632242632864775e-13, -2.7835162072109215e-14, 1.6342614095367152e-15]
+
+
+def _erf_taylor(e: Emitter, x: V) -> V:
+    """erf(x) for |x| <= 0.5: 2/sqrt(pi) (x - x^3/3 + ...), leading coefficient split hi + lo."""
+    z = x * x
+    tail = e.const(_ERF_TAYLOR[-1], x)
+    for c in reversed(_ERF_TAYLOR[:-1]):
+        tail = tail * z + c
+    return x * 1.1283791670955126 + x * (1.533545961316588e-17 + z * tail)
+
+
 def erf64(e: Emitter, x: V) -> V:
+    """erf(x) on f64 values of any shape: Taylor below 0.5, Cephes T/U below 1, 1 - erfc above."""
     ax = e.abs(x)
-    small = _erf_small(e, e.min(e.max(x, -1.0), 1.0))
-    big = e.copysign(1.0 - _erfc_large(e, e.max(ax, 1.0)), x)
+    xc = e.min(e.max(x, -1.0), 1.0)
+    small = e.select(ax.lt(0.5), _erf_taylor(e, e.min(e.max(x, -0.5), 0.5)), _erf_small(e, xc))
+    big = e.copysign(1.0 - _erfc_large(e, e.max(ax, 1.0), need_tail=False), x)
     return e.select(ax.lt(1.0), small, e.select(e.isnan(x), x, big))
 
 
 def erfc64(e: Emitter, x: V) -> V:
+    """erfc(x) on f64 values: 1 - erf below 1, Cephes P/Q and R/S with an exact exp(-x*x) above."""
     ax = e.abs(x)
     small = 1.0 - _erf_small(e, e.min(e.max(x, -1.0), 1.0))
     y = _erfc_large(e, e.max(ax, 1.0))
@@ -304,6 +398,7 @@ def erfc64(e: Emitter, x: V) -> V:
 
 
 def erfinv64(e: Emitter, y: V) -> V:
+    """erf_inv(y) on f64 values: Giles' first guess, Halley (|y| <= erf 1) / log-Newton steps; +-1 -> +-inf, |y| > 1 -> NaN."""
     t = e.abs(y)
     w = -e.log((1.0 - t) * (1.0 + t))
     w1 = w - 2.5
@@ -312,17 +407,32 @@ def erfinv64(e: Emitter, y: V) -> V:
     w2 = e.sqrt(e.max(w, 5.0)) - 3.0
     p2 = e.horner(w2, [-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
                        -0.0076224613, 0.00943887047, 1.00167406, 2.83297682])
-    x = e.select(w.lt(5.0), p1, p2) * t
-    two_over_sqrt_pi = 1.1283791670955126
+    # tail (w >= 16): erfc(x) ~ exp(-x^2) / (x sqrt(pi)), two fixed-point steps from sqrt(-log(1-t))
     tc = 1.0 - t  # exact for t >= 0.5
-    near_one = t.gt(0.5)
-    for _ in range(3):
-        xs = e.max(x, 0.0)
-        xs = e.min(xs, 6.0)
-        r = e.select(near_one, tc - erfc64(e, xs), erf64(e, xs) - t)  # erf(xs) - t
+    lt = e.log(e.max(tc, 1e-300))
+    x3 = None
+    if not e.narrow:
+        x3 = e.sqrt(-lt)
+        for _ in range(2):
+            x3 = e.sqrt(-(lt + e.log(1.7724538509055159 * e.max(x3, 1.0))))
+    if e.narrow:  # f32 and narrower: w < 17 always, Giles' two branches cover it
+        x = e.select(w.lt(5.0), p1, p2) * t
+    else:
+        x = e.select(w.lt(5.0), p1, e.select(w.lt(16.0), p2, x3)) * e.select(w.lt(16.0), t, e.const(1.0, t))
+    two_over_sqrt_pi = 1.1283791670955126
+    near_one = t.gt(0.8427007929497149)  # erf(1): from here on x >= 1 and erfc is accurate
+    for _ in range(1 if e.narrow else 3):
+        xs = e.min(e.max(x, 0.0), 6.5)
         d = two_over_sqrt_pi * _split_sq_exp_neg(e, xs)
-        ratio = r / d
-        x = xs - ratio / (1.0 + xs * ratio)  # Halley: f'' = -2 x f'
+        # |t| <= erf(1): Halley on erf(x) - t (f'' = -2 x f'), x <= 1
+        xa = e.min(xs, 1.0)
+        erf_x = e.select(xa.lt(0.5), _erf_taylor(e, e.min(xa, 0.5)), _erf_small(e, xa))
+        ratio = (erf_x - t) / d
+        x_h = xs - ratio / (1.0 + xs * ratio)
+        # |t| > erf(1): Newton on log(erfc(x)) - log(1 - t) (nearly linear in x^2), x in [1, 6.5]
+        ec = _erfc_large(e, e.max(xs, 1.0), need_tail=False)
+        x_n = xs + (e.log(ec) - lt) * ec / d
+        x = e.select(near_one, x_n, x_h)
     res = e.copysign(x, y)
     res = e.select(t.eq(1.0), e.copysign(e.const(math.inf, y), y), res)
     res = e.select(t.gt(1.0), math.nan, res)
@@ -344,28 +454,45 @@ _LGAMMA2 = [0.3224670334241132, -0.0673523010531981, 0.020580808427784546, -0.00
 _ONE_MINUS_EULER = 0.42278433509846713
 
 
-def _lgamma_pos(e: Emitter, y: V) -> V:
-    """lgamma(y) for y >= 0.5."""
-    # series around 1 and 2 for y in [0.5, 2.5]
-    near2 = y.ge(1.5)
-    w = e.select(near2, y - 2.0, y - 1.0)
-    # Horner on w: (1-g) w + c2 w^2 + ... = w * ((1-g) + w*(c2 + w*(c3 + ...)))
-    acc = e.const(_LGAMMA2[-1], w)
-    for c in reversed(_LGAMMA2[:-1]):
+_STIRLING = [1.0 / 12, -1.0 / 360, 1.0 / 1260, -1.0 / 1680, 1.0 / 1188, -691.0 / 360360, 1.0 / 156,
+             -3617.0 / 122400]
+
+
+def _lgamma_series2(e: Emitter, w: V) -> V:
+    """lgamma(2 + w) for |w| <= 0.5 (Taylor series with (zeta(k)-1)/k coefficients)."""
+    coeffs = _LGAMMA2[:14] if e.narrow else _LGAMMA2
+    acc = e.const(coeffs[-1], w)
+    for c in reversed(coeffs[:-1]):
         acc = acc * w + c
-    s2 = w * (acc * w + _ONE_MINUS_EULER)
-    series = e.select(near2, s2, s2 - e.log1p(w))
-    # Lanczos for y > 2.5
-    z = y - 1.0
-    a = e.const(_LANCZOS[0], y)
-    for i, c in enumerate(_LANCZOS[1:], start=1):
-        a = a + c / (z + float(i))
-    t = z + 7.5
-    lanczos = (z + 0.5) * e.log(t) - t + (0.9189385332046727 + e.log(a))
-    return e.select(y.le(2.5), series, lanczos)
+    return w * (acc * w + _ONE_MINUS_EULER)
+
+
+def _lgamma_pos(e: Emitter, y: V) -> V:
+    """lgamma(y) for y >= 0.5.
+
+    [0.5, 1.5): lgamma(2+w) - log1p(w), w = y-1; [1.5, 8): shift down by the recurrence
+    lgamma(r) = lgamma(r-1) + log(r-1) (r-1 exact) into [1.5, 2.5] and use the series around 2;
+    [8, inf): Stirling's series (8 terms).
+    """
+    low = y.lt(1.5)
+    w_low = y - 1.0
+    r = e.select(low, e.const(2.0, y), e.min(y, 8.0))
+    prod = e.const(1.0, y)
+    for _ in range(6):
+        step = r.gt(2.5)
+        r = e.select(step, r - 1.0, r)
+        prod = e.select(step, prod * r, prod)
+    mid = _lgamma_series2(e, r - 2.0) + e.log(prod)
+    low_v = _lgamma_series2(e, w_low) - e.log1p(w_low)
+    yb = e.max(y, 8.0)
+    inv = 1.0 / yb
+    inv2 = inv * inv
+    big = ((yb - 0.5) * e.log(yb) - yb + 0.9189385332046727) + inv * e.horner(inv2, list(reversed(_STIRLING)))
+    return e.select(low, low_v, e.select(y.lt(8.0), mid, big))
 
 
 def lgamma64(e: Emitter, x: V) -> V:
+    """log|Gamma(x)| on f64 values; poles and +-inf -> +inf, NaN -> NaN."""
     reflect = x.lt(0.5)
     y = e.select(reflect, 1.0 - x, x)
     ly = _lgamma_pos(e, e.max(y, 0.5))
@@ -401,15 +528,17 @@ def _digamma_pos(e: Emitter, y: V) -> V:
     for c in reversed(_DIGAMMA_ASYM[:-1]):
         poly = poly * r2 + c
     asym = (e.log(z) - 0.5 / z - poly * r2) - acc
-    d = (y - _DIGAMMA_X0[0]) - _DIGAMMA_X0[1]
-    tay = e.const(_DIGAMMA_ROOT[-1], y)
-    for c in reversed(_DIGAMMA_ROOT[:-1]):
+    d = (y - _DIGAMMA_X0[0]) - e.opaque(_DIGAMMA_X0[1], y)
+    coeffs = _DIGAMMA_ROOT[:8] if e.narrow else _DIGAMMA_ROOT
+    tay = e.const(coeffs[-1], y)
+    for c in reversed(coeffs[:-1]):
         tay = tay * d + c
     tay = tay * d
     return e.select(e.abs(d).lt(0.1), tay, asym)
 
 
 def digamma64(e: Emitter, x: V) -> V:
+    """digamma(x) on f64 values; poles 0, -1, ... and -inf -> NaN (XLA's convention), +inf -> +inf."""
     reflect = x.lt(0.5)
     y = e.select(reflect, 1.0 - x, x)
     py = _digamma_pos(e, e.max(y, 0.5))
@@ -456,15 +585,25 @@ def zeta64(e: Emitter, x: V, q: V) -> V:
 
 
 def polygamma64(e: Emitter, n: V, x: V) -> V:
+    """polygamma(n, x) on f64 values (n a non-negative integer, else NaN); poles: +inf for odd n, NaN otherwise."""
     nn = e.max(n, 0.0)
-    fact = e.exp(lgamma64(e, nn + 1.0))
+    y = e.max(nn + 1.0, 22.0)
+    r = 1.0 / y
+    r2 = r * r
+    stirling = ((y - 0.5) * e.log(y) - y + 0.9189385332046727) + r * e.horner(
+        r2, [-1.0 / 1680, 1.0 / 1260, -1.0 / 360, 1.0 / 12])
+    fact = e.exp(stirling)  # n! for n >= 21 (smaller n come from the table below)
     f = 1.0
     for k in range(1, 22):
         f *= k
         fact = e.select(nn.eq(float(k)), f, fact)
-    sign = e.select(e.round_even(nn * 0.5).eq(nn * 0.5), -1.0, 1.0)  # (-1)^(n+1)
+    sign = e.select(e.round_even(nn * 0.5).eq(nn * 0.5), e.const(-1.0, nn), 1.0)  # (-1)^(n+1)
     res = sign * fact * zeta64(e, nn + 1.0, x)
     res = e.select(n.eq(0.0), digamma64(e, x), res)
+    # poles x = 0, -1, -2, ...: +inf for odd n (both one-sided limits agree, as XLA), NaN for even n
+    pole = e.land(x.le(0.0), x.eq(e.floor(x)))
+    odd = e.round_even(nn * 0.5).ne(nn * 0.5)
+    res = e.select(e.land(pole, odd), math.inf, e.select(pole, math.nan, res))
     bad = e.lor(n.ne(e.floor(n)), n.lt(0.0))
     return e.select(bad, math.nan, res)
 
@@ -477,16 +616,17 @@ def _i1e_series_coeffs(n: int) -> list[float]:
 
 
 def i1e64(e: Emitter, x: V) -> V:
+    """exp(-|x|) I1(x) on f64 values (odd; +-inf -> +-0)."""
     ax = e.abs(x)
     xs = e.min(ax, 20.0)
     y = 0.25 * xs * xs
-    c = _i1e_series_coeffs(45)
+    c = _i1e_series_coeffs(30 if e.narrow else 45)
     series = 0.5 * xs * e.horner(y, list(reversed(c))) * e.exp(-xs)
     # Hankel: I1(x) e^-x ~ 1/sqrt(2 pi x) sum_k (-1)^k prod_{j<=k}(4 - (2j-1)^2) / (k! (8x)^k)
     xl = e.max(ax, 20.0)
     coeffs = []
     term = 1.0
-    for k in range(0, 30):
+    for k in range(0, 12 if e.narrow else 30):
         coeffs.append(term)
         term = -term * (4.0 - (2 * k + 1) ** 2) / (k + 1)
     u = 1.0 / (8.0 * xl)
@@ -497,6 +637,7 @@ def i1e64(e: Emitter, x: V) -> V:
 
 
 def sinh64(e: Emitter, x: V) -> V:
+    """sinh(x) on f64 values without spurious overflow below the true overflow."""
     ax = e.abs(x)
     em = e.expm1(e.min(ax, 700.0))
     mid = 0.5 * (em + em / (em + 1.0))
@@ -507,6 +648,7 @@ def sinh64(e: Emitter, x: V) -> V:
 
 
 def cosh64(e: Emitter, x: V) -> V:
+    """cosh(x) on f64 values without spurious overflow below the true overflow."""
     ax = e.abs(x)
     ex = e.exp(e.min(ax, 700.0))
     mid = 0.5 * ex + 0.5 / ex
@@ -516,18 +658,22 @@ def cosh64(e: Emitter, x: V) -> V:
 
 
 def asin64(e: Emitter, x: V) -> V:
+    """asin(x) on real f64 values (|x| > 1 -> NaN)."""
     return e.atan2(x, e.sqrt((1.0 - x) * (1.0 + x)))
 
 
 def acos64(e: Emitter, x: V) -> V:
+    """acos(x) on real f64 values (|x| > 1 -> NaN)."""
     return e.atan2(e.sqrt((1.0 - x) * (1.0 + x)), x)
 
 
 def atan64(e: Emitter, x: V) -> V:
+    """atan(x) on real f64 values."""
     return e.atan2(x, 1.0)
 
 
 def asinh64(e: Emitter, x: V) -> V:
+    """asinh(x) on real f64 values (log1p form; log(2|x|) beyond 1e150)."""
     ax = e.abs(x)
     big = LN2 + e.log(ax)
     axs = e.min(ax, 1e150)
@@ -536,22 +682,28 @@ def asinh64(e: Emitter, x: V) -> V:
 
 
 def acosh64(e: Emitter, x: V) -> V:
+    """acosh(x) on real f64 values (x < 1 -> NaN; log1p form near 1)."""
     big = LN2 + e.log(x)
     xs = e.min(x, 1e150)
     y = xs - 1.0
     small = e.log1p(y + e.sqrt(y * (xs + 1.0)))
-    return e.select(x.gt(1e150), big, small)
+    return e.select(x.lt(1.0), math.nan, e.select(x.gt(1e150), big, small))
 
 
 def atanh64(e: Emitter, x: V) -> V:
-    return 0.5 * e.log1p(2.0 * x / (1.0 - x))
+    """atanh(x) on real f64 values (|x| > 1 -> NaN, +-1 -> +-inf)."""
+    ax = e.abs(x)  # 1 - |x| is exact for |x| >= 0.5
+    return e.copysign(0.5 * e.log1p(2.0 * ax / (1.0 - ax)), x)
 
 
 def _hypot(e: Emitter, a: V, b: V) -> V:
     aa, ab = e.abs(a), e.abs(b)
     mx, mn = e.max(aa, ab), e.min(aa, ab)
     r = mn / mx
-    h = mx * e.sqrt(1.0 + r * r)
+    scaled = mx * e.sqrt(1.0 + r * r)
+    direct = e.sqrt(aa * aa + ab * ab)  # ~1 ULP where the squares neither overflow nor underflow
+    safe = e.land(mx.lt(SAFE_MAX), mx.gt(SAFE_MIN))
+    h = e.select(safe, direct, scaled)
     h = e.select(mx.eq(0.0), 0.0, h)
     return e.select(mx.eq(math.inf), math.inf, h)
 
@@ -576,9 +728,10 @@ def asin_acos_kernel64(e: Emitter, x: V, y: V) -> tuple[V, V]:
     d = e.select(b.le(0.6417), d1, e.select(x.le(1.0), d2, d3))
     # imaginary part l
     am1 = e.select(x.lt(1.0), 0.5 * (yy / rpxp1 + yy / smxm1), 0.5 * (yy / rpxp1 + spxm1))
-    l_small = e.log1p(am1 + e.sqrt(am1 * (a + 1.0)))
-    l_big = e.log(a + e.sqrt((a - 1.0) * (a + 1.0)))
-    l = e.select(a.le(1.5), l_small, l_big)
+    # Hull et al. switch to log(A + sqrt(A^2 - 1)) above A = 1.5; the am1 forms above have no
+    # cancellation for any A, and log1p of them is more accurate (A itself carries the rounding of
+    # two hypot's), so they are used up to the overflow-safe branch below.
+    l = e.log1p(am1 + e.sqrt(am1 * (a + 1.0)))
     # y so small that y*y underflows, x < 1: l = y / sqrt((1-x)(1+x))
     tiny_y = e.land(y.lt(SAFE_MIN), x.lt(1.0))
     l = e.select(tiny_y, y / e.sqrt((1.0 - x) * xp1), l)
@@ -622,6 +775,7 @@ def _via_f64(fn: Callable[..., V]):
     """Real elementwise op: evaluate ``fn`` in f64, round once to the operand type."""
     def build(e: Emitter, args: list[V], info) -> list[V]:
         t = args[0].t
+        e.narrow = t != "f64"
         xs = [e.convert(a, "f64") for a in args]
         return [e.convert(fn(e, *xs), t)]
     return build
@@ -630,6 +784,7 @@ def _via_f64(fn: Callable[..., V]):
 def _real_or_complex(real_fn, complex_fn):
     def build(e: Emitter, args: list[V], info) -> list[V]:
         (z,) = args
+        e.narrow = z.t not in ("f64", "complex<f64>")
         if z.t.startswith("complex"):
             rt = z.t[len("complex<"):-1]
             x = e.convert(e.real(z), "f64")
@@ -687,18 +842,14 @@ def _cosh_c(e, x, y):
 
 
 def _tan_c(e, x, y):
-    # tan(x+iy) = (sin 2x + i sinh 2y) / (cos 2x + cosh 2y), with tanh for large |y|
-    s2x = e.sin(2.0 * x)
-    c2x = e.cos(2.0 * x)
-    sh = sinh64(e, 2.0 * y)
-    ch = cosh64(e, 2.0 * y)
-    den = c2x + ch
-    re_ = s2x / den
-    im_ = sh / den
-    big = e.abs(y).gt(20.0)
-    re_big = 4.0 * s2x * e.exp(-2.0 * e.abs(y)) * e.exp(-2.0 * e.abs(y)) / (1.0 + 2.0 * c2x * e.exp(-2.0 * e.abs(y)))
-    re_ = e.select(big, re_big, re_)
-    im_ = e.select(big, e.copysign(e.const(1.0, y), y), im_)
+    # tan(x+iy) = (sin x cos x + i sinh y cosh y) / (cos^2 x + sinh^2 y): no cancellation in the
+    # denominator (cos 2x + cosh 2y loses digits near cos 2x = -1); tanh(y) = +-1 past |y| = 20.
+    sx, cx = e.sin(x), e.cos(x)
+    sh = sinh64(e, y)
+    ch = cosh64(e, y)
+    den = cx * cx + sh * sh
+    re_ = sx * cx / den
+    im_ = e.select(e.abs(y).gt(20.0), e.copysign(e.const(1.0, y), y), sh * ch / den)
     re_ = e.select(y.eq(0.0), e.tan(x), re_)
     return re_, im_
 
@@ -715,22 +866,30 @@ def _square(e, args, info):
     if z.t.startswith("complex"):
         x, y = e.real(z), e.imag(z)
         return [e.complex((x - y) * (x + y), (x * y) * 2.0)]
+    if z.t in MINI_FLOAT_TYPES:
+        w = e.convert(z, "f64")
+        return [e.convert(w * w, z.t)]
     return [z * z]
 
 
+def _wide(e, x: V) -> V:
+    return x if x.t in FLOAT_TYPES else e.convert(x, "f64")
+
+
 def _is_inf(e, args, info):
-    return [e.isinf(args[0])]
+    return [e.isinf(_wide(e, args[0]))]
 
 
 def _is_pos_inf(e, args, info):
-    return [args[0].eq(math.inf)]
+    return [_wide(e, args[0]).eq(math.inf)]
 
 
 def _is_neg_inf(e, args, info):
-    return [args[0].eq(-math.inf)]
+    return [_wide(e, args[0]).eq(-math.inf)]
 
 
 def next_after(e: Emitter, x: V, y: V) -> V:
+    """The float after x in the direction of y (same float type, f16/bf16/f32/f64); NaN if either is NaN."""
     it = {16: "i16", 32: "i32", 64: "i64"}[BITS[x.t]]
     xb = e.bitcast(x, it)
     one = e.const(1, xb)
@@ -783,6 +942,7 @@ def _mulhi(e, args, info):
 def _via_f64_n(fn):
     def build(e, args, info):
         t = args[-1].t
+        e.narrow = t != "f64"
         xs = [e.convert(a, "f64") for a in args]
         return [e.convert(fn(e, *xs), t)]
     return build
@@ -803,7 +963,8 @@ _BINARY = {
 
 
 def _shape_prefix(shape) -> str:
-    return "".join(f"{d}x" for d in shape)
+    """``[2, -1]`` -> ``"2x?x"`` (-1: a dynamic dimension)."""
+    return "".join("?x" if d < 0 else f"{d}x" for d in shape)
 
 
 def _bcast(e: Emitter, v: V, shape, out_shape, dims) -> V:
@@ -815,13 +976,54 @@ def _bcast(e: Emitter, v: V, shape, out_shape, dims) -> V:
     return e.emit("broadcast_in_dim", [v], _shape_prefix(out_shape), v.t, attr)
 
 
+def _dynamic_bcast(e: Emitter, args: list[V], shapes, out_shape, dims) -> list[V]:
+    """Broadcast ``args`` to the (partly dynamic) ``out_shape``: the result extent of a dimension is the
+    first operand extent that is not 1 (operands are assumed broadcast-compatible, as CHLO requires),
+    then ``dynamic_broadcast_in_dim`` to that runtime shape. Sets ``e.shape_tensor``."""
+    rank = len(out_shape)
+    maps = []
+    for s in shapes:
+        d = list(range(rank - len(s), rank)) if dims is None or len(s) == rank else list(dims)
+        maps.append(d)
+    parts = []
+    for j, ext in enumerate(out_shape):
+        if ext >= 0:
+            parts.append(e.const(ext, t="i32", s="1x"))
+            continue
+        r = e.const(1, t="i32", s="")
+        for a, s, m in zip(args, shapes, maps):
+            if j not in m:
+                continue
+            i = m.index(j)
+            if s[i] >= 0:
+                size = e.const(s[i], t="i32", s="")
+            else:
+                size = e.emit("get_dimension_size", [a], "", "i32", f"dimension = {i} : i64")
+            r = e.select(size.eq(e.const(1, t="i32", s="")), r, size)
+        parts.append(e.emit("reshape", [r], "1x", "i32"))
+    shape_t = e.concat(parts)
+    e.shape_tensor = shape_t
+    prefix = _shape_prefix(out_shape)
+    out = []
+    for a, s, m in zip(args, shapes, maps):
+        if list(s) == list(out_shape) and all(d >= 0 for d in s):
+            out.append(a)
+            continue
+        attr = f"broadcast_dimensions = array<i64{': ' if m else ''}{', '.join(map(str, m))}>"
+        out.append(e.emit("dynamic_broadcast_in_dim", [a, shape_t], prefix, a.t, attr))
+    return out
+
+
 def _broadcast_builder(op_name):
     def build(e: Emitter, args: list[V], info) -> list[V]:
         out_shape = info.result_shapes[0]
         dims = info.attrs.get("broadcast_dimensions")
         if op_name == "chlo.broadcast_select":
             dims = None
-        bargs = [_bcast(e, a, s, out_shape, dims) for a, s in zip(args, info.operand_shapes)]
+        if any(d < 0 for s in info.operand_shapes + [out_shape] for d in s):
+            bargs = _dynamic_bcast(e, args, info.operand_shapes, out_shape, dims)
+        else:
+            bargs = [_bcast(e, a, s, out_shape, dims) for a, s in zip(args, info.operand_shapes)]
         rt = info.result_elems[0]
         if op_name in _BINARY:
             return [e.emit(_BINARY[op_name], bargs, bargs[0].s, rt)]
@@ -879,13 +1081,19 @@ def _top_k(e: Emitter, args, info):
 
 def _constant_like(e: Emitter, args, info):
     value = info.attrs["value"]
-    s = _shape_prefix(info.result_shapes[0])
+    shape = info.result_shapes[0]
+    dynamic = any(d < 0 for d in shape)
+    s = "" if dynamic else _shape_prefix(shape)
     t = info.result_elems[0]
     n = e.fresh()
     m = re.match(r"^(.*?)\s*:\s*[^:]+$", value)
     lit = m.group(1) if m else value
     e.lines.append(f'  {n} = "stablehlo.constant"() {{value = dense<{lit}> : tensor<{s}{t}>}} : () -> tensor<{s}{t}>')
-    return [V(e, n, s, t)]
+    c = V(e, n, s, t)
+    if dynamic:  # splat to the operand's runtime shape
+        shape_t = e.shape_of(args[0], info.operand_shapes[0])
+        c = e.emit("dynamic_broadcast_in_dim", [c, shape_t], _shape_prefix(shape), t, "broadcast_dimensions = array<i64>")
+    return [c]
 
 
 def _ragged_dot(e: Emitter, args, info):
@@ -975,9 +1183,9 @@ class OpSpec:
         self.elementwise = elementwise
 
 
-_R = FLOAT_TYPES
-_RC = FLOAT_TYPES + COMPLEX_TYPES
-_ALL_NUM = FLOAT_TYPES + COMPLEX_TYPES + INT_TYPES
+_R = FLOAT_TYPES + MINI_FLOAT_TYPES
+_RC = FLOAT_TYPES + MINI_FLOAT_TYPES + COMPLEX_TYPES
+_ALL_NUM = FLOAT_TYPES + MINI_FLOAT_TYPES + COMPLEX_TYPES + INT_TYPES
 _ANY = None  # any element type the op's own verifier accepts
 
 DECOMPOSITIONS: dict[str, OpSpec] = {
@@ -1003,7 +1211,7 @@ DECOMPOSITIONS: dict[str, OpSpec] = {
     "chlo.is_inf": OpSpec(_is_inf, _R),
     "chlo.is_neg_inf": OpSpec(_is_neg_inf, _R),
     "chlo.is_pos_inf": OpSpec(_is_pos_inf, _R),
-    "chlo.next_after": OpSpec(_next_after, _R),
+    "chlo.next_after": OpSpec(_next_after, FLOAT_TYPES),
     "chlo.square": OpSpec(_square, _ALL_NUM),
     "chlo.mulhi": OpSpec(_mulhi, INT_TYPES),
     "chlo.constant_like": OpSpec(_constant_like, _ANY, elementwise=False),
@@ -1012,7 +1220,8 @@ DECOMPOSITIONS: dict[str, OpSpec] = {
 }
 for _name in list(_BINARY) + ["chlo.broadcast_select", "chlo.broadcast_compare", "chlo.broadcast_next_after",
                               "chlo.broadcast_polygamma", "chlo.broadcast_zeta"]:
-    _types = {"chlo.broadcast_next_after": _R, "chlo.broadcast_polygamma": _R, "chlo.broadcast_zeta": _R}.get(_name, _ANY)
+    _types = {"chlo.broadcast_next_after": FLOAT_TYPES, "chlo.broadcast_polygamma": _R,
+              "chlo.broadcast_zeta": _R}.get(_name, _ANY)
     DECOMPOSITIONS[_name] = OpSpec(_broadcast_builder(_name), _types, elementwise=False)
 
 #: Ops whose expansion only depends on element types (shape is a placeholder in the template).
@@ -1032,24 +1241,30 @@ class OpInfo:
         self.attrs = attrs
 
 
-def template_text(op_name: str, info: OpInfo, func_name: str) -> str:
+def template_text(op_name: str, info: OpInfo, func_name: str, placeholder: bool = True) -> str:
     """The ``func.func private @func_name`` text expanding ``op_name`` for the signature in ``info``.
 
-    For elementwise ops every shape is the placeholder ``$S`` (replace it with ``"4x3x"`` etc.).
-    Raises :class:`UnsupportedError` for a combination the expansions do not cover.
+    For elementwise ops with ``placeholder`` every shape is the placeholder ``$S`` (replace it with
+    ``"4x3x"`` etc.); otherwise the shapes of ``info`` (``-1``: dynamic) are written out. Raises
+    :class:`UnsupportedError` for a combination the expansions do not cover.
     """
     spec = DECOMPOSITIONS.get(op_name)
     if spec is None:
         raise UnsupportedError(f"'{op_name}' has no StableHLO decomposition in hlokit")
     e = Emitter()
-    if spec.elementwise:
+    if spec.elementwise and placeholder:
         shapes = ["$S"] * len(info.operand_elems)
     else:
         shapes = [_shape_prefix(s) for s in info.operand_shapes]
     args = [V(e, f"%a{i}", s, t) for i, (s, t) in enumerate(zip(shapes, info.operand_elems))]
+    dynamic = any(d < 0 for s in info.operand_shapes for d in s)
+    if dynamic and not spec.elementwise and not op_name.startswith("chlo.broadcast_") and op_name != "chlo.constant_like":
+        raise UnsupportedError(f"'{op_name}' with dynamic shapes is not supported (static shapes only)")
+    if dynamic and spec.elementwise:
+        e.shape_tensor = e.shape_of(args[0], info.operand_shapes[0])
     results = spec.build(e, args, info)
     # results must carry the op's result types
     for r, t in zip(results, info.result_elems):
         if r.t != t:
             raise UnsupportedError(f"internal: expansion of '{op_name}' yields {r.t}, expected {t}")
-    return e.text(func_name, [(a.n, a.ty) for a in args], results)
+    return e.text(func_name, [(a.n, a.ty) for a in args], results, loc=op_name)

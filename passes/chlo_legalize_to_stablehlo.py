@@ -40,14 +40,16 @@ def _attr_text(name: str, attr: ir.Attribute) -> str:
 
 def _attrs(op: ir.Operation) -> dict:
     out = {}
-    for named in op.attributes:
-        name = named.name
+    attributes = op.attributes
+    for name in list(attributes):
+        name = name if isinstance(name, str) else name.name
+        attr = attributes[name]
         if name == "broadcast_dimensions":
-            out[name] = [int(v) for v in ir.DenseI64ArrayAttr(named.attr)]
+            out[name] = [int(v) for v in ir.DenseI64ArrayAttr(attr)]
         elif name == "k":
-            out[name] = ir.IntegerAttr(named.attr).value
+            out[name] = ir.IntegerAttr(attr).value
         else:
-            out[name] = _attr_text(name, named.attr)
+            out[name] = _attr_text(name, attr)
     return out
 
 
@@ -79,7 +81,7 @@ class TemplateCache:
                 self.texts[tkey] = text
             text = text.replace("$S", shape_prefix)
         else:
-            text = dec.template_text(name, info, "__chlo_template")
+            text = dec.template_text(name, info, "__chlo_template", placeholder=False)
         try:
             parsed = ir.Operation.parse(text, context=self.context)
         except ir.MLIRError as err:  # a bug in an expansion: report, never crash
@@ -103,13 +105,7 @@ def _tensor_types(values, what: str, op: ir.Operation):
                 )
             raise PassError(f"'{op.name}' {what} of type {t} is not a tensor", op.location)
         rt = ir.RankedTensorType(t)
-        if not rt.has_static_shape:
-            raise PassError(
-                f"'{op.name}' with a dynamic shape ({t}) is not supported by chlo-legalize-to-stablehlo "
-                "(static shapes only)",
-                op.location,
-            )
-        shapes.append(list(rt.shape))
+        shapes.append([d if d >= 0 else -1 for d in rt.shape])
         elems.append(str(rt.element_type))
     return shapes, elems
 
@@ -121,8 +117,9 @@ class ChloLegalizeToStablehlo(Pass):
     Anchor ``func.func``. Static shapes; element types per op as in
     :data:`~hlokit.passes.chlo_decompositions.DECOMPOSITIONS`. Raises
     :class:`~hlokit.diagnostics.PassError` (located at the op) for an unranked or dynamic tensor, an
-    element type or attribute mode the expansions do not cover, or ``chlo.scan`` (no decomposition);
-    the IR is then unchanged.
+    element type or attribute mode the expansions do not cover (dynamic shapes are taken by elementwise,
+    broadcasting and ``constant_like`` ops); the IR is then unchanged. ``chlo.scan`` (which has no
+    upstream decomposition) becomes a ``stablehlo.while`` over the scan dimension.
     """
 
     argument = "chlo-legalize-to-stablehlo"
@@ -156,6 +153,9 @@ class ChloLegalizeToStablehlo(Pass):
             if fn is None:
                 self._rewrite_constant(op)
                 continue
+            if fn == "scan":
+                _rewrite_scan(op)
+                continue
             clone = fn.clone(ip=cache.ip)
             block = clone.regions[0].blocks[0]
             for arg, operand in zip(block.arguments, op.operands):
@@ -174,11 +174,8 @@ class ChloLegalizeToStablehlo(Pass):
         if name == "chlo.constant":
             return None
         if name == "chlo.scan":
-            raise PassError(
-                "'chlo.scan' has no StableHLO decomposition (upstream has none either); "
-                "it cannot be legalized",
-                op.location,
-            )
+            _check_scan(op)
+            return "scan"
         spec = dec.DECOMPOSITIONS.get(name)
         if spec is None:
             raise PassError(f"'{name}' is not supported by chlo-legalize-to-stablehlo", op.location)
@@ -192,7 +189,14 @@ class ChloLegalizeToStablehlo(Pass):
             )
         attrs = _attrs(op)
         info = dec.OpInfo(o_shapes, o_elems, r_shapes, r_elems, attrs)
-        if spec.elementwise and all(s == r_shapes[0] for s in o_shapes + r_shapes):
+        dynamic = any(d < 0 for s in o_shapes + r_shapes for d in s)
+        if dynamic and not (spec.elementwise or name.startswith("chlo.broadcast_") or name == "chlo.constant_like"):
+            raise PassError(
+                f"'{name}' with a dynamic shape is not supported by chlo-legalize-to-stablehlo "
+                "(static shapes only; elementwise, broadcasting and constant_like ops take dynamic shapes)",
+                op.location,
+            )
+        if spec.elementwise and not dynamic and all(s == r_shapes[0] for s in o_shapes + r_shapes):
             prefix = "".join(f"{d}x" for d in r_shapes[0])
             key = (name, tuple(o_elems), tuple(r_elems), tuple(sorted((k, str(v)) for k, v in attrs.items())), prefix)
         else:
@@ -211,3 +215,122 @@ class ChloLegalizeToStablehlo(Pass):
             new = ir.Operation.create("stablehlo.constant", results=[op.results[0].type], attributes={"value": value})
         op.results[0].replace_all_uses_with(new.results[0])
         op.erase()
+
+
+# ---- chlo.scan -> stablehlo.while ------------------------------------------------------------------
+
+def _segments(op: ir.Operation, name: str) -> list[int]:
+    return [int(v) for v in ir.DenseI32ArrayAttr(op.attributes[name])]
+
+
+def _check_scan(op: ir.Operation) -> None:
+    """Raise PassError unless ``op`` (chlo.scan) has static ranked types and a scan dimension size."""
+    _tensor_types(op.operands, "operand", op)
+    _tensor_types(op.results, "result", op)
+    for v in list(op.operands) + list(op.results):
+        if any(d < 0 for d in ir.RankedTensorType(v.type).shape):
+            raise PassError(f"'chlo.scan' with a dynamic shape ({v.type}) is not supported", op.location)
+    n_in, _ = _segments(op, "operandSegmentSizes")
+    n_out, _ = _segments(op, "resultSegmentSizes")
+    if n_in == 0 and n_out == 0 and "scan_dim_size" not in op.attributes:
+        raise PassError("'chlo.scan' without inputs or outputs has no scan length", op.location)
+
+
+def _zero_attr(t: ir.RankedTensorType) -> ir.Attribute:
+    e = str(t.element_type)
+    if e == "i1":
+        lit = "false"
+    elif e.startswith("complex"):
+        lit = "(0.0, 0.0)"
+    elif e.startswith(("i", "ui", "si")):
+        lit = "0"
+    else:
+        lit = "0.0"
+    return ir.Attribute.parse(f"dense<{lit}> : {t}")
+
+
+def _rewrite_scan(op: ir.Operation) -> None:
+    """``chlo.scan`` as a ``stablehlo.while`` over the scan dimension (XLA's Scan semantics: the body takes
+    (input elements..., carries...) and yields (output elements..., new carries...); ``is_reverse``
+    walks the dimension from the end). Output elements are written with ``dynamic_update_slice``."""
+    n_in, n_init = _segments(op, "operandSegmentSizes")
+    n_out, n_carry = _segments(op, "resultSegmentSizes")
+    inputs = list(op.operands)[:n_in]
+    inits = list(op.operands)[n_in:]
+    outputs = list(op.results)[:n_out]
+    carries = list(op.results)[n_out:]
+    dim = ir.IntegerAttr(op.attributes["dimension"]).value
+    reverse = "is_reverse" in op.attributes and ir.BoolAttr(op.attributes["is_reverse"]).value
+    if inputs:
+        length = ir.RankedTensorType(inputs[0].type).shape[dim]
+    elif outputs:
+        length = ir.RankedTensorType(outputs[0].type).shape[dim]
+    else:
+        length = ir.IntegerAttr(op.attributes["scan_dim_size"]).value
+    ctx = op.context
+    with ctx, op.location:
+        i64 = ir.RankedTensorType.get([], ir.IntegerType.get_signless(64))
+        i1 = ir.RankedTensorType.get([], ir.IntegerType.get_signless(1))
+
+        def mk(name, operands, results, attrs=None, regions=0):
+            return ir.Operation.create(name, results=results, operands=operands, attributes=attrs or {},
+                                       regions=regions)
+
+        def const_i(v):
+            return mk("stablehlo.constant", [], [i64], {"value": ir.Attribute.parse(f"dense<{v}> : tensor<i64>")}).result
+
+        def cmp(a, b, direction):
+            attrs = {"comparison_direction": ir.Attribute.parse(f"#stablehlo<comparison_direction {direction}>")}
+            return mk("stablehlo.compare", [a, b], [i1], attrs).result
+
+        with ir.InsertionPoint(op):
+            zero = const_i(0)
+            acc_init = [mk("stablehlo.constant", [], [r.type], {"value": _zero_attr(ir.RankedTensorType(r.type))}).result
+                        for r in outputs]
+            state_types = [i64] + [c.type for c in carries] + [r.type for r in outputs]
+            wop = mk("stablehlo.while", [zero] + inits + acc_init, state_types, regions=2)
+        cond = wop.regions[0].blocks.append(*state_types)
+        with ir.InsertionPoint(cond):
+            p = cmp(cond.arguments[0], const_i(length), "LT")
+            mk("stablehlo.return", [p], [])
+        body = wop.regions[1].blocks.append(*state_types)
+        args = list(body.arguments)
+        i, cs, accs = args[0], args[1:1 + n_carry], args[1 + n_carry:]
+        with ir.InsertionPoint(body):
+            idx = mk("stablehlo.subtract", [const_i(length - 1), i], [i64]).result if reverse else i
+            zero_b = const_i(0)
+
+            def starts(rank):
+                return [idx if d == dim else zero_b for d in range(rank)]
+
+            elems = []
+            for x in inputs:
+                xt = ir.RankedTensorType(x.type)
+                sizes = [1 if d == dim else n for d, n in enumerate(xt.shape)]
+                sl_t = ir.RankedTensorType.get(sizes, xt.element_type)
+                sl = mk("stablehlo.dynamic_slice", [x] + starts(xt.rank), [sl_t],
+                        {"slice_sizes": ir.DenseI64ArrayAttr.get(sizes)}).result
+                el_t = ir.RankedTensorType.get([n for d, n in enumerate(xt.shape) if d != dim], xt.element_type)
+                elems.append(mk("stablehlo.reshape", [sl], [el_t]).result)
+        scan_block = op.regions[0].blocks[0]
+        for arg, val in zip(scan_block.arguments, elems + cs):
+            arg.replace_all_uses_with(val)
+        scan_ops = list(scan_block.operations)
+        for inner in scan_ops[:-1]:
+            body.append(inner)
+        yielded = list(scan_ops[-1].operands)
+        with ir.InsertionPoint(body):
+            new_accs = []
+            for acc, y in zip(accs, yielded[:n_out]):
+                at = ir.RankedTensorType(acc.type)
+                upd_t = ir.RankedTensorType.get([1 if d == dim else n for d, n in enumerate(at.shape)], at.element_type)
+                upd = mk("stablehlo.reshape", [y], [upd_t]).result
+                new_accs.append(mk("stablehlo.dynamic_update_slice", [acc, upd] + starts(at.rank), [acc.type]).result)
+            nxt = mk("stablehlo.add", [i, const_i(1)], [i64]).result
+            mk("stablehlo.return", [nxt] + yielded[n_out:] + new_accs, [])
+    results = list(wop.results)
+    for r, v in zip(carries, results[1:1 + n_carry]):
+        r.replace_all_uses_with(v)
+    for r, v in zip(outputs, results[1 + n_carry:]):
+        r.replace_all_uses_with(v)
+    op.erase()

@@ -107,6 +107,7 @@ def run(argv: Sequence[str]) -> int:
             debug_info=args.mlir_print_debuginfo or args.mlir_pretty_debuginfo,
             pretty_debug_info=args.mlir_pretty_debuginfo,
             large_elements_limit=args.mlir_elide_elementsattrs_if_larger,
+            assume_verified=True,  # verified after parsing and after every pass
         )
 
     ok, output = process_chunks(

@@ -227,14 +227,19 @@ def print_module(
     debug_info: bool = False,
     pretty_debug_info: bool = False,
     large_elements_limit: int | None = None,
+    assume_verified: bool = False,
 ) -> str:
-    """Print IR as text: pretty form (default) or generic form, optionally with locations."""
+    """Print IR as text: pretty form (default) or generic form, optionally with locations.
+
+    ``assume_verified`` skips MLIR's verification before printing: pass it only for IR that was just
+    verified (after parsing or a pass manager run), never for IR under construction.
+    """
     return module.operation.get_asm(
         enable_debug_info=debug_info,
         pretty_debug_info=pretty_debug_info,
         print_generic_op_form=generic,
         large_elements_limit=large_elements_limit,
-        assume_verified=False,
+        assume_verified=assume_verified,
     )
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import weakref
 from typing import Union
 
 from jaxlib.mlir import ir
@@ -52,6 +53,8 @@ DIALECTS = (
 Program = Union[str, bytes, os.PathLike, ir.Module]
 
 _REGISTRY: ir.DialectRegistry | None = None
+#: Contexts in which hlokit (not the user) allowed unregistered ops, to accept the check dialect.
+_TEXT_DIALECT_CONTEXTS: "weakref.WeakSet[ir.Context]" = weakref.WeakSet()
 
 
 def _registry() -> ir.DialectRegistry:
@@ -153,6 +156,13 @@ def parse(
         return ir.Module.create(loc=ir.Location.file(source_name, line_offset + 1, 1, context=ctx))  # only comments
     if isinstance(source, str) and line_offset:
         source = "\n" * line_offset + source
+    source, text_dialects = _rewrite_text_dialects(source)
+    user_allows_unregistered = ctx.allow_unregistered_dialects and ctx not in _TEXT_DIALECT_CONTEXTS
+    if text_dialects and not user_allows_unregistered:
+        # check ops are unregistered ops to MLIR: the context must accept them from now on (the
+        # verifier and passes see them too); every other unregistered op is still refused below.
+        ctx.allow_unregistered_dialects = True
+        _TEXT_DIALECT_CONTEXTS.add(ctx)
     with ctx, ir.Location.unknown(ctx):
         try:
             if is_bytecode:
@@ -166,7 +176,52 @@ def parse(
         except ir.MLIRError as err:
             raise ParseError(diagnostics_from_mlir_error(err), file=source_name) from None
         module = _to_module(op.operation, ir.Location.file(source_name, 1, 1, 1, 1, ctx))
+    if ctx in _TEXT_DIALECT_CONTEXTS:
+        _check_registered(module, text_dialects, source_name)
     return _verified(module, source_name, verify_after_parse)
+
+
+def _rewrite_text_dialects(source: str | bytes) -> tuple[str | bytes, tuple[str, ...]]:
+    """Rewrite ops of dialects jaxlib does not register (``check``) to generic form.
+
+    Returns the text and the op-name prefixes that may then stay unregistered. See
+    :func:`hlokit.dialects.check.to_generic`; lines and columns of other ops do not move.
+    """
+    if isinstance(source, str) and "check." in source:
+        from hlokit.dialects.check import to_generic
+
+        rewritten = to_generic(source)
+        if rewritten != source or '"check.' in source:
+            return rewritten, ("check.",)
+    return source, ()
+
+
+def _check_registered(module: ir.Module, allowed: tuple[str, ...], source_name: str) -> None:
+    """ParseError at the first unregistered op whose name does not start with one of ``allowed``."""
+    bad: list[Diagnostic] = []
+
+    def visit(op):
+        name = op.name
+        if not op.context.is_registered_operation(name) and not name.startswith(allowed):
+            from hlokit.diagnostics import location_position
+
+            file, line, col = location_position(op.location)
+            bad.append(
+                Diagnostic(
+                    "error",
+                    f"operation '{name}' belongs to an unregistered dialect; if this is intended, "
+                    "use --allow-unregistered-dialect",
+                    file or source_name,
+                    line,
+                    col,
+                )
+            )
+            return ir.WalkResult.INTERRUPT
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    if bad:
+        raise ParseError(bad)
 
 
 def _verified(module: ir.Module, source_name: str, enabled: bool) -> ir.Module:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import io
 import re
+import sys
 
 import numpy as np
 from jaxlib.mlir import ir
@@ -106,7 +107,7 @@ def run(args) -> int:
             allow_unregistered=args.allow_unregistered_dialect,
         )
         prepare_module(module, name)
-        buf = io.StringIO()
+        buf = sys.stdout if args.output == "-" else io.StringIO()
         interp = Interpreter(module, probe_dir=args.probe_output_dir, out=buf,
                              print_dense=args.interpreter_print_dense)
         if not interp.functions:
@@ -117,6 +118,9 @@ def run(args) -> int:
         fmt = format_dense if args.interpreter_print_dense else format_value
         for r in results:
             buf.write(fmt(r) + "\n")
+        if buf is sys.stdout:  # written as the chunks run: in order with the errors of later chunks
+            sys.stdout.flush()
+            return None
         return buf.getvalue() or None
 
     ok, output = process_chunks(

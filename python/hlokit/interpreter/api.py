@@ -9,7 +9,7 @@ with hlokit's own ``chlo-legalize-to-stablehlo`` pass (never jaxlib's); without 
 from __future__ import annotations
 
 import os
-import sys
+import re
 from typing import Sequence, TextIO
 
 import numpy as np
@@ -32,7 +32,7 @@ def load_program(
 
     if isinstance(program, ir.Module):
         return program
-    name = source_name or "-"
+    name = source_name or "<input>"
     if isinstance(program, os.PathLike) or (
         isinstance(program, str) and "\n" not in program and os.path.isfile(program)
     ):
@@ -48,7 +48,15 @@ def load_program(
     if context is None:
         context = hlokit.make_context()
     if isinstance(program, str):
-        program = to_generic(program)
+        if not re.sub(r"//[^\n]*", "", program).strip():  # only comments: an empty module
+            with context:
+                return ir.Module.create(loc=ir.Location.file(name, 1, 1))
+        problems: list = []
+        program = to_generic(program, problems)
+        if problems:
+            from hlokit.diagnostics import ParseError
+
+            raise ParseError([Diagnostic("error", msg, name, line + line_offset, col) for line, col, msg in problems])
     saved = context.allow_unregistered_dialects
     context.allow_unregistered_dialects = True
     try:
@@ -107,7 +115,13 @@ def prepare_module(module: ir.Module, name: str = "-") -> ir.Module:
             [Diagnostic("error", f"'{has_chlo[0].name}': CHLO ops need hlokit's chlo-legalize-to-stablehlo "
                         "pass, which is not available", file or name, line, col)]
         )
-    passes.run_pipeline(module, "builtin.module(chlo-legalize-to-stablehlo)", source_name=name)
+    ctx = module.context
+    saved = ctx.allow_unregistered_dialects
+    ctx.allow_unregistered_dialects = True  # the check ops (only they: see check_registered) verify
+    try:
+        passes.run_pipeline(module, "builtin.module(chlo-legalize-to-stablehlo)", source_name=name)
+    finally:
+        ctx.allow_unregistered_dialects = saved
     return module
 
 
@@ -176,4 +190,14 @@ def interpret(
     except TypeError as err:
         raise InterpreterError(str(err), interp.functions[name].location) from None
     with np.errstate(all="ignore"):
-        return interp.call(name, values)
+        results = interp.call(name, values)
+    return [_writable(r) for r in results]
+
+
+def _writable(value: Value) -> Value:
+    """Results handed to the caller are the caller's: copy arrays the interpreter shares (constants)."""
+    if isinstance(value, tuple):
+        return tuple(_writable(v) for v in value)
+    if isinstance(value, np.ndarray) and not value.flags.writeable:
+        return value.copy()
+    return value

@@ -2,9 +2,10 @@
 
 Ops: ``func.call`` (``func.return`` is the terminator the evaluator reads), ``stablehlo.if``, ``case``
 (an out-of-range index runs the last branch), ``while``, ``optimization_barrier``, ``after_all``,
-``composite`` (runs its ``decomposition`` function), ``tuple``, ``get_tuple_element`` and ``custom_call``
-for targets other than the ``check.*`` forms (those are the check dialect's: an unknown target is an
-:class:`InterpreterError` "unsupported custom_call @name").
+``composite`` (runs its ``decomposition`` function), ``tuple``, ``get_tuple_element``, and the deprecated
+``create_token`` (seed 003: create_token -> after_all). ``custom_call`` is dispatched on its target by
+:mod:`hlokit.interpreter.custom_call` (an unknown target is an ``InterpreterError``
+"unsupported custom_call @name").
 
 Regions are given to the semantics functions as Python callables (``branch() -> list of values``,
 ``cond(*values) -> 0-d bool``, ``body(*values) -> list of values``); the adapters build them from the op's

@@ -6,13 +6,16 @@ Data movement never computes on element values, so every element type (ml_dtypes
 and signed zeros pass through bit for bit.
 
 Ops: broadcast_in_dim, concatenate, dynamic_slice, dynamic_update_slice, pad, reshape, reverse, slice,
-transpose (spec sections of the same names).
+transpose; sort, gather, scatter; the dynamic variants dynamic_broadcast_in_dim, dynamic_reshape,
+dynamic_pad, dynamic_gather, real_dynamic_slice, and get_dimension_size (spec sections of the same names).
+Region-taking ops (sort, scatter) run their regions on whole arrays through
+:func:`hlokit.interpreter.reduce.region_callable`.
 """
 
 from __future__ import annotations
 
 import builtins
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 from jaxlib.mlir import ir
@@ -29,6 +32,10 @@ __all__ = [
     "reverse",
     "slice",
     "transpose",
+    "sort",
+    "gather",
+    "scatter",
+    "get_dimension_size",
 ]
 
 
@@ -222,3 +229,551 @@ def _reverse(op, operands, interp):
 @register("stablehlo.transpose")
 def _transpose(op, operands, interp):
     return [transpose(operands[0], i64_array(op, "permutation"))]
+
+
+# ----------------------------------------------------------------------------------------------------------
+# sort (spec "sort"): a merge sort whose merges are vectorised binary searches
+# ----------------------------------------------------------------------------------------------------------
+
+
+def sort(
+    inputs: Sequence[np.ndarray],
+    dimension: int,
+    is_stable: bool,
+    comparator: Callable[..., Sequence[np.ndarray]],
+    known: tuple[str, str] | None = None,
+) -> list[np.ndarray]:
+    """Spec ``sort``: sorts the 1-D slices of ``inputs`` (same shape) along ``dimension`` (negative
+    counts from the end) together, ordered by ``comparator(lhs_0, rhs_0, lhs_1, rhs_1, ...) -> i1``
+    ("lhs before rhs").
+
+    The comparator runs on whole arrays: a bottom-up merge sort merges all runs of all slices at once,
+    each element finding its place in the other run by a binary search (``O(log^2 n)`` comparator calls
+    in all). The result is always stable (``is_stable`` is honoured trivially). A comparator that is not
+    a strict weak order (e.g. ``LT`` on floats with NaNs) has an implementation-defined result: the
+    rows where the merge is inconsistent are sorted again with Python's ``sorted`` calling the
+    comparator per pair.
+
+    ``known`` = ``(order, comparison_type)`` when the comparator is one ``compare`` of ``inputs[0]``'s
+    pair (:func:`known_comparator`; order ``"ascending"``/``"descending"``): then one stable
+    ``numpy.argsort`` of a key that orders exactly as the comparison does replaces the merge sort.
+    """
+    rank = inputs[0].ndim
+    dim = int(dimension) + rank if int(dimension) < 0 else int(dimension)
+    moved = [np.moveaxis(x, dim, -1) for x in inputs]
+    shape = moved[0].shape
+    n = shape[-1] if shape else 1
+    flat = [np.reshape(m, (-1, n)) for m in moved]
+    rows = flat[0].shape[0]
+    if n <= 1 or rows == 0:
+        return [np.array(x, order="C") for x in inputs]
+
+    if known is not None:
+        key = _sort_key(flat[0], known[1])
+        if key is not None:
+            if known[0] == "ascending":
+                perm = np.argsort(key, axis=1, kind="stable")
+            else:  # stable descending: ascending on the reversed rows, read backwards
+                perm = n - 1 - np.argsort(key[:, ::-1], axis=1, kind="stable")[:, ::-1]
+            out = [np.take_along_axis(f, perm, axis=1).reshape(shape) for f in flat]
+            return [np.array(np.moveaxis(o, -1, dim), order="C") for o in out]
+
+    def before(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+        args = []
+        for f in flat:
+            args.append(np.take_along_axis(f, first, axis=1))
+            args.append(np.take_along_axis(f, second, axis=1))
+        out = np.asarray(comparator(*args)[0])
+        return np.broadcast_to(out.astype(np.bool_, copy=False), first.shape)
+
+    perm = np.broadcast_to(np.arange(n), (rows, n)).copy()
+    pos = np.arange(n)
+    width = 1
+    while width < n:
+        run_start = (pos // (2 * width)) * (2 * width)
+        offset = pos - run_start
+        in_a = offset < width
+        a_len = np.minimum(width, n - run_start)
+        b_len = np.clip(n - run_start - width, 0, width)
+        other_start = np.where(in_a, run_start + width, run_start)
+        lo = np.zeros((rows, n), np.int64)
+        hi = np.broadcast_to(np.where(in_a, b_len, a_len), (rows, n)).astype(np.int64)
+        in_a_rows = np.broadcast_to(in_a, (rows, n))
+        while True:
+            active = lo < hi
+            if not active.any():
+                break
+            mid = (lo + hi) // 2
+            probe = np.take_along_axis(perm, np.minimum(other_start + mid, n - 1), axis=1)
+            # A's element a asks "B[mid] before a?"; B's element b asks "not (b before A[mid])?"
+            r = before(np.where(in_a_rows, probe, perm), np.where(in_a_rows, perm, probe))
+            go_right = active & np.where(in_a_rows, r, ~r)
+            lo = np.where(go_right, mid + 1, lo)
+            hi = np.where(active & ~go_right, mid, hi)
+        new_pos = run_start + np.where(in_a_rows, offset + lo, offset - width + lo)
+        merged = np.empty_like(perm)
+        np.put_along_axis(merged, new_pos, perm, axis=1)
+        bad = np.sort(new_pos, axis=1) != pos
+        if bad.any():  # inconsistent comparator: fall back per row
+            for row in np.nonzero(bad.any(axis=1))[0]:
+                merged[row] = _sort_row(flat, row, n, comparator)
+            perm = merged
+            break
+        perm = merged
+        width *= 2
+    out = [np.take_along_axis(f, perm, axis=1).reshape(shape) for f in flat]
+    return [np.array(np.moveaxis(o, -1, dim), order="C") for o in out]
+
+
+#: Float types whose sign is the top bit of their storage and whose total order is IEEE's.
+_TOTALORDER_FLOATS = {
+    np.dtype(t): np.dtype(i)
+    for t, i in (
+        (np.float16, np.int16), (np.float32, np.int32), (np.float64, np.int64), ("bfloat16", np.int16),
+        ("float8_e4m3fn", np.int8), ("float8_e5m2", np.int8), ("float8_e4m3", np.int8), ("float8_e3m4", np.int8),
+    )
+}  # fmt: skip
+
+
+def _sort_key(values: np.ndarray, comparison_type: str) -> np.ndarray | None:
+    """A numpy-sortable key ordering ``values`` exactly as ``compare LT`` of ``comparison_type`` does,
+    or None when there is none (FLOAT with NaNs: not a strict weak order; complex; FNUZ floats)."""
+    dt = values.dtype
+    if dt == np.bool_ or dt.kind in "iu" or (dt.kind == "V" and "int" in dt.name):
+        signed = dt.kind == "i" or dt.name in ("int2", "int4")
+        unsigned = dt.kind == "u" or dt.name in ("uint2", "uint4")
+        if comparison_type == "UNSIGNED" and signed or comparison_type == "SIGNED" and unsigned:
+            return None
+        return values.astype(np.int64) if dt.kind == "V" else values
+    if dt not in _TOTALORDER_FLOATS:
+        return None
+    if comparison_type == "TOTALORDER":
+        bits = values.view(_TOTALORDER_FLOATS[dt]).astype(np.int64)
+        width = _TOTALORDER_FLOATS[dt].itemsize * 8
+        # negative floats order backwards by magnitude: flip their magnitude bits
+        return np.where(bits < 0, bits ^ ((1 << (width - 1)) - 1), bits)
+    if comparison_type == "FLOAT":
+        wide = values.astype(np.float64)
+        return None if np.isnan(wide).any() else wide
+    return None
+
+
+def known_comparator(region: ir.Region) -> tuple[str, str] | None:
+    """``(order, comparison_type)`` when ``region`` is ``%p = compare LT|GT, %arg0, %arg1 [, type];
+    return %p`` (either operand order), else None. The comparison type defaults as the spec says:
+    FLOAT for floats, SIGNED/UNSIGNED for integers (UNSIGNED for i1)."""
+    from hlokit.interpreter.registry import enum_attr
+
+    block = region.blocks[0]
+    ops = list(block.operations)
+    if len(ops) != 2 or ops[0].operation.name != "stablehlo.compare":
+        return None
+    cmp, ret = ops
+    if len(ret.operands) != 1 or ret.operands[0] != cmp.results[0] or len(block.arguments) < 2:
+        return None
+    a0, a1 = block.arguments[0], block.arguments[1]
+    lhs, rhs = cmp.operands[0], cmp.operands[1]
+    direction = enum_attr(cmp, "comparison_direction")
+    if direction not in ("LT", "GT"):
+        return None
+    if lhs == a0 and rhs == a1:
+        ascending = direction == "LT"
+    elif lhs == a1 and rhs == a0:
+        ascending = direction == "GT"
+    else:
+        return None
+    from hlokit.interpreter.values import dtype_of
+
+    dt = dtype_of(a0.type)
+    default = "FLOAT" if dt.kind in "fc" or (dt.kind == "V" and "float" in dt.name) else (
+        "UNSIGNED" if dt.kind in "ub" or dt.name.startswith("uint") else "SIGNED"
+    )
+    ctype = enum_attr(cmp, "compare_type", default) if "compare_type" in cmp.attributes else default
+    return ("ascending" if ascending else "descending", ctype)
+
+
+def _sort_row(flat: Sequence[np.ndarray], row: int, n: int, comparator) -> np.ndarray:
+    """One row sorted with Python's (stable) ``sorted``, one comparator call per comparison."""
+    import functools
+
+    def cmp(i: int, j: int) -> int:
+        args = []
+        for f in flat:
+            args.append(f[row, i].reshape(()) if isinstance(f[row, i], np.ndarray) else np.asarray(f[row, i]))
+            args.append(f[row, j].reshape(()) if isinstance(f[row, j], np.ndarray) else np.asarray(f[row, j]))
+        if bool(np.asarray(comparator(*args)[0])):
+            return -1
+        args = [args[k + 1] if k % 2 == 0 else args[k - 1] for k in range(len(args))]
+        return 1 if bool(np.asarray(comparator(*args)[0])) else 0
+
+    return np.array(sorted(range(n), key=functools.cmp_to_key(cmp)), dtype=np.int64)
+
+
+@register("stablehlo.sort")
+def _sort(op, operands, interp):
+    from hlokit.interpreter.reduce import region_callable
+
+    dimension = int_attr(op, "dimension", -1)
+    is_stable = bool(ir.BoolAttr(op.attributes["is_stable"]).value) if "is_stable" in op.attributes else False
+    region = op.regions[0]
+    return sort(operands, dimension, is_stable, region_callable(interp, region), known_comparator(region))
+
+
+# ----------------------------------------------------------------------------------------------------------
+# gather / scatter (spec "gather", "scatter"): index arrays built once for the whole result / update
+# ----------------------------------------------------------------------------------------------------------
+
+
+def _index_vectors(indices: np.ndarray, index_vector_dim: int) -> np.ndarray:
+    """``indices`` with the index vector as the last axis (a trailing axis of 1 when
+    ``index_vector_dim == rank``), as int64 (unsigned values above 2^62 saturate: out of range anyway)."""
+    if index_vector_dim >= indices.ndim:
+        vec = indices[..., None]
+    else:
+        vec = np.moveaxis(indices, index_vector_dim, -1)
+    if vec.dtype.kind == "u" and vec.dtype.itemsize == 8:
+        vec = np.minimum(vec, np.uint64(1 << 62))
+    return vec.astype(np.int64)
+
+
+def _place(arr: np.ndarray, axes: Sequence[int], rank: int) -> np.ndarray:
+    """Reshape ``arr`` (one axis per entry of ``axes``) to rank ``rank`` with its axes at ``axes``
+    (in that order) and size 1 elsewhere, for broadcasting."""
+    order = sorted(range(len(axes)), key=lambda i: axes[i])
+    arr = np.transpose(arr, order) if order != list(range(len(axes))) else arr
+    shape = [1] * rank
+    for i in order:
+        shape[axes[i]] = arr.shape[order.index(i)]
+    return arr.reshape(shape)
+
+
+def gather(
+    operand: np.ndarray,
+    start_indices: np.ndarray,
+    offset_dims: Sequence[int],
+    collapsed_slice_dims: Sequence[int],
+    operand_batching_dims: Sequence[int],
+    start_indices_batching_dims: Sequence[int],
+    start_index_map: Sequence[int],
+    index_vector_dim: int,
+    slice_sizes: Sequence[int],
+    indices_are_sorted: bool = False,
+) -> np.ndarray:
+    """Spec ``gather``: ``result[result_index] = operand[full_start_index + full_batching_index +
+    full_offset_index]`` (start indices clamped to ``[0, dim - slice_size]``).
+
+    Built as one numpy advanced index: per operand dimension an int64 index array broadcast to the result
+    shape. ``indices_are_sorted`` does not change the result.
+    """
+    offset_dims = [int(d) for d in offset_dims]
+    vec = _index_vectors(start_indices, int(index_vector_dim))
+    batch_shape = vec.shape[:-1]
+    rank = len(batch_shape) + len(offset_dims)
+    batch_axes = [d for d in range(rank) if d not in offset_dims]
+    window_dims = [d for d in range(operand.ndim) if d not in collapsed_slice_dims and d not in operand_batching_dims]
+    index = []
+    for d in range(operand.ndim):
+        idx = np.zeros([1] * rank, np.int64)
+        if d in start_index_map:
+            k = list(start_index_map).index(d)
+            start = np.clip(vec[..., k], 0, operand.shape[d] - int(slice_sizes[d]))
+            idx = idx + _place(start, batch_axes, rank)
+        if d in operand_batching_dims:
+            d_start = int(start_indices_batching_dims[list(operand_batching_dims).index(d)])
+            axis = d_start - (0 if d_start < index_vector_dim else 1)
+            coord = np.arange(batch_shape[axis], dtype=np.int64)
+            idx = idx + _place(coord, [batch_axes[axis]], rank)
+        if d in window_dims:
+            r = offset_dims[window_dims.index(d)]
+            idx = idx + _place(np.arange(int(slice_sizes[d]), dtype=np.int64), [r], rank)
+        index.append(idx)
+    result_shape = [0] * rank
+    for a, s in zip(batch_axes, batch_shape):
+        result_shape[a] = s
+    for r, d in zip(offset_dims, window_dims):
+        result_shape[r] = int(slice_sizes[d])
+    if operand.ndim == 0:
+        return np.array(np.broadcast_to(operand, result_shape), order="C")
+    if 0 in result_shape:
+        return np.zeros(result_shape, operand.dtype)
+    return np.array(np.broadcast_to(operand[tuple(index)], result_shape), order="C")
+
+
+def scatter(
+    inputs: Sequence[np.ndarray],
+    scatter_indices: np.ndarray,
+    updates: Sequence[np.ndarray],
+    update_window_dims: Sequence[int],
+    inserted_window_dims: Sequence[int],
+    input_batching_dims: Sequence[int],
+    scatter_indices_batching_dims: Sequence[int],
+    scatter_dims_to_operand_dims: Sequence[int],
+    index_vector_dim: int,
+    update_computation: Callable[..., Sequence[np.ndarray]],
+    computation_dtypes: Sequence[np.dtype] | None = None,
+    known: str | None = None,
+) -> list[np.ndarray]:
+    """Spec ``scatter`` (variadic): ``results = inputs`` with, for every update element whose
+    ``result_index = full_start_index + full_batching_index + full_window_index`` is in bounds,
+    ``results...[result_index] = update_computation(results...[result_index], updates...[update_index])``.
+
+    Out-of-bounds elements are skipped one by one (the spec's rule; no clamping). The schedule is
+    implementation-defined: updates are applied in rounds, each round taking the next update of every
+    target index (so the computation runs on whole arrays, once per round; the number of rounds is
+    the largest number of updates to one index). ``known``: ``"replace"`` when the computation returns
+    its update, or a single add/multiply/maximum/minimum/and/or/xor (:func:`known_reduction`): one
+    ``numpy`` assignment / ``ufunc.at`` (applied in update order). ``computation_dtypes``: the
+    computation's update element types (updates are converted to them).
+    """
+    n = len(inputs)
+    results = [np.array(x, order="C", copy=True) for x in inputs]
+    dtypes = [np.dtype(d) for d in computation_dtypes] if computation_dtypes is not None else [x.dtype for x in inputs]
+    ups = [u if u.dtype == d else u.astype(d) for u, d in zip(updates, dtypes)]
+    if ups[0].size == 0 or results[0].size == 0:
+        return results
+    uwd = [int(d) for d in update_window_dims]
+    vec = _index_vectors(scatter_indices, int(index_vector_dim))
+    urank = ups[0].ndim
+    scatter_axes = [d for d in range(urank) if d not in uwd]
+    window_dims = [
+        d for d in range(results[0].ndim) if d not in inserted_window_dims and d not in input_batching_dims
+    ]
+    sdims = list(scatter_dims_to_operand_dims)
+    index = []
+    for d in range(results[0].ndim):
+        idx = np.zeros([1] * urank, np.int64)
+        if d in sdims:
+            idx = idx + _place(vec[..., sdims.index(d)], scatter_axes, urank)
+        if d in input_batching_dims:
+            d_start = int(scatter_indices_batching_dims[list(input_batching_dims).index(d)])
+            axis = d_start - (0 if d_start < index_vector_dim else 1)
+            idx = idx + _place(np.arange(vec.shape[axis], dtype=np.int64), [scatter_axes[axis]], urank)
+        if d in window_dims:
+            r = uwd[window_dims.index(d)]
+            idx = idx + _place(np.arange(ups[0].shape[r], dtype=np.int64), [r], urank)
+        index.append(np.broadcast_to(idx, ups[0].shape))
+    shape = results[0].shape
+    valid = np.ones(ups[0].shape, np.bool_)
+    for d, idx in enumerate(index):
+        valid &= (idx >= 0) & (idx < shape[d])
+    if results[0].ndim == 0:
+        linear = np.zeros(int(valid.sum()), np.int64)
+    else:
+        linear = np.ravel_multi_index(tuple(idx[valid] for idx in index), shape)
+    values = [u[valid] for u in ups]
+    flats = [r.reshape(-1) for r in results]
+    if linear.size == 0:
+        return results
+    if known == "replace":
+        for f, v in zip(flats, values):
+            f[linear] = v.astype(f.dtype, copy=False)
+        return results
+    if known is not None and n == 1 and flats[0].dtype in _UFUNC_AT_DTYPES and flats[0].dtype == dtypes[0]:
+        ufunc = _SCATTER_UFUNCS.get(known)
+        if ufunc is not None and (flats[0].dtype.kind in "biu" or known in ("stablehlo.add", "stablehlo.multiply")):
+            with np.errstate(all="ignore"):
+                ufunc.at(flats[0], linear, values[0])
+            return results
+    order = np.argsort(linear, kind="stable")
+    lin_sorted = linear[order]
+    group_start = np.r_[0, np.nonzero(np.diff(lin_sorted))[0] + 1]
+    rank_in_group = np.arange(lin_sorted.size) - np.repeat(group_start, np.diff(np.r_[group_start, lin_sorted.size]))
+    for r in range(int(rank_in_group.max()) + 1):
+        sel = order[rank_in_group == r]
+        target = linear[sel]
+        current = [f[target] for f in flats]
+        new = update_computation(*current, *(v[sel] for v in values))
+        for f, v in zip(flats, new):
+            f[target] = np.broadcast_to(np.asarray(v), target.shape).astype(f.dtype, copy=False)
+    return results
+
+
+_SCATTER_UFUNCS = {
+    "stablehlo.add": np.add,
+    "stablehlo.multiply": np.multiply,
+    "stablehlo.maximum": np.maximum,
+    "stablehlo.minimum": np.minimum,
+    "stablehlo.and": np.bitwise_and,
+    "stablehlo.or": np.bitwise_or,
+    "stablehlo.xor": np.bitwise_xor,
+}
+_UFUNC_AT_DTYPES = frozenset(
+    np.dtype(t)
+    for t in (
+        np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
+        np.float32, np.float64, np.complex64, np.complex128,
+    )
+)  # fmt: skip
+
+
+def _returns_update(region: ir.Region) -> bool:
+    """True when the region is ``return %arg{N}, ..., %arg{2N-1}`` (the updates replace the values)."""
+    block = region.blocks[0]
+    ops = list(block.operations)
+    if len(ops) != 1:
+        return False
+    args = list(block.arguments)
+    n = len(args) // 2
+    return len(ops[0].operands) == n and all(ops[0].operands[i] == args[n + i] for i in range(n))
+
+
+def _bool_attr(op: ir.OpView, name: str) -> bool:
+    return name in op.attributes and bool(ir.BoolAttr(op.attributes[name]).value)
+
+
+@register("stablehlo.gather")
+def _gather(op, operands, interp):
+    from jaxlib.mlir.dialects import stablehlo as _shlo
+
+    dn = _shlo.GatherDimensionNumbers(op.attributes["dimension_numbers"])
+    return [
+        gather(
+            operands[0],
+            operands[1],
+            list(dn.offset_dims),
+            list(dn.collapsed_slice_dims),
+            list(dn.operand_batching_dims),
+            list(dn.start_indices_batching_dims),
+            list(dn.start_index_map),
+            dn.index_vector_dim,
+            i64_array(op, "slice_sizes"),
+            _bool_attr(op, "indices_are_sorted"),
+        )
+    ]
+
+
+@register("stablehlo.scatter")
+def _scatter(op, operands, interp):
+    from jaxlib.mlir.dialects import stablehlo as _shlo
+
+    from hlokit.interpreter.reduce import known_reduction, region_callable
+    from hlokit.interpreter.values import dtype_of
+
+    n = (len(operands) - 1) // 2
+    dn = _shlo.ScatterDimensionNumbers(op.attributes["scatter_dimension_numbers"])
+    region = op.regions[0]
+    known = "replace" if _returns_update(region) else known_reduction(region)
+    return scatter(
+        operands[:n],
+        operands[n],
+        operands[n + 1 :],
+        list(dn.update_window_dims),
+        list(dn.inserted_window_dims),
+        list(dn.input_batching_dims),
+        list(dn.scatter_indices_batching_dims),
+        list(dn.scattered_dims_to_operand_dims),
+        dn.index_vector_dim,
+        region_callable(interp, region),
+        [dtype_of(a.type) for a in region.blocks[0].arguments][n:],
+        known,
+    )
+
+
+# ----------------------------------------------------------------------------------------------------------
+# dynamic variants: the static semantics with shapes/paddings/sizes read from operand tensors
+# ----------------------------------------------------------------------------------------------------------
+
+
+def _ints(value: np.ndarray) -> list[int]:
+    return [int(v) for v in np.asarray(value).reshape(-1)]
+
+
+def _checked_shape(op: ir.OpView, shape: Sequence[int], what: str) -> list[int]:
+    """``shape`` (read from an operand at run time) when it is valid for ``op``'s result type: non-negative
+    and equal to every static dimension; an :class:`InterpreterError` naming both otherwise (the spec
+    leaves a mismatch undefined; the interpreter reports it)."""
+    from hlokit.interpreter.evaluator import InterpreterError
+
+    shape = [int(d) for d in shape]
+    rt = ir.RankedTensorType(op.results[0].type)
+    static = [None if rt.is_dynamic_dim(i) else rt.get_dim_size(i) for i in range(rt.rank)]
+    if len(shape) != rt.rank or any(d < 0 for d in shape) or any(
+        s is not None and s != d for s, d in zip(static, shape)
+    ):
+        raise InterpreterError(
+            f"'{op.operation.name}' {what} {shape} does not match the result type {rt}", op.location
+        )
+    return shape
+
+
+@register("stablehlo.dynamic_broadcast_in_dim")
+def _dynamic_broadcast_in_dim(op, operands, interp):
+    """Spec ``dynamic_broadcast_in_dim``: ``broadcast_in_dim`` to the shape ``output_dimensions``
+    (the known_(non)expanding_dimensions hints do not change the result)."""
+    from hlokit.interpreter.evaluator import InterpreterError
+
+    shape = _checked_shape(op, _ints(operands[1]), "output_dimensions")
+    dims = i64_array(op, "broadcast_dimensions")
+    for d, size in zip(dims, operands[0].shape):
+        if size != 1 and size != shape[d]:
+            raise InterpreterError(
+                f"'{op.operation.name}' cannot broadcast operand dimension of size {size} to {shape[d]}",
+                op.location,
+            )
+    return [broadcast_in_dim(operands[0], dims, shape)]
+
+
+@register("stablehlo.dynamic_reshape")
+def _dynamic_reshape(op, operands, interp):
+    """Spec ``dynamic_reshape``: ``reshape`` to the shape ``output_shape``."""
+    from hlokit.interpreter.evaluator import InterpreterError
+
+    shape = _checked_shape(op, _ints(operands[1]), "output_shape")
+    if int(np.prod(shape, dtype=np.int64)) != operands[0].size:
+        raise InterpreterError(
+            f"'{op.operation.name}' cannot reshape {operands[0].size} elements to shape {shape}", op.location
+        )
+    return [reshape(operands[0], shape)]
+
+
+@register("stablehlo.dynamic_pad")
+def _dynamic_pad(op, operands, interp):
+    """Spec ``dynamic_pad``: ``pad`` with edge/interior paddings read from the operands."""
+    from hlokit.interpreter.evaluator import InterpreterError
+
+    operand, padding_value, low, high, interior = operands
+    lo, hi, inner = _ints(low), _ints(high), _ints(interior)
+    if any(i < 0 for i in inner):
+        raise InterpreterError(f"'{op.operation.name}' interior padding {inner} is negative", op.location)
+    shape = [d + lo_ + max(d - 1, 0) * i + hi_ for d, lo_, i, hi_ in zip(operand.shape, lo, inner, hi)]
+    _checked_shape(op, shape, "result shape")
+    return [pad(operand, padding_value, lo, hi, inner)]
+
+
+@register("stablehlo.dynamic_gather")
+def _dynamic_gather(op, operands, interp):
+    """Spec ``dynamic_gather``: ``gather`` with ``slice_sizes`` read from an operand."""
+    from jaxlib.mlir.dialects import stablehlo as _shlo
+
+    dn = _shlo.GatherDimensionNumbers(op.attributes["dimension_numbers"])
+    return [
+        gather(
+            operands[0],
+            operands[1],
+            list(dn.offset_dims),
+            list(dn.collapsed_slice_dims),
+            list(dn.operand_batching_dims),
+            list(dn.start_indices_batching_dims),
+            list(dn.start_index_map),
+            dn.index_vector_dim,
+            _ints(operands[2]),
+            _bool_attr(op, "indices_are_sorted"),
+        )
+    ]
+
+
+@register("stablehlo.real_dynamic_slice")
+def _real_dynamic_slice(op, operands, interp):
+    """``real_dynamic_slice`` (dynamism op): ``slice`` with start/limit/stride tensors."""
+    operand, start, limit, strides = operands
+    return [slice(operand, _ints(start), _ints(limit), _ints(strides))]
+
+
+def get_dimension_size(operand: np.ndarray, dimension: int) -> np.ndarray:
+    """Spec ``get_dimension_size``: ``dim(operand, dimension)`` as a 0-d si32 tensor."""
+    return np.array(operand.shape[int(dimension)], np.int32)
+
+
+@register("stablehlo.get_dimension_size")
+def _get_dimension_size(op, operands, interp):
+    return [get_dimension_size(operands[0], int_attr(op, "dimension"))]

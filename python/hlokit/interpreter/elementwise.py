@@ -20,6 +20,7 @@ Numerics (the rules of the issue):
 
 from __future__ import annotations
 
+import builtins
 from typing import Sequence
 
 import ml_dtypes
@@ -27,7 +28,7 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from hlokit.interpreter.evaluator import InterpreterError
-from hlokit.interpreter.registry import enum_attr, i64_array, int_attr, register
+from hlokit.interpreter.registry import enum_attr, i64_array, int_attr, prepared, register
 from hlokit.interpreter.values import (
     _ML_INTS,
     _ML_UINTS,
@@ -50,7 +51,13 @@ __all__ = [
     "subtract", "tan", "tanh", "xor",
 ]
 
+complex_ = builtins.complex
 _F32 = np.dtype(np.float32)
+#: float types whose bits are not sign-magnitude with a NaN range (abs / totalOrder go through values)
+_NO_SIGN_MAGNITUDE = {
+    np.dtype(ml_dtypes.float8_e4m3fnuz), np.dtype(ml_dtypes.float8_e5m2fnuz),
+    np.dtype(ml_dtypes.float8_e4m3b11fnuz), np.dtype(ml_dtypes.float8_e8m0fnu),
+}
 _F64 = np.dtype(np.float64)
 _BOOL = np.dtype(np.bool_)
 
@@ -115,6 +122,8 @@ def _float_unary(fn, x: np.ndarray, transcendental: bool = True) -> np.ndarray:
 
 def _float_binary(fn, lhs, rhs, transcendental: bool = False) -> np.ndarray:
     dt = lhs.dtype
+    if not transcendental and (dt is _F32 or dt is _F64 or dt == _F32 or dt == _F64):
+        return _a(fn(lhs, rhs))  # IEEE operation in the operand's own precision
     if is_complex(dt):
         c = np.dtype(np.complex128) if transcendental else dt
         return _a(fn(lhs.astype(c), rhs.astype(c)), dt)
@@ -124,6 +133,8 @@ def _float_binary(fn, lhs, rhs, transcendental: bool = False) -> np.ndarray:
 
 def _int_binary(fn, lhs, rhs) -> np.ndarray:
     dt = lhs.dtype
+    if dt.kind in "iu":  # numpy integers wrap modulo 2^N already
+        return _a(fn(lhs, rhs))
     w = _wide_int(dt)
     return _wrap(fn(lhs.astype(w), rhs.astype(w)), dt)
 
@@ -140,7 +151,7 @@ def _as_unsigned_bits(x: np.ndarray) -> np.ndarray:
         v = x.astype(np.int64 if dt.kind == "i" else np.uint64).astype(np.uint64)
     else:  # floats, bit pattern of the storage
         storage = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[dt.itemsize]
-        v = np.ascontiguousarray(x).view(storage).astype(np.uint64)
+        v = np.asarray(x, order="C").view(storage).astype(np.uint64)
     if bits < 64:
         v = v & np.uint64((1 << bits) - 1)
     return v
@@ -191,7 +202,14 @@ def iota(shape: Sequence[int], dtype: np.dtype, iota_dimension: int) -> np.ndarr
     return convert(np.broadcast_to(idx, shape), np.dtype(dtype))
 
 
+def _prepare_constant(op):
+    value = dense_attribute(op, "value")
+    value.flags.writeable = False  # read once per op, shared by every execution (values are immutable)
+    return lambda op, operands, interp: [value]
+
+
 @register("stablehlo.constant")
+@prepared(_prepare_constant)
 def _constant(op, operands, interp):
     return [constant(dense_attribute(op, "value"))]
 
@@ -335,6 +353,9 @@ def abs(operand: np.ndarray) -> np.ndarray:
     if is_complex(dt):
         part = np.float32 if dt == np.complex64 else np.float64
         return _a(np.abs(operand.astype(np.complex128)), part)
+    if dt in _NO_SIGN_MAGNITUDE:  # fnuz NaN is the "-0" pattern; e8m0 has no sign bit
+        x = operand.astype(_F32)
+        return _a(np.where(x < 0, -x, x), dt)
     return _from_unsigned_bits(_as_unsigned_bits(operand) & ~np.uint64(1 << (bit_width(dt) - 1)), dt)
 
 
@@ -348,7 +369,7 @@ def sign(operand: np.ndarray) -> np.ndarray:
         z = operand.astype(np.complex128)
         m = np.abs(z)
         out = np.where(m == 0, z, z / np.where(m == 0, 1, m))
-        out = np.where(np.isnan(z.real) | np.isnan(z.imag), np.nan + 0j if True else z, out)
+        out = np.where(np.isnan(z.real) | np.isnan(z.imag), np.complex128(complex_(np.nan, np.nan)), out)
         return _a(out, dt)
     x = operand.astype(_F64) if dt != _F64 else operand
     out = np.where(np.isnan(x) | (x == 0), x, np.copysign(1.0, x))
@@ -650,7 +671,10 @@ def reduce_precision(operand: np.ndarray, exponent_bits: int, mantissa_bits: int
     nan = np.isnan(operand.astype(_F64) if dt != _F64 else operand)
     if mantissa_bits > 0:
         return _a(np.where(nan, operand, out), dt)
-    return _a(np.where(nan, np.array(np.nan, dtype=dt), out), dt)
+    # no mantissa bits: NaN has no representation; it becomes an infinity of its sign (upstream)
+    sign_bit = np.signbit(operand.astype(_F64) if dt != _F64 else operand)
+    inf = np.where(sign_bit, np.array(-np.inf, dtype=dt), np.array(np.inf, dtype=dt))
+    return _a(np.where(nan, inf, out), dt)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -745,6 +769,17 @@ def bitcast_convert(operand: np.ndarray, dtype: np.dtype) -> np.ndarray:
     src = np.dtype(operand.dtype)
     dtype = np.dtype(dtype)
     in_bits, out_bits = bit_width(src), bit_width(dtype)
+    if in_bits % 8 == 0 and out_bits % 8 == 0 and src != _BOOL and dtype != _BOOL \
+            and not _is_sub_byte_int(src) and not _is_sub_byte_int(dtype):
+        raw = np.asarray(operand, order="C")
+        if in_bits == out_bits:
+            return raw.view(dtype).reshape(operand.shape).copy()
+        if in_bits > out_bits:
+            return raw.reshape(operand.shape + (1,)).view(dtype).reshape(operand.shape + (in_bits // out_bits,)).copy()
+        n = out_bits // in_bits
+        if operand.shape[-1] != n:
+            raise InterpreterError(f"bitcast_convert: the minor dimension must be {n}, got {operand.shape[-1]}")
+        return raw.view(dtype).reshape(operand.shape[:-1]).copy()
     u = _as_unsigned_bits(operand)
     if in_bits == out_bits:
         return _from_unsigned_bits(u, dtype)
@@ -776,6 +811,9 @@ _DIRECTIONS = {
 
 def _total_order_key(x: np.ndarray) -> np.ndarray:
     """Integers ordered like IEEE totalOrder of the floats ``x`` (-NaN < -inf < ... < -0 < +0 < ...)."""
+    if x.dtype in _NO_SIGN_MAGNITUDE:  # one NaN, one zero: order by value, NaN last
+        v = x.astype(_F64)
+        return np.where(np.isnan(v), np.inf, v)
     bits = bit_width(x.dtype)
     u = _as_unsigned_bits(x).astype(np.int64) if bits < 64 else _as_unsigned_bits(x).view(np.int64)
     if bits < 64:
@@ -853,13 +891,41 @@ def _unary(name: str, fn):
     return adapter
 
 
+# Binary ops whose numpy ufunc is exactly the spec's semantics for f32/f64 and the native integer
+# types (IEEE, wrapping): specialised once per op from its static element type (see ``prepared``).
+_NATIVE_BINARY = {
+    "add": np.add, "subtract": np.subtract, "multiply": np.multiply,
+    "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
+}
+_NATIVE_FLOAT_BINARY = {"divide": np.divide}
+
+
+def _native_binary_prepare(short: str, fn):
+    def prepare(op):
+        dt = dtype_of(op.operation.operands[0].type)
+        ufunc = None
+        if dt in (_F32, _F64):
+            ufunc = _NATIVE_BINARY.get(short) if short in ("add", "subtract", "multiply") else _NATIVE_FLOAT_BINARY.get(short)
+        elif dt.kind in "iu" and not _is_sub_byte_int(dt):
+            ufunc = _NATIVE_BINARY.get(short)
+        if ufunc is None:
+            return lambda op, operands, interp: [fn(operands[0], operands[1])]
+        asarray = np.asarray
+        return lambda op, operands, interp: [asarray(ufunc(operands[0], operands[1]))]
+
+    return prepare
+
+
 def _binary(name: str, fn):
+    short = name.split(".")[-1]
+
     @register(name)
+    @prepared(_native_binary_prepare(short, fn))
     def adapter(op, operands, interp):
         lhs, rhs = operands
         return [fn(lhs, rhs)]
 
-    adapter.__name__ = "_" + name.split(".")[-1]
+    adapter.__name__ = "_" + short
     return adapter
 
 
@@ -896,14 +962,27 @@ def _select(op, operands, interp):
     return [select(pred, on_true, on_false)]
 
 
+def _prepare_compare(op):
+    direction = enum_attr(op, "comparison_direction")
+    ctype = enum_attr(op, "compare_type", "NOTYPE")
+    return lambda op, operands, interp: [compare(operands[0], operands[1], direction, ctype)]
+
+
 @register("stablehlo.compare")
+@prepared(_prepare_compare)
 def _compare(op, operands, interp):
     lhs, rhs = operands
     ctype = enum_attr(op, "compare_type", "NOTYPE")
     return [compare(lhs, rhs, enum_attr(op, "comparison_direction"), ctype)]
 
 
+def _prepare_convert(op):
+    dtype = _result_dtype(op)
+    return lambda op, operands, interp: [convert(operands[0], dtype)]
+
+
 @register("stablehlo.convert")
+@prepared(_prepare_convert)
 def _convert(op, operands, interp):
     return [convert(operands[0], _result_dtype(op))]
 

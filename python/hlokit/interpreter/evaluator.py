@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import sys
 import threading
-from typing import Any, Callable, Sequence, TextIO
+from typing import Any, Sequence, TextIO
 
 import numpy as np
 from jaxlib.mlir import ir
 
 from hlokit.diagnostics import Diagnostic, HlokitError, location_position
 from hlokit.interpreter import registry
-from hlokit.interpreter.values import Value, matches_type, type_str
+from hlokit.interpreter.values import UnsupportedTypeError, Value, matches_type, type_str
 
 __all__ = ["Interpreter", "InterpreterError"]
 
@@ -64,22 +64,40 @@ def _unsupported(op, operands, interp):
 
 
 class _Plan:
-    """One block, compiled: its arguments, steps and terminator operands."""
+    """One block, compiled: its arguments, steps and terminator operands, with every SSA value
+    replaced by a small integer (``ids``: SSA value -> int, shared by the interpreter), so the
+    walker's scope is a dict of ints (hashing an ``ir.Value`` goes through the bindings)."""
 
     __slots__ = ("args", "steps", "returns")
 
-    def __init__(self, block: ir.Block):
-        self.args = tuple(block.arguments)
+    def __init__(self, block: ir.Block, ids: dict):
+        def num(v):
+            i = ids.get(v)
+            if i is None:
+                i = ids[v] = len(ids)
+            return i
+
+        self.args = tuple(num(a) for a in block.arguments)
         steps = []
         returns: tuple = ()
         ops = list(block.operations)
         for i, op in enumerate(ops):
             name = op.operation.name
             if name in _TERMINATORS and i == len(ops) - 1:
-                returns = tuple(op.operation.operands)
+                returns = tuple(num(v) for v in op.operation.operands)
                 break
             adapter = registry.OPS.get(name, _unsupported)
-            steps.append((adapter, op, tuple(op.operation.operands), tuple(op.operation.results)))
+            prepare = getattr(adapter, "prepare", None)
+            if prepare is not None:  # an adapter may read its op's attributes once, at plan time
+                try:
+                    adapter = prepare(op)
+                except Exception:  # reported when (if) the op runs
+                    pass
+            steps.append((
+                adapter, op,
+                tuple(num(v) for v in op.operation.operands),
+                tuple(num(v) for v in op.operation.results),
+            ))
         self.steps = steps
         self.returns = returns
 
@@ -110,6 +128,8 @@ class Interpreter:
             if op.operation.name == "func.func":
                 self.functions[ir.StringAttr(op.operation.attributes["sym_name"]).value] = op
         self._plans: dict[Any, _Plan] = {}
+        self._ids: dict[ir.Value, int] = {}
+        self._plan_lock = threading.Lock()
         self._frames: list[dict] = []
         #: per-process state (replica/partition id, channels) used by interpreter.run_parallel.
         self.process: Any = None
@@ -157,31 +177,37 @@ class Interpreter:
         Values defined above the region are visible (same scope as the enclosing op); returns the
         values of the terminator's operands (``stablehlo.return`` / ``func.return``).
         """
-        blocks = region.blocks
-        if len(blocks) != 1:
-            raise InterpreterError("the interpreter supports regions of exactly one block", region.owner.location)
+        plan = self._plans.get(region)
+        if plan is None:
+            blocks = region.blocks
+            if len(blocks) != 1:
+                raise InterpreterError("the interpreter supports regions of exactly one block", region.owner.location)
+            plan = self._plans[region] = self._plan(blocks[0])
         if not self._frames:
             self._frames.append({})
-        return self._eval_block(blocks[0], args)
+        return self._run(plan, args, region)
 
     def lookup(self, value: ir.Value) -> Value:
         """The runtime value bound to an SSA value in the current scope."""
-        return self._frames[-1][value]
+        return self._frames[-1][self._ids[value]]
 
     # --------------------------------------------------------------------------------------------
 
     def _plan(self, block: ir.Block) -> _Plan:
         plan = self._plans.get(block)
         if plan is None:
-            plan = self._plans[block] = _Plan(block)
+            with self._plan_lock:
+                plan = self._plans[block] = _Plan(block, self._ids)
         return plan
 
     def _eval_block(self, block: ir.Block, args: Sequence[Value]) -> list[Value]:
-        plan = self._plan(block)
+        return self._run(self._plan(block), args, block.region)
+
+    def _run(self, plan: _Plan, args: Sequence[Value], region: ir.Region) -> list[Value]:
         env = self._frames[-1]
         if len(args) != len(plan.args):
             raise InterpreterError(
-                f"region expects {len(plan.args)} arguments, got {len(args)}", block.owner.location
+                f"region expects {len(plan.args)} arguments, got {len(args)}", region.owner.location
             )
         for a, v in zip(plan.args, args):
             env[a] = v
@@ -194,9 +220,11 @@ class Interpreter:
             except HlokitError:
                 raise
             except KeyError as err:
-                if isinstance(err.args[0] if err.args else None, ir.Value):
+                if isinstance(err.args[0] if err.args else None, int):
                     raise InterpreterError(f"'{op.operation.name}' uses a value that has no runtime value", op.location) from None
                 raise InterpreterError(f"'{op.operation.name}': internal error: KeyError: {err}", op.location) from None
+            except UnsupportedTypeError as err:
+                raise InterpreterError(f"'{op.operation.name}': {err}", op.location) from None
             except RecursionError:
                 raise InterpreterError(f"'{op.operation.name}': recursion too deep", op.location) from None
             except Exception as err:  # numpy errors etc.: located, never a traceback

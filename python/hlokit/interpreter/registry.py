@@ -17,6 +17,9 @@ An *adapter* unpacks one MLIR op and calls the op's pure semantics function::
   :data:`CUSTOM_CALLS` (decorator :func:`register_custom_call`); the check forms
   (``@check.expect_*``) live in :mod:`hlokit.dialects.check`; any other target raises
   "unsupported custom_call @name".
+* An adapter may carry a ``prepare(op) -> adapter`` attribute (decorator :func:`prepared`): the
+  walker calls it once per op when it compiles a block and runs the returned adapter (which has the
+  same signature) every time the op executes, so attributes are read once, not once per iteration.
 * Adapters raise :class:`~hlokit.interpreter.evaluator.InterpreterError` (the walker adds the op's
   location when the error has none) for runtime errors the spec defines.
 
@@ -39,6 +42,7 @@ __all__ = [
     "Adapter",
     "register",
     "register_custom_call",
+    "prepared",
     "lookup",
     "i64_array",
     "bool_array",
@@ -83,6 +87,16 @@ def register_custom_call(*targets: str) -> Callable[[Adapter], Adapter]:
             if name in CUSTOM_CALLS and CUSTOM_CALLS[name] is not fn:
                 raise ValueError(f"custom_call target '{name}' registered twice")
             CUSTOM_CALLS[name] = fn
+        return fn
+
+    return deco
+
+
+def prepared(prepare: Callable[["ir.OpView"], Adapter]) -> Callable[[Adapter], Adapter]:
+    """Decorator: attach ``prepare`` (op -> specialized adapter) to an adapter (see module doc)."""
+
+    def deco(fn: Adapter) -> Adapter:
+        fn.prepare = prepare  # type: ignore[attr-defined]
         return fn
 
     return deco
@@ -171,8 +185,22 @@ def str_attr(op: ir.OpView, name: str, default: str | None = None) -> str:
     return str(a)
 
 
+_ENUM_CACHE: dict = {}
+
+
 def enum_attr(op: ir.OpView, name: str, default: str | None = None) -> str:
-    """A StableHLO enum attribute's case, e.g. ``#stablehlo<comparison_direction GE>`` -> ``"GE"``."""
+    """A StableHLO enum attribute's case, e.g. ``#stablehlo<comparison_direction GE>`` -> ``"GE"``
+    (memoized per op: loops read it on every iteration)."""
+    key = (op, name, default)
+    hit = _ENUM_CACHE.get(key)
+    if hit is None:
+        if len(_ENUM_CACHE) > 4096:  # ops of old modules: do not keep them alive
+            _ENUM_CACHE.clear()
+        hit = _ENUM_CACHE[key] = _enum_attr(op, name, default)
+    return hit
+
+
+def _enum_attr(op: ir.OpView, name: str, default: str | None) -> str:
     attrs = op.operation.attributes
     if name not in attrs:
         if default is None:

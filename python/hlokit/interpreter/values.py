@@ -39,6 +39,7 @@ from jaxlib.mlir import ir
 __all__ = [
     "Token",
     "TOKEN",
+    "UnsupportedTypeError",
     "Value",
     "dtype_of",
     "type_name",
@@ -58,6 +59,10 @@ __all__ = [
     "matches_type",
     "type_str",
 ]
+
+
+class UnsupportedTypeError(TypeError):
+    """A type the interpreter has no runtime representation for (quantized types, index, ...)."""
 
 
 class Token:
@@ -153,7 +158,7 @@ def dtype_of(t: ir.Type | str) -> np.dtype:
     try:
         return _DTYPES[name]
     except KeyError:
-        raise TypeError(f"element type '{name}' is not supported by the interpreter") from None
+        raise UnsupportedTypeError(f"element type '{name}' is not supported by the interpreter") from None
 
 
 def type_name(dtype: np.dtype | type) -> str:
@@ -269,13 +274,20 @@ def to_array(attr: ir.Attribute, t: ir.Type | None = None) -> np.ndarray:
         arr = np.array(attr, copy=True)
     except (TypeError, ValueError, RuntimeError):
         return parse_dense(str(attr), dtype, shape)
+    if arr.dtype.kind == "O":  # no buffer for this element type: read the text
+        return parse_dense(str(attr), dtype, shape)
     if arr.dtype != dtype:
         if arr.dtype.itemsize == dtype.itemsize and dtype != np.bool_:
             arr = arr.view(dtype)
         else:
             arr = arr.astype(dtype)
     if arr.shape != shape:
-        arr = np.broadcast_to(arr.reshape(()) if arr.size == 1 else arr, shape).copy()
+        if arr.size == 0 or int(np.prod(shape, dtype=np.int64)) == 0:
+            arr = np.zeros(shape, dtype=dtype)
+        elif arr.size == int(np.prod(shape, dtype=np.int64)):
+            arr = arr.reshape(shape)
+        else:
+            arr = np.broadcast_to(arr.reshape(()) if arr.size == 1 else arr, shape).copy()
     return arr
 
 
@@ -297,7 +309,7 @@ def _context() -> ir.Context:
 
 def to_attr(array: np.ndarray, t: ir.Type | None = None) -> ir.DenseElementsAttr:
     """An ndarray as a ``DenseElementsAttr`` of type ``t`` (default: from the array's dtype/shape)."""
-    array = np.ascontiguousarray(array)
+    array = np.asarray(array, order="C")
     ctx = t.context if t is not None else _context()
     with ctx:
         return _to_attr(array, t)
@@ -362,6 +374,8 @@ def parse_dense(text: str, dtype: np.dtype, shape: tuple[int, ...]) -> np.ndarra
                     body = body[len("dense<") : i]
                     break
     size = int(np.prod(shape, dtype=np.int64))
+    if size == 0:
+        return np.zeros(shape, dtype=dtype)
     m = re.fullmatch(r'\s*"0x([0-9A-Fa-f]*)"\s*', body)
     if m:
         raw = np.frombuffer(bytes.fromhex(m.group(1)), dtype=np.uint8)
@@ -377,7 +391,8 @@ def parse_dense(text: str, dtype: np.dtype, shape: tuple[int, ...]) -> np.ndarra
     values: list[Any] = []
     for mm in _TOKEN_RE.finditer(body):
         if mm.group(1) is not None:
-            values.append(complex(_scalar(mm.group(1), np.dtype(np.float64)), _scalar(mm.group(2), np.dtype(np.float64))))
+            part = np.dtype(np.float32) if dtype == np.complex64 else np.dtype(np.float64)
+            values.append(complex(float(_scalar(mm.group(1), part)), float(_scalar(mm.group(2), part))))
         else:
             values.append(_scalar(mm.group(0), dtype))
     if len(values) == 1 and size != 1:
@@ -482,7 +497,7 @@ def _format_nested(arr: np.ndarray, indent: int) -> list[str]:
     pad = "  " * indent
     if arr.ndim == 1:
         return [pad + "[" + ", ".join(_format_element(x, arr.dtype) for x in arr) + "]"]
-    if arr.shape[0] == 0 or arr.size == 0 and arr.ndim > 1 and arr.shape[0] == 0:
+    if arr.shape[0] == 0:
         return [pad + "[]"]
     lines = [pad + "["]
     for i in range(arr.shape[0]):

@@ -24,6 +24,7 @@ __all__ = [
     "ParseError",
     "VerifyError",
     "PassError",
+    "LocatedError",
     "location_position",
     "diagnostics_from_mlir_error",
     "diagnostic_from_mlir",
@@ -89,8 +90,12 @@ class VerifyError(HlokitError):
     """The IR parsed but does not verify (an op's verifier failed)."""
 
 
-class PassError(HlokitError):
-    """A pass failed; raised by Python passes with the failing op's location."""
+class LocatedError(HlokitError):
+    """An error located at an op: a message and the op's ``ir.Location`` (or ready diagnostics).
+
+    ``str(err)`` is ``FILE:LINE:COL: error: message``. Base of :class:`PassError` and the
+    interpreter's ``InterpreterError``.
+    """
 
     def __init__(self, message: str | Sequence[Diagnostic], location: ir.Location | None = None):
         if isinstance(message, str):
@@ -98,6 +103,20 @@ class PassError(HlokitError):
             message = [Diagnostic("error", message, file, line, col)]
         super().__init__(message)
         self.location = location
+
+    @property
+    def message(self) -> str:
+        return self.diagnostics[0].message if self.diagnostics else ""
+
+    def locate(self, location: ir.Location) -> "LocatedError":
+        """The same error located at ``location`` when it has no position yet (else itself)."""
+        if self.location is None and self.diagnostics and not self.diagnostics[0].line:
+            return type(self)(self.message, location)
+        return self
+
+
+class PassError(LocatedError):
+    """A pass failed; raised by Python passes with the failing op's location."""
 
 
 _FILE_POS = re.compile(r'"((?:[^"\\]|\\.)*)":(\d+):(\d+)')

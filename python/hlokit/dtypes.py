@@ -1,101 +1,124 @@
-"""Mapping between MLIR element types and numpy dtypes (numpy + ml_dtypes for bf16, f8, f4/f6, int2/int4).
+"""Element types: the one mapping between StableHLO element types and numpy dtypes of hlokit.
 
 StableHLO element types (seed 000, "Types"): i1 -> ``bool``; si/ui 2..64 (signless ``iN`` is signed) ->
 ``int*/uint*`` (``ml_dtypes.int2/int4/uint2/uint4`` for 2 and 4 bits); bf16, f16, f32, f64, the f8 family,
 f4E2M1FN, f6E2M3FN, f6E3M2FN -> numpy / ml_dtypes floats; complex<f32/f64> -> complex64/128.
+Used by the XLA backend and the interpreter alike.
 """
 
 from __future__ import annotations
+
+import re
 
 import ml_dtypes
 import numpy as np
 from jaxlib.mlir import ir
 
-from hlokit.diagnostics import HlokitError
+__all__ = [
+    "DTYPES",
+    "UnsupportedTypeError",
+    "dtype_of",
+    "element_type_name",
+    "element_type_of",
+    "type_name",
+    "type_str",
+]
 
-__all__ = ["dtype_of", "element_type_of", "type_str", "FLOAT_TYPES"]
 
-#: MLIR float type spelling -> numpy dtype.
-FLOAT_TYPES: dict[str, np.dtype] = {
+class UnsupportedTypeError(TypeError):
+    """A type with no numpy representation here (quantized types, index, tokens, tuples, ...)."""
+
+
+_DTYPES: dict[str, np.dtype] = {
+    "i1": np.dtype(np.bool_),
+    "i2": np.dtype(ml_dtypes.int2),
+    "i4": np.dtype(ml_dtypes.int4),
+    "i8": np.dtype(np.int8),
+    "i16": np.dtype(np.int16),
+    "i32": np.dtype(np.int32),
+    "i64": np.dtype(np.int64),
+    "si2": np.dtype(ml_dtypes.int2),
+    "si4": np.dtype(ml_dtypes.int4),
+    "si8": np.dtype(np.int8),
+    "si16": np.dtype(np.int16),
+    "si32": np.dtype(np.int32),
+    "si64": np.dtype(np.int64),
+    "ui1": np.dtype(ml_dtypes.uint1) if hasattr(ml_dtypes, "uint1") else np.dtype(np.bool_),
+    "ui2": np.dtype(ml_dtypes.uint2),
+    "ui4": np.dtype(ml_dtypes.uint4),
+    "ui8": np.dtype(np.uint8),
+    "ui16": np.dtype(np.uint16),
+    "ui32": np.dtype(np.uint32),
+    "ui64": np.dtype(np.uint64),
+    "bf16": np.dtype(ml_dtypes.bfloat16),
     "f16": np.dtype(np.float16),
     "f32": np.dtype(np.float32),
     "f64": np.dtype(np.float64),
-    "bf16": np.dtype(ml_dtypes.bfloat16),
-    "f8E4M3FN": np.dtype(ml_dtypes.float8_e4m3fn),
-    "f8E5M2": np.dtype(ml_dtypes.float8_e5m2),
-    "f8E4M3FNUZ": np.dtype(ml_dtypes.float8_e4m3fnuz),
-    "f8E5M2FNUZ": np.dtype(ml_dtypes.float8_e5m2fnuz),
-    "f8E4M3B11FNUZ": np.dtype(ml_dtypes.float8_e4m3b11fnuz),
-    "f8E4M3": np.dtype(ml_dtypes.float8_e4m3),
-    "f8E3M4": np.dtype(ml_dtypes.float8_e3m4),
-    "f8E8M0FNU": np.dtype(ml_dtypes.float8_e8m0fnu),
     "f4E2M1FN": np.dtype(ml_dtypes.float4_e2m1fn),
     "f6E2M3FN": np.dtype(ml_dtypes.float6_e2m3fn),
     "f6E3M2FN": np.dtype(ml_dtypes.float6_e3m2fn),
-}
-_INTS = {
-    (2, True): ml_dtypes.int2,
-    (4, True): ml_dtypes.int4,
-    (8, True): np.int8,
-    (16, True): np.int16,
-    (32, True): np.int32,
-    (64, True): np.int64,
-    (2, False): ml_dtypes.uint2,
-    (4, False): ml_dtypes.uint4,
-    (8, False): np.uint8,
-    (16, False): np.uint16,
-    (32, False): np.uint32,
-    (64, False): np.uint64,
+    "f8E3M4": np.dtype(ml_dtypes.float8_e3m4),
+    "f8E4M3": np.dtype(ml_dtypes.float8_e4m3),
+    "f8E4M3FN": np.dtype(ml_dtypes.float8_e4m3fn),
+    "f8E4M3FNUZ": np.dtype(ml_dtypes.float8_e4m3fnuz),
+    "f8E4M3B11FNUZ": np.dtype(ml_dtypes.float8_e4m3b11fnuz),
+    "f8E5M2": np.dtype(ml_dtypes.float8_e5m2),
+    "f8E5M2FNUZ": np.dtype(ml_dtypes.float8_e5m2fnuz),
+    "f8E8M0FNU": np.dtype(ml_dtypes.float8_e8m0fnu),
+    "complex<f32>": np.dtype(np.complex64),
+    "complex<f64>": np.dtype(np.complex128),
 }
 
+# dtype -> the name MLIR prints (signless for signed integers, as MLIR spells si* types).
+_NAMES: dict[np.dtype, str] = {}
+for _name, _dt in _DTYPES.items():
+    if _name.startswith("si") or _name == "ui1":
+        continue
+    _NAMES.setdefault(_dt, _name)
 
-def dtype_of(t: ir.Type) -> np.dtype:
-    """The numpy dtype of an MLIR element type (or of a shaped type's element type).
+_STORAGE_BITS = {  # bits of the StableHLO type (not of numpy's storage)
+    "i1": 1, "i2": 2, "i4": 4, "ui2": 2, "ui4": 4,
+    "f4E2M1FN": 4, "f6E2M3FN": 6, "f6E3M2FN": 6,
+}
 
-    Raises :class:`HlokitError` for a type with no numpy counterpart (index, quantized, ...).
-    """
+
+def element_type_name(t: ir.Type) -> str:
+    """The MLIR spelling of a (shaped or element) type's element type, e.g. ``"f32"``."""
     if isinstance(t, ir.ShapedType):
-        t = t.element_type
-    if isinstance(t, ir.IntegerType):
-        it = t
-        if it.width == 1:
-            return np.dtype(np.bool_)
-        key = (it.width, not it.is_unsigned)
-        if key in _INTS:
-            return np.dtype(_INTS[key])
-    elif isinstance(t, ir.ComplexType):
-        inner = dtype_of(t.element_type)
-        if inner == np.float32:
-            return np.dtype(np.complex64)
-        if inner == np.float64:
-            return np.dtype(np.complex128)
-    elif str(t) in FLOAT_TYPES:
-        return FLOAT_TYPES[str(t)]
-    raise HlokitError(f"element type '{t}' has no numpy counterpart")
+        t = ir.ShapedType(t).element_type
+    return str(t)
 
 
-_NAMES = {v: k for k, v in FLOAT_TYPES.items()}
+def dtype_of(t: ir.Type | str) -> np.dtype:
+    """numpy dtype of an MLIR tensor/element type (or its spelling).
+
+    Raises ``TypeError`` for types that are not tensor element types of the interpreter
+    (quantized types, index, tokens, tuples).
+    """
+    name = t if isinstance(t, str) else element_type_name(t)
+    m = re.fullmatch(r"tensor<(?:[0-9?]+x)*(.+?)>", name)
+    if m:
+        name = m.group(1)
+    try:
+        return _DTYPES[name]
+    except KeyError:
+        raise UnsupportedTypeError(f"element type '{name}' has no numpy representation") from None
+
+
+def type_name(dtype: np.dtype | type) -> str:
+    """MLIR spelling of the element type a dtype encodes (``np.int8`` -> ``"i8"``)."""
+    return _NAMES[np.dtype(dtype)]
+
+
+#: MLIR spelling -> numpy dtype, for every element type hlokit handles.
+DTYPES = _DTYPES
 
 
 def element_type_of(dtype: np.dtype, context: ir.Context | None = None) -> ir.Type:
-    """The MLIR element type of a numpy dtype (signed ints as signless ``iN``, unsigned as ``uiN``)."""
-    dtype = np.dtype(dtype)
-    if dtype == np.bool_:
-        return ir.IntegerType.get_signless(1, context)
-    for (width, signed), d in _INTS.items():
-        if np.dtype(d) == dtype:
-            return (ir.IntegerType.get_signless if signed else ir.IntegerType.get_unsigned)(width, context)
-    if dtype == np.complex64:
-        return ir.ComplexType.get(ir.F32Type.get(context))
-    if dtype == np.complex128:
-        return ir.ComplexType.get(ir.F64Type.get(context))
-    if dtype in _NAMES:
-        return ir.Type.parse(_NAMES[dtype], context)
-    raise HlokitError(f"numpy dtype '{dtype}' has no StableHLO element type")
+    """The MLIR element type of a numpy dtype (signed integers as signless ``iN``, unsigned ``uiN``)."""
+    return ir.Type.parse(type_name(dtype), context)
 
 
 def type_str(shape: tuple[int, ...], dtype: np.dtype) -> str:
-    """``tensor<2x3xf32>``-style spelling of a numpy shape and dtype (for messages)."""
-    with ir.Context():
-        elt = str(element_type_of(dtype))
-    return "tensor<" + "".join(f"{d}x" for d in shape) + elt + ">"
+    """``tensor<2x3xf32>``-style spelling of a shape and dtype (for messages)."""
+    return "tensor<" + "".join(f"{d}x" for d in shape) + type_name(dtype) + ">"

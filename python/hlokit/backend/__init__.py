@@ -21,7 +21,7 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from hlokit.diagnostics import HlokitError
-from hlokit.dtypes import dtype_of, type_str
+from hlokit.dtypes import UnsupportedTypeError, dtype_of, type_str
 
 __all__ = ["compile", "initialize", "Executable", "BackendError", "TensorSpec", "signature", "PLATFORMS"]
 
@@ -54,11 +54,15 @@ def _spec(t: ir.Type, what: str) -> TensorSpec:
     if not isinstance(t, ir.RankedTensorType):
         raise BackendError(f"{what} has type '{t}': only ranked tensors can be passed to and from XLA")
     rt = t
+    try:
+        dtype = dtype_of(rt.element_type)
+    except UnsupportedTypeError as err:
+        raise BackendError(f"{what} has type '{t}': {err}") from None
     if not rt.has_static_shape:
         raise BackendError(
             f"{what} has dynamic shape '{t}': refine shapes first (hlokit-opt --stablehlo-refine-shapes)"
         )
-    return TensorSpec(tuple(rt.shape), dtype_of(rt.element_type))
+    return TensorSpec(tuple(rt.shape), dtype)
 
 
 def signature(module: ir.Module, function: str = "main") -> tuple[list[TensorSpec], list[TensorSpec]]:

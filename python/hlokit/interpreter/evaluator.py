@@ -22,37 +22,20 @@ from typing import Any, Sequence, TextIO
 import numpy as np
 from jaxlib.mlir import ir
 
-from hlokit.diagnostics import Diagnostic, HlokitError, location_position
+from hlokit.diagnostics import HlokitError, LocatedError
 from hlokit.interpreter import registry
 from hlokit.interpreter.values import UnsupportedTypeError, Value, matches_type, type_str
 
 __all__ = ["Interpreter", "InterpreterError"]
 
 
-class InterpreterError(HlokitError):
+class InterpreterError(LocatedError):
     """A run-time failure of the interpreter: a failed ``check``, an argument that does not match the
     function signature, an unsupported op, or an error the spec defines (seed 000), located at the op.
 
     ``location`` is the ``ir.Location`` of the op (or None); ``str(err)`` is
     ``FILE:LINE:COL: error: message``.
     """
-
-    def __init__(self, message: str | Sequence[Diagnostic], location: ir.Location | None = None):
-        if isinstance(message, str):
-            file, line, col = location_position(location) if location is not None else (None, 0, 0)
-            message = [Diagnostic("error", message, file, line, col)]
-        super().__init__(message)
-        self.location = location
-
-    @property
-    def message(self) -> str:
-        return self.diagnostics[0].message if self.diagnostics else ""
-
-    def locate(self, location: ir.Location) -> "InterpreterError":
-        """Return the error located at ``location`` when it has no position yet."""
-        if self.location is None and self.diagnostics and not self.diagnostics[0].line:
-            return InterpreterError(self.message, location)
-        return self
 
 
 _TERMINATORS = frozenset({"func.return", "stablehlo.return"})

@@ -36,6 +36,15 @@ import ml_dtypes
 import numpy as np
 from jaxlib.mlir import ir
 
+from hlokit.dtypes import (  # one table of element types for the whole project
+    UnsupportedTypeError,
+    _NAMES,
+    _STORAGE_BITS,
+    dtype_of,
+    element_type_name,
+    type_name,
+)
+
 __all__ = [
     "Token",
     "TOKEN",
@@ -61,10 +70,6 @@ __all__ = [
 ]
 
 
-class UnsupportedTypeError(TypeError):
-    """A type the interpreter has no runtime representation for (quantized types, index, ...)."""
-
-
 class Token:
     """The StableHLO ``!stablehlo.token`` value (seed 000 "Types: TokenType"). Use :data:`TOKEN`."""
 
@@ -84,87 +89,6 @@ TOKEN = Token()
 
 #: A runtime value: a tensor (ndarray), a token, or a tuple of values.
 Value = Union[np.ndarray, Token, tuple]
-
-_DTYPES: dict[str, np.dtype] = {
-    "i1": np.dtype(np.bool_),
-    "i2": np.dtype(ml_dtypes.int2),
-    "i4": np.dtype(ml_dtypes.int4),
-    "i8": np.dtype(np.int8),
-    "i16": np.dtype(np.int16),
-    "i32": np.dtype(np.int32),
-    "i64": np.dtype(np.int64),
-    "si2": np.dtype(ml_dtypes.int2),
-    "si4": np.dtype(ml_dtypes.int4),
-    "si8": np.dtype(np.int8),
-    "si16": np.dtype(np.int16),
-    "si32": np.dtype(np.int32),
-    "si64": np.dtype(np.int64),
-    "ui1": np.dtype(ml_dtypes.uint1) if hasattr(ml_dtypes, "uint1") else np.dtype(np.bool_),
-    "ui2": np.dtype(ml_dtypes.uint2),
-    "ui4": np.dtype(ml_dtypes.uint4),
-    "ui8": np.dtype(np.uint8),
-    "ui16": np.dtype(np.uint16),
-    "ui32": np.dtype(np.uint32),
-    "ui64": np.dtype(np.uint64),
-    "bf16": np.dtype(ml_dtypes.bfloat16),
-    "f16": np.dtype(np.float16),
-    "f32": np.dtype(np.float32),
-    "f64": np.dtype(np.float64),
-    "f4E2M1FN": np.dtype(ml_dtypes.float4_e2m1fn),
-    "f6E2M3FN": np.dtype(ml_dtypes.float6_e2m3fn),
-    "f6E3M2FN": np.dtype(ml_dtypes.float6_e3m2fn),
-    "f8E3M4": np.dtype(ml_dtypes.float8_e3m4),
-    "f8E4M3": np.dtype(ml_dtypes.float8_e4m3),
-    "f8E4M3FN": np.dtype(ml_dtypes.float8_e4m3fn),
-    "f8E4M3FNUZ": np.dtype(ml_dtypes.float8_e4m3fnuz),
-    "f8E4M3B11FNUZ": np.dtype(ml_dtypes.float8_e4m3b11fnuz),
-    "f8E5M2": np.dtype(ml_dtypes.float8_e5m2),
-    "f8E5M2FNUZ": np.dtype(ml_dtypes.float8_e5m2fnuz),
-    "f8E8M0FNU": np.dtype(ml_dtypes.float8_e8m0fnu),
-    "complex<f32>": np.dtype(np.complex64),
-    "complex<f64>": np.dtype(np.complex128),
-}
-
-# dtype -> the name MLIR prints (signless for signed integers, as MLIR spells si* types).
-_NAMES: dict[np.dtype, str] = {}
-for _name, _dt in _DTYPES.items():
-    if _name.startswith("si") or _name == "ui1":
-        continue
-    _NAMES.setdefault(_dt, _name)
-
-_STORAGE_BITS = {  # bits of the StableHLO type (not of numpy's storage)
-    "i1": 1, "i2": 2, "i4": 4, "ui2": 2, "ui4": 4,
-    "f4E2M1FN": 4, "f6E2M3FN": 6, "f6E3M2FN": 6,
-}
-
-
-def element_type_name(t: ir.Type) -> str:
-    """The MLIR spelling of a (shaped or element) type's element type, e.g. ``"f32"``."""
-    if isinstance(t, ir.ShapedType):
-        t = ir.ShapedType(t).element_type
-    return str(t)
-
-
-def dtype_of(t: ir.Type | str) -> np.dtype:
-    """numpy dtype of an MLIR tensor/element type (or its spelling).
-
-    Raises ``TypeError`` for types that are not tensor element types of the interpreter
-    (quantized types, index, tokens, tuples).
-    """
-    name = t if isinstance(t, str) else element_type_name(t)
-    m = re.fullmatch(r"tensor<(?:[0-9?]+x)*(.+?)>", name)
-    if m:
-        name = m.group(1)
-    try:
-        return _DTYPES[name]
-    except KeyError:
-        raise UnsupportedTypeError(f"element type '{name}' is not supported by the interpreter") from None
-
-
-def type_name(dtype: np.dtype | type) -> str:
-    """MLIR spelling of the element type a dtype encodes (``np.int8`` -> ``"i8"``)."""
-    return _NAMES[np.dtype(dtype)]
-
 
 def type_str(value: Value) -> str:
     """The MLIR type of a runtime value, e.g. ``tensor<2x3xf32>``, ``!stablehlo.token``, ``tuple<...>``."""

@@ -621,25 +621,28 @@ def _bool_attr(op: ir.OpView, name: str) -> bool:
     return name in op.attributes and bool(ir.BoolAttr(op.attributes[name]).value)
 
 
-@register("stablehlo.gather")
-def _gather(op, operands, interp):
+def _gather_with(op, operand, start_indices, slice_sizes):
+    """Unpack a (dynamic_)gather op's dimension numbers and run :func:`gather`."""
     from jaxlib.mlir.dialects import stablehlo as _shlo
 
     dn = _shlo.GatherDimensionNumbers(op.attributes["dimension_numbers"])
-    return [
-        gather(
-            operands[0],
-            operands[1],
-            list(dn.offset_dims),
-            list(dn.collapsed_slice_dims),
-            list(dn.operand_batching_dims),
-            list(dn.start_indices_batching_dims),
-            list(dn.start_index_map),
-            dn.index_vector_dim,
-            i64_array(op, "slice_sizes"),
-            _bool_attr(op, "indices_are_sorted"),
-        )
-    ]
+    return gather(
+        operand,
+        start_indices,
+        list(dn.offset_dims),
+        list(dn.collapsed_slice_dims),
+        list(dn.operand_batching_dims),
+        list(dn.start_indices_batching_dims),
+        list(dn.start_index_map),
+        dn.index_vector_dim,
+        slice_sizes,
+        _bool_attr(op, "indices_are_sorted"),
+    )
+
+
+@register("stablehlo.gather")
+def _gather(op, operands, interp):
+    return [_gather_with(op, operands[0], operands[1], i64_array(op, "slice_sizes"))]
 
 
 @register("stablehlo.scatter")
@@ -743,23 +746,7 @@ def _dynamic_pad(op, operands, interp):
 @register("stablehlo.dynamic_gather")
 def _dynamic_gather(op, operands, interp):
     """Spec ``dynamic_gather``: ``gather`` with ``slice_sizes`` read from an operand."""
-    from jaxlib.mlir.dialects import stablehlo as _shlo
-
-    dn = _shlo.GatherDimensionNumbers(op.attributes["dimension_numbers"])
-    return [
-        gather(
-            operands[0],
-            operands[1],
-            list(dn.offset_dims),
-            list(dn.collapsed_slice_dims),
-            list(dn.operand_batching_dims),
-            list(dn.start_indices_batching_dims),
-            list(dn.start_index_map),
-            dn.index_vector_dim,
-            _ints(operands[2]),
-            _bool_attr(op, "indices_are_sorted"),
-        )
-    ]
+    return [_gather_with(op, operands[0], operands[1], _ints(operands[2]))]
 
 
 @register("stablehlo.real_dynamic_slice")

@@ -147,24 +147,30 @@ def bool_array(op: ir.OpView, name: str, default: Sequence[bool] | None = None) 
     raise TypeError(f"attribute '{name}' of '{op.operation.name}' is not a bool array: {a}")
 
 
+_ABSENT = object()
+
+
+def _attr(op: ir.OpView, name: str, default):
+    """The attribute ``name`` of ``op``; ``_ABSENT`` when absent with a default; KeyError otherwise."""
+    attrs = op.operation.attributes
+    if name in attrs:
+        return attrs[name]
+    if default is None:
+        raise KeyError(f"'{op.operation.name}' has no attribute '{name}'")
+    return _ABSENT
+
+
 def int_attr(op: ir.OpView, name: str, default: int | None = None) -> int:
     """An ``IntegerAttr`` as a Python int (``default`` when absent)."""
-    attrs = op.operation.attributes
-    if name not in attrs:
-        if default is None:
-            raise KeyError(f"'{op.operation.name}' has no attribute '{name}'")
-        return default
-    return ir.IntegerAttr(attrs[name]).value
+    a = _attr(op, name, default)
+    return default if a is _ABSENT else ir.IntegerAttr(a).value
 
 
 def float_attr(op: ir.OpView, name: str, default: float | None = None) -> float:
     """A ``FloatAttr`` (or ``IntegerAttr``) as a Python float (``default`` when absent)."""
-    attrs = op.operation.attributes
-    if name not in attrs:
-        if default is None:
-            raise KeyError(f"'{op.operation.name}' has no attribute '{name}'")
+    a = _attr(op, name, default)
+    if a is _ABSENT:
         return default
-    a = attrs[name]
     if isinstance(a, ir.FloatAttr):
         return ir.FloatAttr(a).value
     return float(ir.IntegerAttr(a).value)
@@ -172,12 +178,9 @@ def float_attr(op: ir.OpView, name: str, default: float | None = None) -> float:
 
 def str_attr(op: ir.OpView, name: str, default: str | None = None) -> str:
     """A ``StringAttr`` (or ``FlatSymbolRefAttr``) as a Python str (``default`` when absent)."""
-    attrs = op.operation.attributes
-    if name not in attrs:
-        if default is None:
-            raise KeyError(f"'{op.operation.name}' has no attribute '{name}'")
+    a = _attr(op, name, default)
+    if a is _ABSENT:
         return default
-    a = attrs[name]
     if isinstance(a, ir.StringAttr):
         return ir.StringAttr(a).value
     if isinstance(a, ir.FlatSymbolRefAttr):

@@ -1108,35 +1108,59 @@ def _ragged_dot(e: Emitter, args, info):
     lc, rc = field("lhs_contracting_dimensions"), field("rhs_contracting_dimensions")
     lr, rg = field("lhs_ragged_dimensions"), field("rhs_group_dimensions")
     ls, rs, gss = info.operand_shapes
-    if lb or rb or len(ls) != 2 or len(rs) != 3 or lr != [1 - lc[0]] or len(rg) != 1 or len(gss) != 1:
+    lhs_free = [d for d in range(len(ls)) if d not in lb and d not in lc]
+    rhs_free = [d for d in range(len(rs)) if d not in rb and d not in rc]
+    batch_sizes = [ls[d] for d in lb]
+    nb = len(lb)
+
+    def out_pos(d):  # position of lhs dimension d (batch or free) in the dot_general result
+        return lb.index(d) if d in lb else nb + lhs_free.index(d)
+
+    # Mode 1 (CHLO RaggedDotOp): the ragged dimension is a non-contracting lhs dimension and rhs has one
+    # group dimension; group_sizes is [g], or [lhs dims before the ragged one..., g] (batch or free dims).
+    lead = list(range(lr[0])) if len(lr) == 1 and len(gss) > 1 else []
+    if (
+        len(lr) != 1
+        or lr[0] not in lhs_free
+        or len(rg) != 1
+        or rg[0] not in rhs_free
+        or list(gss) != [ls[d] for d in lead] + [rs[rg[0]]]
+        or any(d in lc for d in lead)
+    ):
         raise UnsupportedError(
-            "'chlo.ragged_dot' is supported in mode 1 without batch dimensions "
-            "(lhs [m,k], rhs [g,k,n] in any dimension order, group_sizes [g])"
+            "'chlo.ragged_dot' is supported in mode 1 (ragged non-contracting lhs dimension, one rhs group "
+            "dimension, group_sizes [g] or [lhs dims before the ragged one..., g]); modes 2 and 3 are not"
         )
-    m_dim = lr[0]
-    m, g = ls[m_dim], rs[rg[0]]
+    m, g = ls[lr[0]], rs[rg[0]]
     rt = info.result_elems[0]
-    # [m, g, n] = lhs contracted with rhs (no batch), rhs non-contracting dims in order (g then n or n then g)
-    rhs_free = [d for d in range(3) if d != rc[0]]
-    dims = (f"#stablehlo.dot<lhs_contracting_dimensions = [{lc[0]}], rhs_contracting_dimensions = [{rc[0]}]>")
-    out_shape = [m] + [rs[d] for d in rhs_free]
+    # dot_general result: [batch..., lhs free..., rhs free (g among them)...]
+    dims = (
+        f"#stablehlo.dot<lhs_batching_dimensions = [{', '.join(map(str, lb))}], "
+        f"rhs_batching_dimensions = [{', '.join(map(str, rb))}], "
+        f"lhs_contracting_dimensions = [{', '.join(map(str, lc))}], "
+        f"rhs_contracting_dimensions = [{', '.join(map(str, rc))}]>"
+    )
+    out_shape = batch_sizes + [ls[d] for d in lhs_free] + [rs[d] for d in rhs_free]
     prod = e.emit("dot_general", [lhs, rhs], _shape_prefix(out_shape), rt, f"dot_dimension_numbers = {dims}")
-    g_pos = 1 + rhs_free.index(rg[0])
-    # group membership mask [m, g]: ends = inclusive cumsum(group_sizes) via a lower-triangular compare
+    m_pos = nb + lhs_free.index(lr[0])
+    g_pos = nb + len(lhs_free) + rhs_free.index(rg[0])
+    # Group ends = inclusive cumsum of group_sizes along its last dimension (a lower-triangular masked sum);
+    # row i of the ragged dimension belongs to group j when starts[j] <= i < ends[j].
     gi = gs.t
-    iota_g_row = e.emit("iota", [], f"{g}x{g}x", gi, "iota_dimension = 0 : i64")
-    iota_g_col = e.emit("iota", [], f"{g}x{g}x", gi, "iota_dimension = 1 : i64")
-    tri = e.cmp("LE", iota_g_col, iota_g_row)  # [row, col]: col <= row
-    gsb = _bcast(e, gs, [g], [g, g], [1])
+    gb = list(gss[:-1])  # batch dims of group_sizes ([] or all of them)
+    iota_row = e.emit("iota", [], _shape_prefix(gb + [g, g]), gi, f"iota_dimension = {len(gb)} : i64")
+    iota_col = e.emit("iota", [], _shape_prefix(gb + [g, g]), gi, f"iota_dimension = {len(gb) + 1} : i64")
+    tri = e.cmp("LE", iota_col, iota_row)  # [..., row, col]: col <= row
+    gsb = _bcast(e, gs, gss, gb + [g, g], list(range(len(gb))) + [len(gb) + 1])
     ends2 = e.select(tri, gsb, e.const(0, gsb))
-    init = e.const(0, t=gi, s="")
-    ends = _reduce_sum(e, ends2, [g, g], 1, init)
+    ends = _reduce_sum(e, ends2, gb + [g, g], len(gb) + 1, e.const(0, t=gi, s=""))
     starts = ends - gs
-    iota_m = e.emit("iota", [], f"{m}x{g}x", gi, "iota_dimension = 0 : i64")
-    sb = _bcast(e, starts, [g], [m, g], [1])
-    eb = _bcast(e, ends, [g], [m, g], [1])
+    iota_m = e.emit("iota", [], _shape_prefix(gb + [m, g]), gi, f"iota_dimension = {len(gb)} : i64")
+    gdims = list(range(len(gb))) + [len(gb) + 1]
+    sb = _bcast(e, starts, gss, gb + [m, g], gdims)
+    eb = _bcast(e, ends, gss, gb + [m, g], gdims)
     mask = e.land(iota_m.ge(sb), iota_m.lt(eb))
-    mask_b = _bcast(e, mask, [m, g], out_shape, [0, g_pos])
+    mask_b = _bcast(e, mask, gb + [m, g], out_shape, [out_pos(d) for d in lead] + [m_pos, g_pos])
     zero = e.const(0.0 if rt not in INT_TYPES else 0, prod)
     sel = e.select(mask_b, prod, zero)
     init2 = e.const(0.0 if rt not in INT_TYPES else 0, t=rt, s="")

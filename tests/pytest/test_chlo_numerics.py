@@ -292,6 +292,53 @@ def test_ragged_dot_against_numpy(ctx):
     np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("per_batch_sizes", [False, True])
+def test_ragged_dot_with_batch_dimensions_against_numpy(ctx, per_batch_sizes):
+    """Mode 1 with batching: lhs [b, m, k], rhs [g, b, k, n]; group_sizes [g] or [b, g]."""
+    gt = "tensor<2x3xi32>" if per_batch_sizes else "tensor<3xi32>"
+    text = f"""func.func @main(%l: tensor<2x9x4xf32>, %r: tensor<3x2x4x5xf32>, %g: {gt}) -> tensor<2x9x5xf32> {{
+  %0 = "chlo.ragged_dot"(%l, %r, %g) {{ragged_dot_dimension_numbers = #chlo.ragged_dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [1], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [2], lhs_ragged_dimensions = [1], rhs_group_dimensions = [0]>}} : (tensor<2x9x4xf32>, tensor<3x2x4x5xf32>, {gt}) -> tensor<2x9x5xf32>
+  return %0 : tensor<2x9x5xf32>
+}}"""
+    module = hlokit.parse(text, context=ctx)
+    run_pipeline(module, PIPELINE)
+    assert "chlo." not in hlokit.print_module(module)
+    rng = np.random.default_rng(3)
+    lhs = rng.standard_normal((2, 9, 4)).astype(np.float32)
+    rhs = rng.standard_normal((3, 2, 4, 5)).astype(np.float32)
+    sizes = np.array([[3, 1, 4], [0, 6, 2]], np.int32) if per_batch_sizes else np.array([3, 1, 4], np.int32)
+    (out,) = xla_compile(module)(lhs, rhs, sizes)
+    expected = np.zeros((2, 9, 5), np.float32)
+    for b in range(2):
+        row = 0
+        for j, size in enumerate(sizes[b] if per_batch_sizes else sizes):
+            expected[b, row : row + size] = lhs[b, row : row + size] @ rhs[j, b]
+            row += size
+    np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-5)
+
+
+def test_ragged_dot_group_sizes_per_leading_free_dimension(ctx):
+    """Mode 1, lhs [4, 6, 3] (free, ragged, contracting): group_sizes [4, g] vary along the free dim."""
+    text = """func.func @main(%l: tensor<4x6x3xf32>, %r: tensor<2x3x5xf32>, %g: tensor<4x2xi32>) -> tensor<4x6x5xf32> {
+  %0 = "chlo.ragged_dot"(%l, %r, %g) {ragged_dot_dimension_numbers = #chlo.ragged_dot<lhs_batching_dimensions = [], rhs_batching_dimensions = [], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1], lhs_ragged_dimensions = [1], rhs_group_dimensions = [0]>} : (tensor<4x6x3xf32>, tensor<2x3x5xf32>, tensor<4x2xi32>) -> tensor<4x6x5xf32>
+  return %0 : tensor<4x6x5xf32>
+}"""
+    module = hlokit.parse(text, context=ctx)
+    run_pipeline(module, PIPELINE)
+    rng = np.random.default_rng(4)
+    lhs = rng.standard_normal((4, 6, 3)).astype(np.float32)
+    rhs = rng.standard_normal((2, 3, 5)).astype(np.float32)
+    sizes = np.array([[1, 5], [0, 6], [3, 2], [6, 0]], np.int32)
+    (out,) = xla_compile(module)(lhs, rhs, sizes)
+    expected = np.zeros((4, 6, 5), np.float32)
+    for i in range(4):
+        row = 0
+        for j in range(2):
+            expected[i, row : row + sizes[i, j]] = lhs[i, row : row + sizes[i, j]] @ rhs[j]
+            row += sizes[i, j]
+    np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-5)
+
+
 @pytest.mark.parametrize("t,dtype", [("f8E4M3FN", ml_dtypes.float8_e4m3fn), ("f8E5M2", ml_dtypes.float8_e5m2)])
 @pytest.mark.parametrize("op,ref_fn", [("erf", sc.erf), ("lgamma", sc.gammaln), ("sinh", np.sinh),
                                        ("atanh", np.arctanh), ("erf_inv", sc.erfinv)])

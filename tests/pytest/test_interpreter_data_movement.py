@@ -886,3 +886,17 @@ def test_dynamic_shape_mismatch_is_a_located_error():
     assert info.value.diagnostics[0].line == 2
     with pytest.raises(InterpreterError, match="cannot reshape 6 elements"):
         interpret(text, x, np.array([4, 2]))
+
+
+def test_dynamic_iota_reads_its_shape_and_checks_it():
+    """Spec ``dynamic_iota``: ``iota`` of the shape held by ``output_shape``; a shape that contradicts the
+    result type is a located error."""
+    text = """func.func @main(%s: tensor<2xi64>) -> tensor<2x?xui8> {
+  %0 = stablehlo.dynamic_iota %s, dim = 1 : (tensor<2xi64>) -> tensor<2x?xui8>
+  func.return %0 : tensor<2x?xui8>
+}"""
+    (out,) = hlokit.interpret(text, [np.array([2, 3], np.int64)])
+    np.testing.assert_array_equal(out, np.array([[0, 1, 2], [0, 1, 2]], np.uint8))
+    assert out.dtype == np.uint8
+    with pytest.raises(hlokit.InterpreterError, match="output_shape \\[3, 3\\] does not match"):
+        hlokit.interpret(text, [np.array([3, 3], np.int64)])

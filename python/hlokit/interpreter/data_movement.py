@@ -21,6 +21,7 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from hlokit.interpreter.registry import i64_array, int_attr, register
+from hlokit.interpreter.values import dtype_of
 
 __all__ = [
     "broadcast_in_dim",
@@ -382,7 +383,6 @@ def known_comparator(region: ir.Region) -> tuple[str, str] | None:
         ascending = direction == "GT"
     else:
         return None
-    from hlokit.interpreter.values import dtype_of
 
     dt = dtype_of(a0.type)
     default = "FLOAT" if dt.kind in "fc" or (dt.kind == "V" and "float" in dt.name) else (
@@ -650,7 +650,6 @@ def _scatter(op, operands, interp):
     from jaxlib.mlir.dialects import stablehlo as _shlo
 
     from hlokit.interpreter.reduce import known_reduction, region_callable
-    from hlokit.interpreter.values import dtype_of
 
     n = (len(operands) - 1) // 2
     dn = _shlo.ScatterDimensionNumbers(op.attributes["scatter_dimension_numbers"])
@@ -714,6 +713,16 @@ def _dynamic_broadcast_in_dim(op, operands, interp):
                 op.location,
             )
     return [broadcast_in_dim(operands[0], dims, shape)]
+
+
+@register("stablehlo.dynamic_iota")
+def _dynamic_iota(op, operands, interp):
+    """Spec ``dynamic_iota``: ``iota`` of the shape ``output_shape`` along ``iota_dimension``."""
+    from hlokit.interpreter.elementwise import iota
+
+    shape = _checked_shape(op, _ints(operands[0]), "output_shape")
+    rt = ir.RankedTensorType(op.results[0].type)
+    return [iota(shape, dtype_of(rt.element_type), int_attr(op, "iota_dimension"))]
 
 
 @register("stablehlo.dynamic_reshape")

@@ -9,6 +9,14 @@ import pytest
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
+from hypothesis import settings  # noqa: E402
+
+# CI runs the same examples every time (a red CI names a real, reproducible failure); local runs keep
+# hypothesis' random exploration. Tests set their own example counts; deadlines are off everywhere.
+settings.register_profile("ci", derandomize=True, database=None, deadline=None)
+settings.register_profile("dev", deadline=None)
+settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
 REPO = pathlib.Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared"
 

@@ -5,6 +5,8 @@ Public entry points:
 * :func:`make_context`, :func:`parse`, :func:`parse_file`, :func:`print_module` (``hlokit.core``)
 * :func:`hlokit.backend.compile` — compile a module with XLA and run it on numpy arrays
 * :mod:`hlokit.passes` — the Python pass registry and the textual pipeline builder
+* :func:`interpret` — the reference interpreter (``hlokit.interpreter``), :class:`InterpreterError`
+* :mod:`hlokit.analysis` — HLO indexing maps (seed 004)
 """
 
 import os as _os

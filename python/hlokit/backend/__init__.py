@@ -185,12 +185,20 @@ class Executable:
             return [jax.device_put(a, self._device) for a in self.check_args(args)]
 
     def execute(self, buffers) -> list:
-        """Run on device buffers; return device arrays (call ``np.asarray`` on them)."""
+        """Run on device buffers; return device arrays (call ``np.asarray`` on them).
+
+        Waits until the results are computed: XLA runs asynchronously and reads ``buffers`` meanwhile,
+        so they must stay referenced (here, by this call) until the results are ready.
+        """
         results = self._loaded.execute_sharded(buffers)
-        return [r[0] for r in results.disassemble_into_single_device_arrays()]
+        outs = [r[0] for r in results.disassemble_into_single_device_arrays()]
+        for o in outs:
+            o.block_until_ready()
+        return outs
 
     def __call__(self, *args: np.ndarray) -> list[np.ndarray]:
-        outs = self.execute(self.put(args))
+        buffers = self.put(args)
+        outs = self.execute(buffers)
         return [np.asarray(o) for o in outs]
 
 

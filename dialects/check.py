@@ -105,7 +105,7 @@ def _scan(text: str, start: int) -> int:
     return n
 
 
-def _split_top(text: str, sep: str) -> list[str]:
+def split_top_level(text: str, sep: str) -> list[str]:
     """Split at ``sep`` characters outside brackets and strings."""
     parts, depth, cur, i = [], 0, [], 0
     in_str = False
@@ -148,7 +148,7 @@ def _rewrite_one(name: str, body: str) -> str:
     params = OPS[name]
     attrs: list[str] = []
     if name.endswith("_const"):
-        items = _split_top(body, ",")
+        items = split_top_level(body, ",")
         if len(items) < 2:
             raise CheckSyntaxError(f"check.{name}: expected '%operand, dense<...> : type'")
         if not items[0].strip().startswith("%"):
@@ -169,13 +169,13 @@ def _rewrite_one(name: str, body: str) -> str:
             rest = rest[:k].rstrip()
             if extra:
                 attrs.append(extra)
-        pieces = _split_top(rest, ":")
+        pieces = split_top_level(rest, ":")
         if len(pieces) < 2:
             raise CheckSyntaxError(f"check.{name}: expected a typed dense attribute")
         type_text = pieces[-1].strip()
         attrs.insert(0, f"value = {rest}")
         return f'"check.{name}"({operand}) {{{", ".join(attrs)}}} : ({type_text}) -> ()'
-    pieces = _split_top(body, ":")
+    pieces = split_top_level(body, ":")
     if len(pieces) != 2:
         raise CheckSyntaxError(f"check.{name}: expected 'operands : types'")
     head, types_text = pieces
@@ -186,7 +186,7 @@ def _rewrite_one(name: str, body: str) -> str:
         extra = m.group(1).strip()
         types_text = types_text[: m.start()].strip()
     operands = []
-    for item in _split_top(head, ","):
+    for item in split_top_level(head, ","):
         item = item.strip()
         if not item:
             continue
@@ -199,7 +199,7 @@ def _rewrite_one(name: str, body: str) -> str:
         attrs.append(_attr_text(km.group(1), km.group(2), params[km.group(1)]))
     if extra:
         attrs.append(extra)
-    types = [t.strip() for t in _split_top(types_text, ",") if t.strip()]
+    types = [t.strip() for t in split_top_level(types_text, ",") if t.strip()]
     if len(types) == 1 and len(operands) > 1:
         types = types * len(operands)
     attr_text = f" {{{', '.join(attrs)}}}" if attrs else ""

@@ -45,25 +45,6 @@ def add_arguments(parser) -> None:
                    help="function to run (default: main, or the module's only function)")
 
 
-def _split_top(text: str) -> list[str]:
-    parts, depth, cur, in_str = [], 0, [], False
-    for i, c in enumerate(text):
-        if c == '"' and (i == 0 or text[i - 1] != "\\"):
-            in_str = not in_str
-        elif not in_str:
-            if c in "<([{":
-                depth += 1
-            elif c in ">)]}" and not (c == ">" and text[i - 1 : i] == "-"):
-                depth -= 1
-            elif c == "," and depth == 0:
-                parts.append("".join(cur))
-                cur = []
-                continue
-        cur.append(c)
-    parts.append("".join(cur))
-    return parts
-
-
 def parse_args(text: str, context: ir.Context) -> list[np.ndarray]:
     """``[dense<...> : tensor<...>, ...]`` -> arrays (any element type, complex included).
 
@@ -78,9 +59,11 @@ def parse_args(text: str, context: ir.Context) -> list[np.ndarray]:
     body = s[1:-1].strip()
     if not body:
         return []
+    from hlokit.dialects.check import split_top_level  # commas outside brackets and strings
+
     out = []
     with context:
-        for item in _split_top(body):
+        for item in split_top_level(body, ","):
             item = item.strip()
             m = re.fullmatch(r"(dense<.*>)\s*:\s*(tensor<.*>)", item, re.S)
             if not m:

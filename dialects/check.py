@@ -446,12 +446,8 @@ def _expect_serialized_eq(op, operands, interp):
 # stablehlo.custom_call @check.expect_* (what JAX's test exporters emit)
 
 
-@register_custom_call("check.expect_eq")
-def _cc_expect_eq(op, operands, interp):
-    msg = expect_eq(operands[0], operands[1])
-    if msg:
-        _fail(op, "expect_eq", msg)
-    return []
+# @check.expect_eq compares its two operands bitwise, exactly like check.expect_eq.
+register_custom_call("check.expect_eq")(_expect_eq)
 
 
 @register_custom_call("check.expect_almost_eq")

@@ -117,12 +117,9 @@ def has_attr(op: ir.OpView, name: str) -> bool:
 
 def i64_array(op: ir.OpView, name: str, default: Sequence[int] | None = None) -> list[int]:
     """A ``DenseI64ArrayAttr`` / ``DenseIntElementsAttr`` / ``ArrayAttr`` of ints as a list."""
-    attrs = op.operation.attributes
-    if name not in attrs:
-        if default is None:
-            raise KeyError(f"'{op.operation.name}' has no attribute '{name}'")
+    a = _attr(op, name, default)
+    if a is _ABSENT:
         return list(default)
-    a = attrs[name]
     if isinstance(a, ir.DenseI64ArrayAttr):
         return list(ir.DenseI64ArrayAttr(a))
     if isinstance(a, ir.DenseIntElementsAttr):
@@ -134,12 +131,9 @@ def i64_array(op: ir.OpView, name: str, default: Sequence[int] | None = None) ->
 
 def bool_array(op: ir.OpView, name: str, default: Sequence[bool] | None = None) -> list[bool]:
     """A ``DenseBoolArrayAttr`` (or i1 elements) as a list of bools."""
-    attrs = op.operation.attributes
-    if name not in attrs:
-        if default is None:
-            raise KeyError(f"'{op.operation.name}' has no attribute '{name}'")
+    a = _attr(op, name, default)
+    if a is _ABSENT:
         return list(default)
-    a = attrs[name]
     if isinstance(a, ir.DenseBoolArrayAttr):
         return [bool(x) for x in ir.DenseBoolArrayAttr(a)]
     if isinstance(a, ir.DenseIntElementsAttr):

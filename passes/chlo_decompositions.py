@@ -1116,6 +1116,9 @@ def _ragged_dot(e: Emitter, args, info):
     def out_pos(d):  # position of lhs dimension d (batch or free) in the dot_general result
         return lb.index(d) if d in lb else nb + lhs_free.index(d)
 
+    rt = info.result_elems[0]
+    if len(lr) == 1 and lr[0] in lc and not rg:
+        return [_ragged_dot_contracting(e, lhs, rhs, gs, info, lb, rb, lc, rc, lr[0])]
     # Mode 1 (CHLO RaggedDotOp): the ragged dimension is a non-contracting lhs dimension and rhs has one
     # group dimension; group_sizes is [g], or [lhs dims before the ragged one..., g] (batch or free dims).
     lead = list(range(lr[0])) if len(lr) == 1 and len(gss) > 1 else []
@@ -1129,25 +1132,41 @@ def _ragged_dot(e: Emitter, args, info):
     ):
         raise UnsupportedError(
             "'chlo.ragged_dot' is supported in mode 1 (ragged non-contracting lhs dimension, one rhs group "
-            "dimension, group_sizes [g] or [lhs dims before the ragged one..., g]); modes 2 and 3 are not"
+            "dimension) and mode 2 (ragged contracting dimension), with group_sizes [g] or [lhs dims before "
+            "the ragged one..., g]; mode 3 (ragged batch dimension) is not"
         )
-    m, g = ls[lr[0]], rs[rg[0]]
-    rt = info.result_elems[0]
-    # dot_general result: [batch..., lhs free..., rhs free (g among them)...]
-    dims = (
-        f"#stablehlo.dot<lhs_batching_dimensions = [{', '.join(map(str, lb))}], "
-        f"rhs_batching_dimensions = [{', '.join(map(str, rb))}], "
-        f"lhs_contracting_dimensions = [{', '.join(map(str, lc))}], "
-        f"rhs_contracting_dimensions = [{', '.join(map(str, rc))}]>"
-    )
+    m = ls[lr[0]]
     out_shape = batch_sizes + [ls[d] for d in lhs_free] + [rs[d] for d in rhs_free]
-    prod = e.emit("dot_general", [lhs, rhs], _shape_prefix(out_shape), rt, f"dot_dimension_numbers = {dims}")
+    prod = e.emit("dot_general", [lhs, rhs], _shape_prefix(out_shape), rt,
+                  f"dot_dimension_numbers = {_dot_dims(lb, rb, lc, rc)}")
     m_pos = nb + lhs_free.index(lr[0])
     g_pos = nb + len(lhs_free) + rhs_free.index(rg[0])
-    # Group ends = inclusive cumsum of group_sizes along its last dimension (a lower-triangular masked sum);
-    # row i of the ragged dimension belongs to group j when starts[j] <= i < ends[j].
+    mask = _group_mask(e, gs, gss, m)  # [lead..., m, g]
+    mask_b = _bcast(e, mask, list(gss[:-1]) + [m, gss[-1]], out_shape, [out_pos(d) for d in lead] + [m_pos, g_pos])
+    zero = e.const(0.0 if rt not in INT_TYPES else 0, prod)
+    sel = e.select(mask_b, prod, zero)
+    init2 = e.const(0.0 if rt not in INT_TYPES else 0, t=rt, s="")
+    return [_reduce_sum(e, sel, out_shape, g_pos, init2)]
+
+
+def _dot_dims(lb, rb, lc, rc) -> str:
+    def ints(v):
+        return ", ".join(map(str, v))
+
+    return (
+        f"#stablehlo.dot<lhs_batching_dimensions = [{ints(lb)}], rhs_batching_dimensions = [{ints(rb)}], "
+        f"lhs_contracting_dimensions = [{ints(lc)}], rhs_contracting_dimensions = [{ints(rc)}]>"
+    )
+
+
+def _group_mask(e: Emitter, gs: V, gss, n: int) -> V:
+    """``[lead..., n, g]`` i1 mask: index i of the ragged dimension (size ``n``) is in group j.
+
+    Group ends are the inclusive cumulative sum of ``group_sizes`` along its last dimension (a
+    lower-triangular masked sum); i is in group j when ``starts[j] <= i < ends[j]``.
+    """
     gi = gs.t
-    gb = list(gss[:-1])  # batch dims of group_sizes ([] or all of them)
+    gb, g = list(gss[:-1]), gss[-1]
     iota_row = e.emit("iota", [], _shape_prefix(gb + [g, g]), gi, f"iota_dimension = {len(gb)} : i64")
     iota_col = e.emit("iota", [], _shape_prefix(gb + [g, g]), gi, f"iota_dimension = {len(gb) + 1} : i64")
     tri = e.cmp("LE", iota_col, iota_row)  # [..., row, col]: col <= row
@@ -1155,16 +1174,50 @@ def _ragged_dot(e: Emitter, args, info):
     ends2 = e.select(tri, gsb, e.const(0, gsb))
     ends = _reduce_sum(e, ends2, gb + [g, g], len(gb) + 1, e.const(0, t=gi, s=""))
     starts = ends - gs
-    iota_m = e.emit("iota", [], _shape_prefix(gb + [m, g]), gi, f"iota_dimension = {len(gb)} : i64")
+    iota_n = e.emit("iota", [], _shape_prefix(gb + [n, g]), gi, f"iota_dimension = {len(gb)} : i64")
     gdims = list(range(len(gb))) + [len(gb) + 1]
-    sb = _bcast(e, starts, gss, gb + [m, g], gdims)
-    eb = _bcast(e, ends, gss, gb + [m, g], gdims)
-    mask = e.land(iota_m.ge(sb), iota_m.lt(eb))
-    mask_b = _bcast(e, mask, gb + [m, g], out_shape, [out_pos(d) for d in lead] + [m_pos, g_pos])
-    zero = e.const(0.0 if rt not in INT_TYPES else 0, prod)
-    sel = e.select(mask_b, prod, zero)
-    init2 = e.const(0.0 if rt not in INT_TYPES else 0, t=rt, s="")
-    return [_reduce_sum(e, sel, out_shape, g_pos, init2)]
+    sb = _bcast(e, starts, gss, gb + [n, g], gdims)
+    eb = _bcast(e, ends, gss, gb + [n, g], gdims)
+    return e.land(iota_n.ge(sb), iota_n.lt(eb))
+
+
+def _ragged_dot_contracting(e: Emitter, lhs: V, rhs: V, gs: V, info, lb, rb, lc, rc, k_dim: int) -> V:
+    """Mode 2: ``lhs_ragged_dimensions`` is a contracting dimension k and rhs has no group dimension.
+
+    ``result[j, batch..., lhs free..., rhs free...]`` = the dot over the k of group j only: lhs is
+    broadcast along a new leading group dimension and zeroed outside each group, then contracted with
+    rhs; the group dimension is moved to the front. group_sizes is [g] or [the batch and contracting
+    lhs dims before k..., g] (group sizes may vary along those, not along the free dims of the result).
+    """
+    ls, rs, gss = info.operand_shapes
+    lead = [d for d in range(k_dim) if d in lb or d in lc] if len(gss) > 1 else []
+    if list(gss[:-1]) != [ls[d] for d in lead]:
+        raise UnsupportedError(
+            "'chlo.ragged_dot' (mode 2): group_sizes must be [g] or [batch and contracting lhs dims before "
+            "the ragged one..., g]"
+        )
+    g, k = gss[-1], ls[k_dim]
+    rt = info.result_elems[0]
+    mask = _group_mask(e, gs, gss, k)  # [lead..., k, g]
+    grouped = [g] + list(ls)
+    lhs_b = _bcast(e, lhs, ls, grouped, [1 + d for d in range(len(ls))])
+    mask_b = _bcast(e, mask, list(gss[:-1]) + [k, g], grouped, [1 + d for d in lead] + [1 + k_dim, 0])
+    masked = e.select(mask_b, lhs_b, e.const(0.0 if lhs.t not in INT_TYPES else 0, lhs_b))
+    lhs_free = [d for d in range(len(ls)) if d not in lb and d not in lc]
+    rhs_free = [d for d in range(len(rs)) if d not in rb and d not in rc]
+    nb = len(lb)
+    # dot_general result: [batch..., g, lhs free..., rhs free...]
+    dot_shape = [ls[d] for d in lb] + [g] + [ls[d] for d in lhs_free] + [rs[d] for d in rhs_free]
+    prod = e.emit(
+        "dot_general", [masked, rhs], _shape_prefix(dot_shape), rt,
+        f"dot_dimension_numbers = {_dot_dims([1 + d for d in lb], rb, [1 + d for d in lc], rc)}",
+    )
+    if not nb:
+        return prod
+    perm = [nb] + list(range(nb)) + list(range(nb + 1, len(dot_shape)))
+    out_shape = [dot_shape[p] for p in perm]
+    return e.emit("transpose", [prod], _shape_prefix(out_shape), rt,
+                  f"permutation = array<i64: {', '.join(map(str, perm))}>")
 
 
 def _reduce_sum(e: Emitter, v: V, shape, dim, init: V) -> V:

@@ -339,6 +339,65 @@ def test_ragged_dot_group_sizes_per_leading_free_dimension(ctx):
     np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("batched", [False, True])
+def test_ragged_dot_contracting_mode_against_numpy(ctx, batched):
+    """Mode 2: the ragged dimension k is contracted; result[j] = lhs[..., k in group j] @ rhs[k in group j]."""
+    if batched:  # lhs [b, m, k], rhs [b, k, n], group_sizes [b, g] -> [g, b, m, n]
+        lt, rt_, gt, ot = "tensor<2x3x7xf32>", "tensor<2x7x4xf32>", "tensor<2x3xi32>", "tensor<3x2x3x4xf32>"
+        dn = ("lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], lhs_contracting_dimensions = [2], "
+              "rhs_contracting_dimensions = [1], lhs_ragged_dimensions = [2], rhs_group_dimensions = []")
+    else:  # lhs [m, k], rhs [k, n], group_sizes [g] -> [g, m, n]
+        lt, rt_, gt, ot = "tensor<3x7xf32>", "tensor<7x4xf32>", "tensor<3xi32>", "tensor<3x3x4xf32>"
+        dn = ("lhs_batching_dimensions = [], rhs_batching_dimensions = [], lhs_contracting_dimensions = [1], "
+              "rhs_contracting_dimensions = [0], lhs_ragged_dimensions = [1], rhs_group_dimensions = []")
+    text = f"""func.func @main(%l: {lt}, %r: {rt_}, %g: {gt}) -> {ot} {{
+  %0 = "chlo.ragged_dot"(%l, %r, %g) {{ragged_dot_dimension_numbers = #chlo.ragged_dot<{dn}>}} : ({lt}, {rt_}, {gt}) -> {ot}
+  return %0 : {ot}
+}}"""
+    module = hlokit.parse(text, context=ctx)
+    run_pipeline(module, PIPELINE)
+    assert "chlo." not in hlokit.print_module(module)
+    rng = np.random.default_rng(5)
+    if batched:
+        lhs = rng.standard_normal((2, 3, 7)).astype(np.float32)
+        rhs = rng.standard_normal((2, 7, 4)).astype(np.float32)
+        sizes = np.array([[2, 0, 4], [3, 3, 1]], np.int32)  # batch 0 leaves k = 6 in no group
+    else:
+        lhs = rng.standard_normal((1, 3, 7)).astype(np.float32)
+        rhs = rng.standard_normal((1, 7, 4)).astype(np.float32)
+        sizes = np.array([[2, 0, 4]], np.int32)
+    (out,) = xla_compile(module)(lhs if batched else lhs[0], rhs if batched else rhs[0], sizes if batched else sizes[0])
+    expected = np.zeros((3, len(sizes), 3, 4), np.float32)
+    for b in range(len(sizes)):
+        start = 0
+        for j, size in enumerate(sizes[b]):
+            expected[j, b] = lhs[b, :, start : start + size] @ rhs[b, start : start + size]
+            start += size
+    np.testing.assert_allclose(out, expected if batched else expected[:, 0], rtol=1e-5, atol=1e-5)
+
+
+def test_ragged_dot_contracting_mode_group_sizes_along_another_contracting_dim(ctx):
+    """Mode 2 with lhs [4, 5, 6] contracting (1, 2), ragged 2: group_sizes [5, g] vary along dim 1."""
+    text = """func.func @main(%l: tensor<4x5x6xf32>, %r: tensor<5x6x3xf32>, %g: tensor<5x2xi32>) -> tensor<2x4x3xf32> {
+  %0 = "chlo.ragged_dot"(%l, %r, %g) {ragged_dot_dimension_numbers = #chlo.ragged_dot<lhs_batching_dimensions = [], rhs_batching_dimensions = [], lhs_contracting_dimensions = [1, 2], rhs_contracting_dimensions = [0, 1], lhs_ragged_dimensions = [2], rhs_group_dimensions = []>} : (tensor<4x5x6xf32>, tensor<5x6x3xf32>, tensor<5x2xi32>) -> tensor<2x4x3xf32>
+  return %0 : tensor<2x4x3xf32>
+}"""
+    module = hlokit.parse(text, context=ctx)
+    run_pipeline(module, PIPELINE)
+    rng = np.random.default_rng(1)
+    lhs = rng.standard_normal((4, 5, 6)).astype(np.float32)
+    rhs = rng.standard_normal((5, 6, 3)).astype(np.float32)
+    sizes = rng.integers(0, 4, (5, 2)).astype(np.int32)
+    (out,) = xla_compile(module)(lhs, rhs, sizes)
+    expected = np.zeros((2, 4, 3), np.float32)
+    for c in range(5):
+        start = 0
+        for j in range(2):
+            expected[j] += lhs[:, c, start : start + sizes[c, j]] @ rhs[c, start : start + sizes[c, j]]
+            start += sizes[c, j]
+    np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-5)
+
+
 @pytest.mark.parametrize("t,dtype", [("f8E4M3FN", ml_dtypes.float8_e4m3fn), ("f8E5M2", ml_dtypes.float8_e5m2)])
 @pytest.mark.parametrize("op,ref_fn", [("erf", sc.erf), ("lgamma", sc.gammaln), ("sinh", np.sinh),
                                        ("atanh", np.arctanh), ("erf_inv", sc.erfinv)])

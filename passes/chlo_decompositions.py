@@ -1119,6 +1119,12 @@ def _ragged_dot(e: Emitter, args, info):
     rt = info.result_elems[0]
     if len(lr) == 1 and lr[0] in lc and not rg:
         return [_ragged_dot_contracting(e, lhs, rhs, gs, info, lb, rb, lc, rc, lr[0])]
+    if len(lr) == 1 and lr[0] in lb and not rg:
+        # Mode 3 (ragged batch dimension): every batch element meets its own rhs, so the grouping does
+        # not change the product; it is the plain dot_general (as in JAX's reference implementation).
+        out_shape = batch_sizes + [ls[d] for d in lhs_free] + [rs[d] for d in rhs_free]
+        return [e.emit("dot_general", [lhs, rhs], _shape_prefix(out_shape), rt,
+                       f"dot_dimension_numbers = {_dot_dims(lb, rb, lc, rc)}")]
     # Mode 1 (CHLO RaggedDotOp): the ragged dimension is a non-contracting lhs dimension and rhs has one
     # group dimension; group_sizes is [g], or [lhs dims before the ragged one..., g] (batch or free dims).
     lead = list(range(lr[0])) if len(lr) == 1 and len(gss) > 1 else []
@@ -1131,9 +1137,9 @@ def _ragged_dot(e: Emitter, args, info):
         or any(d in lc for d in lead)
     ):
         raise UnsupportedError(
-            "'chlo.ragged_dot' is supported in mode 1 (ragged non-contracting lhs dimension, one rhs group "
-            "dimension) and mode 2 (ragged contracting dimension), with group_sizes [g] or [lhs dims before "
-            "the ragged one..., g]; mode 3 (ragged batch dimension) is not"
+            "'chlo.ragged_dot': expected one ragged lhs dimension: non-contracting with one rhs group "
+            "dimension (mode 1; group_sizes [g] or [lhs dims before the ragged one..., g]), contracting "
+            "(mode 2) or batch (mode 3), with no rhs group dimension in modes 2 and 3"
         )
     m = ls[lr[0]]
     out_shape = batch_sizes + [ls[d] for d in lhs_free] + [rs[d] for d in rhs_free]

@@ -398,6 +398,21 @@ def test_ragged_dot_contracting_mode_group_sizes_along_another_contracting_dim(c
     np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-5)
 
 
+def test_ragged_dot_batch_mode_is_the_batched_product(ctx):
+    """Mode 3 (ragged batch dimension): [b, m, k] x [b, k, n] -> [b, m, n], as JAX's reference computes."""
+    text = """func.func @main(%l: tensor<4x8x3xf32>, %r: tensor<4x3x5xf32>, %g: tensor<2xi32>) -> tensor<4x8x5xf32> {
+  %0 = "chlo.ragged_dot"(%l, %r, %g) {ragged_dot_dimension_numbers = #chlo.ragged_dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1], lhs_ragged_dimensions = [0], rhs_group_dimensions = []>} : (tensor<4x8x3xf32>, tensor<4x3x5xf32>, tensor<2xi32>) -> tensor<4x8x5xf32>
+  return %0 : tensor<4x8x5xf32>
+}"""
+    module = hlokit.parse(text, context=ctx)
+    run_pipeline(module, PIPELINE)
+    rng = np.random.default_rng(6)
+    lhs = rng.standard_normal((4, 8, 3)).astype(np.float32)
+    rhs = rng.standard_normal((4, 3, 5)).astype(np.float32)
+    (out,) = xla_compile(module)(lhs, rhs, np.array([1, 3], np.int32))
+    np.testing.assert_allclose(out, lhs @ rhs, rtol=1e-5, atol=1e-5)
+
+
 @pytest.mark.parametrize("t,dtype", [("f8E4M3FN", ml_dtypes.float8_e4m3fn), ("f8E5M2", ml_dtypes.float8_e5m2)])
 @pytest.mark.parametrize("op,ref_fn", [("erf", sc.erf), ("lgamma", sc.gammaln), ("sinh", np.sinh),
                                        ("atanh", np.arctanh), ("erf_inv", sc.erfinv)])

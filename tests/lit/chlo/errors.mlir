@@ -21,12 +21,12 @@ func.func @dynamic_top_k(%x: tensor<?x5xf32>) -> tensor<?x2xf32> {
 // -----
 
 // The first failing op is reported; earlier supported ops are not half-rewritten.
-// Mode 3 (the ragged dimension is a batch one) is not supported.
-func.func @ragged_batch(%l: tensor<4x8x3xf32>, %r: tensor<4x3x5xf32>, %g: tensor<2xi32>) -> (tensor<4x8x5xf32>, tensor<4xf32>) {
+// ragged_dot needs static shapes; the chlo.constant before it is not half-rewritten either.
+func.func @ragged_dynamic(%l: tensor<?x8x3xf32>, %r: tensor<2x3x5xf32>, %g: tensor<2xi32>) -> (tensor<?x8x5xf32>, tensor<4xf32>) {
   %c = chlo.constant dense<1.0> : tensor<4xf32>
-  // expected-error @+1 {{mode 3 (ragged batch dimension) is not}}
-  %0 = "chlo.ragged_dot"(%l, %r, %g) {ragged_dot_dimension_numbers = #chlo.ragged_dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1], lhs_ragged_dimensions = [0], rhs_group_dimensions = []>} : (tensor<4x8x3xf32>, tensor<4x3x5xf32>, tensor<2xi32>) -> tensor<4x8x5xf32>
-  return %0, %c : tensor<4x8x5xf32>, tensor<4xf32>
+  // expected-error @+1 {{'chlo.ragged_dot' with a dynamic shape is not supported by chlo-legalize-to-stablehlo}}
+  %0 = "chlo.ragged_dot"(%l, %r, %g) {ragged_dot_dimension_numbers = #chlo.ragged_dot<lhs_batching_dimensions = [], rhs_batching_dimensions = [], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1], lhs_ragged_dimensions = [1], rhs_group_dimensions = [0]>} : (tensor<?x8x3xf32>, tensor<2x3x5xf32>, tensor<2xi32>) -> tensor<?x8x5xf32>
+  return %0, %c : tensor<?x8x5xf32>, tensor<4xf32>
 }
 
 // -----

@@ -161,7 +161,9 @@ class ChloLegalizeToStablehlo(Pass):
             for arg, operand in zip(block.arguments, op.operands):
                 arg.replace_all_uses_with(operand)
             body = list(block.operations)
+            loc = op.location  # the expansion carries the CHLO op's location, as MLIR rewrites do
             for inner in body[:-1]:
+                inner.location = loc
                 inner.move_before(op)
             for res, val in zip(op.results, body[-1].operands):
                 res.replace_all_uses_with(val)

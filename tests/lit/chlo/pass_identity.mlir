@@ -11,8 +11,9 @@ func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
   return %0 : tensor<4xf32>
 }
 
-// Expanded ops carry a name location naming the CHLO op they come from (never a position inside the
-// expansion template).
+// Expanded ops carry the location of the CHLO op they replace, as MLIR's own rewrites do (never a
+// position inside the expansion template).
 // RUN: hlokit-opt --chlo-legalize-to-stablehlo --mlir-print-debuginfo %s | FileCheck %s --check-prefix=LOC
-// LOC: loc("chlo.erf")
+// LOC: stablehlo.multiply {{.*}} loc(#[[L:loc[0-9]*]])
+// LOC: #[[L]] = loc("{{.*}}pass_identity.mlir":10:8)
 // LOC-NOT: loc("-"

@@ -306,9 +306,13 @@ def _first_difference(a: np.ndarray, e: np.ndarray, diff: np.ndarray) -> str | N
     )
 
 
-def expect_almost_eq(actual: Value, expected: Value, tolerance: float = 1e-4) -> str | None:
-    """Per-element ``|actual - expected| <= tolerance`` for floats and complex (both parts), NaN
-    matches NaN and infinities must be equal; other element types compare bitwise."""
+_FLOATS = object()
+
+
+def _non_float_verdict(actual: Value, expected: Value):
+    """The verdict of the tolerant checks when they do not apply: bitwise :func:`expect_eq` for
+    non-tensors and non-float types, a type-mismatch message; ``_FLOATS`` when both are float tensors
+    of the same type (the caller compares them)."""
     if not isinstance(actual, np.ndarray) or not isinstance(expected, np.ndarray):
         return expect_eq(actual, expected)
     msg = _same_type(actual, expected)
@@ -316,6 +320,15 @@ def expect_almost_eq(actual: Value, expected: Value, tolerance: float = 1e-4) ->
         return msg
     if not (is_float(actual.dtype) or is_complex(actual.dtype)):
         return expect_eq(actual, expected)
+    return _FLOATS
+
+
+def expect_almost_eq(actual: Value, expected: Value, tolerance: float = 1e-4) -> str | None:
+    """Per-element ``|actual - expected| <= tolerance`` for floats and complex (both parts), NaN
+    matches NaN and infinities must be equal; other element types compare bitwise."""
+    early = _non_float_verdict(actual, expected)
+    if early is not _FLOATS:
+        return early
     if is_complex(actual.dtype):
         a, e = actual.astype(np.complex128), expected.astype(np.complex128)
         parts = [(a.real, e.real), (a.imag, e.imag)]
@@ -365,13 +378,9 @@ def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def expect_close(actual: Value, expected: Value, min_ulp: int = 0, max_ulp: int = 3) -> str | None:
     """The ULP distance of every element is within ``[min_ulp, max_ulp]`` (floats / complex);
     other element types compare bitwise."""
-    if not isinstance(actual, np.ndarray) or not isinstance(expected, np.ndarray):
-        return expect_eq(actual, expected)
-    msg = _same_type(actual, expected)
-    if msg:
-        return msg
-    if not (is_float(actual.dtype) or is_complex(actual.dtype)):
-        return expect_eq(actual, expected)
+    early = _non_float_verdict(actual, expected)
+    if early is not _FLOATS:
+        return early
     d = ulp_distance(actual, expected)
     bad = (d < min_ulp) | (d > max_ulp)
     msg = _first_difference(actual, expected, bad)

@@ -6,11 +6,12 @@
 #
 # Run: lit -v tests/conformance        (the suite is UNSUPPORTED when ../shared is absent)
 import os
-import shutil
 import sys
-import sysconfig
 
 import lit.formats
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from lit_tools import configure_tools  # noqa: E402
 
 config.name = "hlokit-conformance-interpret"
 config.test_format = lit.formats.ShTest(execute_external=False)
@@ -27,14 +28,7 @@ else:
     config.unsupported = True
 config.test_exec_root = os.path.join(here, "Output")
 
-scripts = sysconfig.get_path("scripts")
-config.environment["PATH"] = os.pathsep.join([scripts, os.path.dirname(sys.executable), os.environ.get("PATH", "")])
-for var in ("HOME", "TMPDIR", "JAX_PLATFORMS", "XLA_FLAGS", "HLOKIT_TRACEBACK"):
-    if var in os.environ:
-        config.environment[var] = os.environ[var]
-config.environment.setdefault("JAX_PLATFORMS", "cpu")
-
-filecheck = shutil.which("filecheck", path=config.environment["PATH"]) or "filecheck"
+filecheck = configure_tools(config)
 # Word boundaries: "stablehlo-translate" must not match inside another word.
 config.substitutions.append((r"\bstablehlo-translate\b", "hlokit-translate"))
 config.substitutions.append((r"\bstablehlo-opt\b", "hlokit-opt"))

@@ -88,9 +88,19 @@ def output_to_input(op: ir.Operation | ir.OpView, result_index: int = 0) -> OpMa
     op = op.operation
     fn = OUT_TO_IN.get(op.name)
     if fn is None:
-        raise IndexingError(f"no indexing map for '{op.name}'")
-    _check_static(op)
-    return [[fold_constant_rt_vars(m).simplify() for m in maps] for maps in fn(op, result_index)]
+        raise IndexingError(f"no indexing map for '{op.name}'", op)
+    return _simplified_maps(op, fn, result_index)
+
+
+def _simplified_maps(op: ir.Operation, fn, index: int) -> OpMaps:
+    """Run the per-op rule ``fn`` and simplify its maps; an error without an op is located at ``op``."""
+    try:
+        _check_static(op)
+        return [[fold_constant_rt_vars(m).simplify() for m in maps] for maps in fn(op, index)]
+    except IndexingError as err:
+        if err.op is None:
+            raise IndexingError(err.message, op) from None
+        raise
 
 
 def _constant_element(value, index: Sequence[int]) -> int | None:
@@ -148,10 +158,9 @@ def input_to_output(op: ir.Operation | ir.OpView, operand_index: int) -> OpMaps:
     fn = IN_TO_OUT.get(op.name)
     if fn is None:
         if op.name in OUT_TO_IN:
-            raise IndexingError(f"no input-to-output indexing map for '{op.name}'")
-        raise IndexingError(f"no indexing map for '{op.name}'")
-    _check_static(op)
-    return [[fold_constant_rt_vars(m).simplify() for m in maps] for maps in fn(op, operand_index)]
+            raise IndexingError(f"no input-to-output indexing map for '{op.name}'", op)
+        raise IndexingError(f"no indexing map for '{op.name}'", op)
+    return _simplified_maps(op, fn, operand_index)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -682,7 +691,7 @@ def _concatenate_io(op, k):
 
 
 def _dot_numbers(op):
-    lhs, rhs = shape_of(op.operands[0]), shape_of(op.operands[1])
+    lhs = shape_of(op.operands[0])
     if op.name == "stablehlo.dot":
         return [], [], [len(lhs) - 1], [0]
     dn = stablehlo.DotDimensionNumbers(op.attributes["dot_dimension_numbers"])
@@ -1022,10 +1031,7 @@ def function_output_to_input(func: ir.Operation | ir.OpView, result_index: int =
         if not reached:
             continue
         for i, consumer_maps in reached:
-            try:
-                per_operand = output_to_input(op, i)
-            except IndexingError as err:
-                raise IndexingError(err.message, err.op or op) from None
+            per_operand = output_to_input(op, i)
             for operand, producer_maps in zip(op.operands, per_operand):
                 target = maps.setdefault(operand, _MapSet())
                 for cm in consumer_maps:
@@ -1052,10 +1058,7 @@ def function_input_to_output(func: ir.Operation | ir.OpView, arg_index: int) -> 
         op = op.operation
         reached = [(k, maps[v]) for k, v in enumerate(op.operands) if v in maps]
         for k, producer_maps in reached:
-            try:
-                per_result = input_to_output(op, k)
-            except IndexingError as err:
-                raise IndexingError(err.message, err.op or op) from None
+            per_result = input_to_output(op, k)
             for res, consumer_maps in zip(op.results, per_result):
                 target = maps.setdefault(res, _MapSet())
                 for pm in producer_maps:

@@ -26,6 +26,7 @@ from hlokit.diagnostics import Diagnostic, HlokitError, diagnostic_from_mlir
 __all__ = [
     "tool_main",
     "write_output",
+    "finish",
     "read_text",
     "process_chunks",
     "ChunkResult",
@@ -77,6 +78,14 @@ def write_output(path: str | None, data: str | bytes) -> None:
     except OSError as err:
         os.unlink(tmp)
         raise HlokitError(f"cannot write output file '{path}': {err.strerror}") from None
+
+
+def finish(path: str | None, ok: bool, output: str | bytes) -> int:
+    """End a chunked run: write ``output`` to ``path`` only when every chunk succeeded (stdout always
+    shows what succeeded) and return the exit code (0, or 1 after any error)."""
+    if ok or path in (None, "-"):
+        write_output(path, output)
+    return 0 if ok else 1
 
 
 def read_text(path: str) -> str:

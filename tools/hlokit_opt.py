@@ -17,7 +17,7 @@ from typing import Sequence
 import hlokit
 from hlokit.passes import all_passes, build_pass_manager, parse_pipeline, run_pass_manager
 from hlokit.passes.pipeline import PipelineElement
-from hlokit.tools.common import process_chunks, tool_main, write_output
+from hlokit.tools.common import finish, process_chunks, tool_main
 
 UPSTREAM_EXAMPLES = (
     "canonicalize, cse, inline, symbol-dce, symbol-privatize, sccp, loop-invariant-code-motion, "
@@ -119,9 +119,7 @@ def run(argv: Sequence[str]) -> int:
     )
     if isinstance(output, str) and output and not output.endswith("\n"):
         output += "\n"
-    if ok or args.output == "-":  # a file is written only on success; stdout shows what succeeded
-        write_output(args.output, output)
-    return 0 if ok else 1
+    return finish(args.output, ok, output)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

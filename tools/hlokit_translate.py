@@ -24,7 +24,7 @@ from jaxlib.mlir._mlir_libs import _stablehlo
 
 import hlokit
 from hlokit.diagnostics import Diagnostic, HlokitError, diagnostic_from_mlir
-from hlokit.tools.common import process_chunks, read_text, source_name, tool_main, write_output
+from hlokit.tools.common import finish, process_chunks, read_text, source_name, tool_main, write_output
 
 
 def _plugin_modes():
@@ -206,9 +206,7 @@ def run(argv: Sequence[str]) -> int:
     ok, output = process_chunks(
         args.input, one_chunk, split=args.split_input_file, verify_diagnostics=args.verify_diagnostics, context=ctx
     )
-    if ok or args.output == "-":
-        write_output(args.output, output)
-    return 0 if ok else 1
+    return finish(args.output, ok, output)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

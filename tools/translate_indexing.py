@@ -40,7 +40,7 @@ from hlokit.analysis.indexing_ops import (
     value_name,
 )
 from hlokit.diagnostics import Diagnostic, HlokitError, location_position
-from hlokit.tools.common import process_chunks, write_output
+from hlokit.tools.common import finish, process_chunks
 
 FLAG = "--indexing-maps"
 HELP = "print the indexing maps of each op (or of a function with --fusion), seed 004"
@@ -255,6 +255,4 @@ def run(args) -> int:
     ok, output = process_chunks(
         args.input, one_chunk, split=args.split_input_file, verify_diagnostics=args.verify_diagnostics, context=ctx
     )
-    if ok or args.output == "-":
-        write_output(args.output, output)
-    return 0 if ok else 1
+    return finish(args.output, ok, output)

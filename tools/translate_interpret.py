@@ -25,7 +25,7 @@ from jaxlib.mlir import ir
 
 import hlokit
 from hlokit.diagnostics import HlokitError
-from hlokit.tools.common import process_chunks
+from hlokit.tools.common import finish, process_chunks
 
 FLAG = "--interpret"
 HELP = "run the program with hlokit's reference interpreter and print the results"
@@ -110,8 +110,4 @@ def run(args) -> int:
         args.input, one_chunk, split=args.split_input_file,
         verify_diagnostics=args.verify_diagnostics, context=ctx, separator="",
     )
-    from hlokit.tools.common import write_output
-
-    if ok or args.output == "-":
-        write_output(args.output, output)
-    return 0 if ok else 1
+    return finish(args.output, ok, output)

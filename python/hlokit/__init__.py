@@ -6,7 +6,7 @@ Public entry points:
 * :func:`hlokit.backend.compile` — compile a module with XLA and run it on numpy arrays
 * :mod:`hlokit.passes` — the Python pass registry and the textual pipeline builder
 * :func:`interpret` — the reference interpreter (``hlokit.interpreter``), :class:`InterpreterError`
-* :mod:`hlokit.analysis` — HLO indexing maps (seed 004)
+* :mod:`hlokit.analysis` — HLO indexing maps (XLA indexing analysis, https://openxla.org/xla/indexing)
 """
 
 import os as _os

@@ -132,3 +132,80 @@ def test_split_marker_anywhere_on_a_line():
 def test_non_utf8_input_is_a_parse_error(ctx):
     with pytest.raises(hlokit.ParseError, match="neither UTF-8 text nor MLIR bytecode"):
         hlokit.parse(b"\xff\xfe\x00garbage", context=ctx)
+
+
+# ---- input that would crash MLIR's recursive parser -------------------------------------------------
+
+_DEEP = 20000  # far past the crash depth of every construct below (1 MiB of text at most)
+
+
+def _deep(kind: str, n: int = _DEEP) -> str:
+    if kind == "array":
+        return "module attributes {a = " + "[" * n + "]" * n + "} {}"
+    if kind == "tuple":
+        return "func.func private @f(%a: " + "tuple<" * n + "f32" + ">" * n + ")"
+    if kind == "dense":
+        return "module attributes {a = dense<" + "[" * n + "1.0" + "]" * n + "> : tensor<f32>} {}"
+    if kind == "callsite":
+        return "module {} loc(" + "callsite(" * n + '"a"' + ' at "b")' * n + ")"
+    if kind == "region":
+        return 'func.func @f() {\n' + '"test.op"() ({' * n + "}) : () -> ()" * n + "\nreturn }"
+    return "func.func @f() " + "(" * n
+
+
+@pytest.mark.parametrize("kind", ["array", "tuple", "dense", "callsite", "region", "parens"])
+def test_deep_nesting_is_a_located_error_not_a_crash(kind, ctx):
+    with pytest.raises(hlokit.ParseError) as info:
+        hlokit.parse(_deep(kind), context=ctx, source_name="deep.mlir")
+    d = info.value.diagnostics[0]
+    assert (d.file, d.line) == ("deep.mlir", 1 if kind != "region" else 2)
+    assert "nested more than 512 levels" in d.message
+    # the column points into the nested part, at the first bracket past the limit
+    text = _deep(kind)
+    line_text = text.split("\n")[d.line - 1]
+    assert line_text[d.col - 1] in "([{<"
+
+
+def test_nesting_at_the_limit_still_parses(ctx):
+    from hlokit.core import MAX_NESTING
+
+    def nested(n):  # the attribute dictionary's brace is one level, the n brackets the others
+        return "module attributes {h.a = " + "[" * n + "]" * n + "} {}"
+
+    assert hlokit.parse(nested(MAX_NESTING - 1), context=ctx) is not None
+    with pytest.raises(hlokit.ParseError):
+        hlokit.parse(nested(MAX_NESTING), context=ctx)
+
+
+def test_brackets_in_strings_comments_and_arrows_do_not_count(ctx):
+    from hlokit.core import check_nesting
+
+    check_nesting('"' + "(" * 5000 + '"', limit=100)
+    check_nesting("// " + "[" * 5000 + "\n", limit=100)
+    check_nesting("(a) -> (b)\n" * 2000, limit=100)
+    with pytest.raises(hlokit.ParseError):
+        check_nesting("(" * 101 + "\n", limit=100)
+
+
+def test_deep_input_through_the_tool_exits_1_without_output(tmp_path):
+    import subprocess
+    import sys
+
+    src = tmp_path / "deep.mlir"
+    src.write_text(_deep("array"))
+    out = tmp_path / "out.mlir"
+    code = "import sys; from hlokit.tools.hlokit_opt import main; sys.exit(main(sys.argv[1:]))"
+    proc = subprocess.run([sys.executable, "-c", code, str(src), "-o", str(out)], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 1, proc.stderr
+    assert f"{src}:1:" in proc.stderr and "error: brackets nested" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert not out.exists()
+
+
+def test_parse_without_a_context_makes_one(tmp_path):
+    path = tmp_path / "add.mlir"
+    path.write_text(ADD)
+    module = hlokit.parse_file(path)  # no context=, no `with ctx:` block
+    assert "stablehlo.add" in str(module)
+    assert "stablehlo.add" in str(hlokit.parse(ADD))

@@ -5,9 +5,15 @@ Built on the MLIR Python bindings that ship inside jaxlib (``jaxlib.mlir``); no 
 
 from __future__ import annotations
 
+import dataclasses
+import gc
+import json
 import os
 import re
+import signal
 import sys
+import time
+import warnings
 import weakref
 from typing import Union
 
@@ -25,6 +31,7 @@ from hlokit.diagnostics import (
 __all__ = [
     "DIALECTS",
     "MAX_NESTING",
+    "check_bytecode",
     "check_nesting",
     "make_context",
     "parse",
@@ -171,6 +178,7 @@ def parse(
     with ctx, ir.Location.unknown(ctx):
         try:
             if is_bytecode:
+                check_bytecode(bytes(source), source_name=source_name)
                 return _verified(ir.Module.parse(bytes(source), ctx), source_name, verify_after_parse)
             try:
                 op = ir.Operation.parse(source, source_name=source_name, context=ctx)
@@ -236,6 +244,102 @@ def check_nesting(text: str, *, source_name: str = "-", limit: int = MAX_NESTING
             col=col,
         )
     )
+
+
+def check_bytecode(data: bytes, *, source_name: str = "-", timeout: float | None = None) -> None:
+    """Raise :class:`ParseError` when MLIR's bytecode reader would crash or hang on ``data``.
+
+    jaxlib's bytecode reader aborts the process on some corrupt input (an op or attribute name that is
+    not UTF-8 throws inside the bindings: ``terminate called ... str_from_cstr_and_size()``) and can
+    spin forever on others. So the bytecode is first read, walked and printed in a forked child process
+    (copy-on-write: no re-import, a few milliseconds plus the read itself); only when the child
+    finishes is it read in this process. ``timeout`` (seconds) defaults to 10 s plus 1 s per MiB.
+    Where ``os.fork`` does not exist (Windows) the check is skipped.
+    """
+    if not hasattr(os, "fork"):
+        return
+    limit = timeout if timeout is not None else 10.0 + len(data) / 2**20
+    read_end, write_end = os.pipe()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # "process is multi-threaded": the child only reads
+        pid = os.fork()
+    if pid == 0:  # child: never returns into the caller's code
+        status = 0
+        try:
+            os.close(read_end)
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, 2)  # the reader's own abort text is replaced by our diagnostic
+            ctx = make_context(allow_unregistered_dialects=True)
+            try:
+                module = ir.Module.parse(data, ctx)
+            except ir.MLIRError as err:
+                # an ordinary parse error: its diagnostics go to the parent, which never reads this input
+                found = diagnostics_from_mlir_error(err)
+                payload = json.dumps([dataclasses.asdict(d) for d in found]).encode()
+                if len(payload) > 60000:  # stay inside the pipe's buffer: the parent reads after exit
+                    first = dataclasses.replace(found[0], message=found[0].message[:2000], notes=[])
+                    payload = json.dumps([dataclasses.asdict(first)]).encode()
+                os.write(write_end, payload)
+                status = 3
+            else:
+                module.operation.get_asm(print_generic_op_form=True, enable_debug_info=True)
+                del module  # destroy it here: a corrupt module's double free shows in the child
+            ctx = None
+            gc.collect()
+        except BaseException as err:  # noqa: BLE001 - reported to the parent as text
+            os.write(write_end, str(err).encode("utf-8", "replace")[:2000])
+            status = 4
+        finally:
+            os._exit(status)
+    os.close(write_end)
+    try:
+        waited, status = _wait_child(pid, limit)
+        message = _read_all(read_end) if waited else b""
+    finally:
+        os.close(read_end)
+    what = "corrupt MLIR bytecode"
+    if not waited:
+        raise ParseError(Diagnostic("error", f"{what}: the bytecode reader did not finish within {limit:.0f} s",
+                                    file=source_name))
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        raise ParseError(Diagnostic("error", f"{what}: the bytecode reader crashed on it (signal {sig})",
+                                    file=source_name))
+    code = os.WEXITSTATUS(status)
+    if code == 3:
+        raise ParseError([_diagnostic_from_dict(d) for d in json.loads(message)], file=source_name)
+    if code != 0:
+        raise ParseError(Diagnostic("error", f"{what}: {message.decode('utf-8', 'replace')}", file=source_name))
+
+
+def _read_all(fd: int) -> bytes:
+    chunks = []
+    while True:
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+
+
+def _diagnostic_from_dict(d: dict) -> Diagnostic:
+    notes = [_diagnostic_from_dict(n) for n in d.pop("notes", [])]
+    return Diagnostic(**d, notes=notes)
+
+
+def _wait_child(pid: int, limit: float) -> tuple[bool, int]:
+    """Wait up to ``limit`` seconds for child ``pid``; kill it after that. (finished?, wait status)."""
+    deadline = time.monotonic() + limit
+    pause = 0.0005
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return True, status
+        if time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            return False, 0
+        time.sleep(pause)
+        pause = min(pause * 2, 0.05)
 
 
 def _rewrite_text_dialects(source: str | bytes) -> tuple[str | bytes, tuple[str, ...]]:

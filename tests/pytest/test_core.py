@@ -209,3 +209,59 @@ def test_parse_without_a_context_makes_one(tmp_path):
     module = hlokit.parse_file(path)  # no context=, no `with ctx:` block
     assert "stablehlo.add" in str(module)
     assert "stablehlo.add" in str(hlokit.parse(ADD))
+
+
+# ---- corrupt bytecode: the reader must not take the process down ------------------------------------
+
+_SWEEP = r"""
+import collections, sys, hlokit
+data = open(sys.argv[1], "rb").read()
+kinds = collections.Counter()
+for pos in range(4, len(data), 4):
+    d = bytearray(data); d[pos] ^= 0x80
+    try:
+        hlokit.parse(bytes(d), source_name="art.mlirbc")
+        kinds["ok"] += 1
+    except hlokit.ParseError as err:
+        text = str(err)
+        assert text.startswith("art.mlirbc"), text
+        kinds["crash" if "reader crashed" in text else "error"] += 1
+print(dict(kinds))
+"""
+
+
+def test_bit_flipped_bytecode_is_an_error_never_an_abort(tmp_path, ctx):
+    """Flipping the top bit of bytes of a portable artifact makes strings non-UTF-8: jaxlib's reader
+    aborts the process on some of them (SIGABRT from the bindings). Run in a subprocess, so that a
+    regression shows as a failed test, not a dead test run."""
+    import subprocess
+    import sys
+
+    from jaxlib.mlir._mlir_libs import _stablehlo
+
+    import pathlib
+
+    mlp = pathlib.Path(__file__).resolve().parents[2] / "examples" / "mlp.mlir"
+    module = hlokit.parse(mlp.read_text(), context=ctx)
+    artifact = _stablehlo.serialize_portable_artifact_str(str(module), _stablehlo.get_current_version())
+    path = tmp_path / "add.mlirbc"
+    path.write_bytes(artifact)
+    proc = subprocess.run([sys.executable, "-c", _SWEEP, str(path)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    kinds = eval(proc.stdout.strip().splitlines()[-1])  # noqa: S307 - our own dict literal
+    assert kinds.get("error", 0) > 0
+
+
+def test_bytecode_check_kills_a_reader_that_does_not_finish():
+    import os
+    import time
+
+    from hlokit import core
+
+    pid = os.fork()
+    if pid == 0:  # a child that never finishes by itself
+        time.sleep(60)
+        os._exit(0)
+    t0 = time.monotonic()
+    finished, _ = core._wait_child(pid, 0.3)
+    assert not finished and time.monotonic() - t0 < 5

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import random
 import subprocess
@@ -24,9 +25,14 @@ from hlokit.analysis.indexing import (
     sym,
 )
 from hlokit.analysis.indexing_ops import (
+    IN_TO_OUT,
+    OUT_TO_IN,
     function_output_to_input,
+    in_to_out,
     input_to_output,
+    out_to_in,
     output_to_input,
+    register_rule,
     supported_ops,
 )
 
@@ -238,6 +244,69 @@ def test_per_op_api_and_unsupported_op():
         with pytest.raises(IndexingError, match="no indexing map for 'func.return'"):
             output_to_input(ops[-1])
     assert "stablehlo.dot_general" in supported_ops() and "stablehlo.custom_call" not in supported_ops()
+
+
+# ----------------------------------------------------------------------------------------------
+# the rule registry: one rule per op and direction, and every rule is a rule
+
+
+def test_second_rule_for_an_op_is_refused():
+    before_oi, before_io = dict(OUT_TO_IN), dict(IN_TO_OUT)
+
+    def other_rule(op, index):
+        return []
+
+    with pytest.raises(ValueError, match="output-to-input indexing rule for 'stablehlo.add' registered twice"):
+        out_to_in("stablehlo.add")(other_rule)
+    with pytest.raises(ValueError, match="input-to-output indexing rule for 'stablehlo.convolution' registered twice"):
+        in_to_out("stablehlo.convolution")(other_rule)
+    # all or nothing: a fresh name listed before a taken one is not registered either
+    with pytest.raises(ValueError, match="'stablehlo.pad' registered twice"):
+        out_to_in("test.fresh_op", "stablehlo.pad")(other_rule)
+    assert OUT_TO_IN == before_oi and IN_TO_OUT == before_io
+
+
+def test_decorating_a_helper_instead_of_a_rule_is_refused():
+    # `@out_to_in("stablehlo.convolution")` once sat on the one-argument helper that reads the group
+    # counts; the real rule below it replaced it silently. A rule takes (op, index).
+    def groups(op):
+        return 1, 1
+
+    with pytest.raises(TypeError, match="must take \\(op, index\\), not \\(op\\)"):
+        out_to_in("test.fresh_op")(groups)
+    assert "test.fresh_op" not in OUT_TO_IN
+    table = {}
+    assert register_rule(table, "output-to-input", ["test.a", "test.b"], lambda op, r: []) is table["test.a"]
+    assert table["test.a"] is table["test.b"]
+
+
+@pytest.mark.parametrize("table", [OUT_TO_IN, IN_TO_OUT], ids=["out_to_in", "in_to_out"])
+def test_every_registered_rule_takes_op_and_index(table):
+    for name, fn in table.items():
+        params = list(inspect.signature(fn).parameters)
+        assert len(params) == 2, f"{name}: {fn.__qualname__}{tuple(params)}"
+
+
+CONVOLUTION = """
+func.func @conv(%x: tensor<1x8x8x4xf32>, %w: tensor<3x3x4x6xf32>) -> tensor<1x6x6x6xf32> {
+  %0 = stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f],
+       window = {stride = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64}
+       : (tensor<1x8x8x4xf32>, tensor<3x3x4x6xf32>) -> tensor<1x6x6x6xf32>
+  return %0 : tensor<1x6x6x6xf32>
+}
+"""
+
+
+def test_convolution_rules_give_maps_per_operand():
+    ctx = hlokit.make_context()
+    module = hlokit.parse(CONVOLUTION, context=ctx)
+    with ctx:
+        conv = module.body.operations[0].regions[0].blocks[0].operations[0]
+        lhs, rhs = output_to_input(conv)
+        assert str(lhs[0].affine_map) == "(d0, d1, d2, d3)[s0, s1, s2] -> (d0, d1 + s0, d2 + s1, s2)"
+        assert str(rhs[0].affine_map) == "(d0, d1, d2, d3)[s0, s1, s2] -> (s0, s1, s2, d3)"
+        (to_out,) = input_to_output(conv, 1)
+        assert len(to_out) == 1 and to_out[0].num_dims == 4
 
 
 def test_cli_reports_unsupported_op_located(tmp_path):

@@ -14,6 +14,7 @@ An op without a rule raises :class:`~hlokit.analysis.indexing.IndexingError`
 
 from __future__ import annotations
 
+import inspect
 import re
 from typing import Callable, Sequence
 
@@ -44,31 +45,72 @@ __all__ = [
     "fold_constant_rt_vars",
     "OUT_TO_IN",
     "IN_TO_OUT",
+    "out_to_in",
+    "in_to_out",
+    "register_rule",
 ]
 
 OpMaps = list[list[IndexingMap]]
-OUT_TO_IN: dict[str, Callable[[ir.Operation, int], OpMaps]] = {}
-IN_TO_OUT: dict[str, Callable[[ir.Operation, int], OpMaps]] = {}
+#: A per-op rule: ``rule(op, index) -> OpMaps`` (see :func:`out_to_in` and :func:`in_to_out`).
+Rule = Callable[[ir.Operation, int], OpMaps]
+
+#: op name -> output-to-input rule: ``rule(op, result_index) -> [maps of operand 0, ...]``.
+OUT_TO_IN: dict[str, Rule] = {}
+#: op name -> input-to-output rule: ``rule(op, operand_index) -> [maps to result 0, ...]``.
+IN_TO_OUT: dict[str, Rule] = {}
 
 
-def out_to_in(*names: str):
-    """Register ``fn(op, result_index) -> [maps of operand 0, maps of operand 1, ...]``."""
+def register_rule(table: dict[str, Rule], direction: str, names: Sequence[str], fn: Rule) -> Rule:
+    """Add ``fn`` to ``table`` (:data:`OUT_TO_IN` or :data:`IN_TO_OUT`) under each op name of ``names``.
 
-    def deco(fn):
-        for n in names:
-            OUT_TO_IN[n] = fn
-        return fn
+    A rule takes exactly two positional parameters, the op and a result (output-to-input) or operand
+    (input-to-output) index. Raises ``ValueError`` (and registers nothing) when an op name already has
+    another rule in ``table``, and ``TypeError`` when ``fn`` does not take ``(op, index)``: a decorator
+    placed on a helper instead of the rule fails at import instead of being silently replaced.
+    """
+    params = list(inspect.signature(fn).parameters.values())
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if len(positional) != 2 or len(params) != 2:
+        raise TypeError(
+            f"{direction} indexing rule {fn.__qualname__} must take (op, index), "
+            f"not ({', '.join(p.name for p in params)})"
+        )
+    for n in names:
+        old = table.get(n)
+        if old is not None and old is not fn:
+            raise ValueError(
+                f"{direction} indexing rule for '{n}' registered twice: "
+                f"{old.__module__}.{old.__qualname__} and {fn.__module__}.{fn.__qualname__}"
+            )
+    for n in names:
+        table[n] = fn
+    return fn
+
+
+def out_to_in(*names: str) -> Callable[[Rule], Rule]:
+    """Decorator: register ``fn(op, result_index) -> [maps of operand 0, maps of operand 1, ...]`` as
+    the output-to-input rule of the ops ``names`` (full names, ``"stablehlo.pad"``).
+
+    Raises ``ValueError`` when one of the ops already has an output-to-input rule (see
+    :func:`register_rule`).
+    """
+
+    def deco(fn: Rule) -> Rule:
+        return register_rule(OUT_TO_IN, "output-to-input", names, fn)
 
     return deco
 
 
-def in_to_out(*names: str):
-    """Register ``fn(op, operand_index) -> [maps to result 0, maps to result 1, ...]``."""
+def in_to_out(*names: str) -> Callable[[Rule], Rule]:
+    """Decorator: register ``fn(op, operand_index) -> [maps to result 0, maps to result 1, ...]`` as
+    the input-to-output rule of the ops ``names``.
 
-    def deco(fn):
-        for n in names:
-            IN_TO_OUT[n] = fn
-        return fn
+    Raises ``ValueError`` when one of the ops already has an input-to-output rule (see
+    :func:`register_rule`).
+    """
+
+    def deco(fn: Rule) -> Rule:
+        return register_rule(IN_TO_OUT, "input-to-output", names, fn)
 
     return deco
 
@@ -843,8 +885,8 @@ def _reduce_window_io(op, k):
 # convolution (no feature/batch groups)
 
 
-@out_to_in("stablehlo.convolution")
 def _groups(op) -> tuple[int, int]:
+    """``(feature_group_count, batch_group_count)`` of a convolution (1 when absent)."""
     fg = ir.IntegerAttr(op.attributes["feature_group_count"]).value if "feature_group_count" in op.attributes else 1
     bg = ir.IntegerAttr(op.attributes["batch_group_count"]).value if "batch_group_count" in op.attributes else 1
     return fg, bg

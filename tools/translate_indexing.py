@@ -1,5 +1,5 @@
-"""``hlokit-translate --indexing-maps``: print indexing maps (seed 004) of each op, or of a function as
-one fusion.
+"""``hlokit-translate --indexing-maps``: print XLA's HLO indexing maps (https://openxla.org/xla/indexing)
+of each op, or of a function taken as one fusion.
 
     hlokit-translate --indexing-maps FILE [--direction=output-to-input|input-to-output] [--fusion]
                      [--function NAME] [--input-format=mlir|hlo]
@@ -30,6 +30,7 @@ import sys
 from jaxlib.mlir import ir
 
 import hlokit
+from hlokit import attributes
 from hlokit.analysis.indexing import IndexingError
 from hlokit.analysis.indexing_ops import (
     function_input_to_output,
@@ -41,12 +42,12 @@ from hlokit.analysis.indexing_ops import (
 )
 from hlokit.diagnostics import Diagnostic, HlokitError, location_position
 from hlokit.tools.common import finish, process_chunks
-
-FLAG = "--indexing-maps"
-HELP = "print the indexing maps of each op (or of a function with --fusion), seed 004"
+from hlokit.tools.translate_hlo_text import hlo_text_to_stablehlo
+from hlokit.tools.translate_registry import register_translate_mode
 
 
 def add_arguments(parser) -> None:
+    """The options of ``--indexing-maps``: ``--direction``, ``--fusion``, ``--function``, ``--input-format``."""
     g = parser.add_argument_group("--indexing-maps options")
     g.add_argument(
         "--direction",
@@ -75,7 +76,9 @@ _FUSION_ATTRS = re.compile(r",\s*kind=k\w+\s*,\s*calls=")
 
 
 def normalize_hlo_text(text: str) -> str:
-    """Make seed-style HLO snippets parseable by XLA's HLO parser (line numbers are kept).
+    """Make HLO snippets as XLA's indexing documentation writes them (https://openxla.org/xla/indexing:
+    bare instructions, computations without ``ENTRY`` or ``ROOT``, ``fusion`` instructions) parseable by
+    XLA's HLO parser (line numbers are kept).
 
     Adds ``HloModule``; bare instructions get an ``ENTRY`` computation (the last instruction becomes
     ``ROOT``); without ``ENTRY`` the last computation is the entry; a computation without ``ROOT`` gets
@@ -134,8 +137,6 @@ def _last_instruction_line(lines, start):
 def _load(text, offset, name, args, ctx) -> ir.Module:
     fmt = args.input_format or ("hlo" if name.endswith(".hlo") else "mlir")
     if fmt == "hlo":
-        from hlokit.tools.hlokit_translate import hlo_text_to_stablehlo
-
         if isinstance(text, bytes):
             raise HlokitError("HLO input must be text", file=name)
         return hlo_text_to_stablehlo(normalize_hlo_text("\n" * offset + text), ctx, name)
@@ -152,14 +153,14 @@ def _functions(module: ir.Module, only: str | None, name: str):
         op = op.operation
         if op.name != "func.func" or not op.regions[0].blocks:
             continue
-        fname = ir.StringAttr(op.attributes["sym_name"]).value
+        fname = attributes.str_value(op, "sym_name")
         if only is None or fname == only:
             funcs.append((fname, op))
     if only is not None and not funcs:
         raise HlokitError(f"no function named '{only}'", file=name)
     if only is None:
         # the callees of HLO fusions/calls are analysed through their calls; keep public ones
-        public = [(f, op) for f, op in funcs if "sym_visibility" not in op.attributes]
+        public = [(f, op) for f, op in funcs if not attributes.has(op, "sym_visibility")]
         funcs = public or funcs
     return funcs
 
@@ -230,6 +231,11 @@ def _fusion(fname, func, args, name, errors) -> list[str]:
     return ["\n".join(lines)]
 
 
+@register_translate_mode(
+    "--indexing-maps",
+    help="print XLA's indexing maps of each op (or of a function with --fusion)",
+    add_arguments=add_arguments,
+)
 def run(args) -> int:
     """Entry of the ``--indexing-maps`` mode (see the module docstring); returns the exit code."""
     ctx = hlokit.make_context(allow_unregistered_dialects=True)

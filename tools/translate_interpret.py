@@ -26,14 +26,14 @@ from jaxlib.mlir import ir
 import hlokit
 from hlokit.diagnostics import HlokitError
 from hlokit.tools.common import finish, process_chunks
-
-FLAG = "--interpret"
-HELP = "run the program with hlokit's reference interpreter and print the results"
+from hlokit.tools.translate_registry import register_translate_mode
 
 _ARGS_EXAMPLE = "i.e. --args=[dense<1> : tensor<2xi32>, ...]"
 
 
 def add_arguments(parser) -> None:
+    """The options of ``--interpret``: ``--args``, ``--probe-output-dir``, ``--interpreter-print-dense``,
+    ``--entry-function``."""
     g = parser.add_argument_group("--interpret options")
     g.add_argument("--args", "-args", default=None, metavar="ATTRS",
                    help="arguments of the entry function: '[dense<...> : tensor<...>, ...]'")
@@ -76,7 +76,13 @@ def parse_args(text: str, context: ir.Context) -> list[np.ndarray]:
     return out
 
 
+@register_translate_mode(
+    "--interpret",
+    help="run the program with hlokit's reference interpreter and print the results",
+    add_arguments=add_arguments,
+)
 def run(args) -> int:
+    """Entry of the ``--interpret`` mode (see the module docstring); returns the exit code."""
     from hlokit.interpreter import Interpreter
     from hlokit.interpreter.api import entry_function, load_program, prepare_module
     from hlokit.interpreter.values import format_dense, format_value

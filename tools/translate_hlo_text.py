@@ -1,0 +1,90 @@
+"""``hlokit-translate --stablehlo-to-hlo-text`` / ``--hlo-text-to-stablehlo``: XLA HLO text, both ways.
+
+Both directions go through the XLA inside jaxlib (its HLO text parser and HLO -> StableHLO importer;
+its StableHLO -> HLO converter), so the HLO text is XLA's own (https://openxla.org/xla/operation_semantics).
+Each ``// -----`` chunk is translated on its own with ``--split-input-file``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+
+from jaxlib.mlir import ir
+
+import hlokit
+from hlokit.diagnostics import Diagnostic, HlokitError
+from hlokit.tools.common import finish, process_chunks
+from hlokit.tools.translate_portable import check_no_chlo
+from hlokit.tools.translate_registry import register_translate_mode
+
+__all__ = ["hlo_text_to_stablehlo", "stablehlo_to_hlo_text"]
+
+_HLO_POS = re.compile(r"was parsing (\d+):(\d+): error: (.*)")
+
+
+def hlo_text_to_stablehlo(text: str, context: ir.Context, name: str = "-") -> ir.Module:
+    """XLA HLO text -> StableHLO module, through jaxlib's XLA HLO parser and importer.
+
+    Raises :class:`~hlokit.diagnostics.HlokitError` located at the HLO parser's line and column.
+    """
+    from jaxlib import _hlo, _jax
+
+    try:
+        proto = _hlo.hlo_module_from_text(text).as_serialized_hlo_module_proto()
+    except Exception as exc:
+        m = _HLO_POS.search(str(exc))
+        if m:
+            raise HlokitError(Diagnostic("error", m.group(3), name, int(m.group(1)), int(m.group(2)))) from None
+        raise HlokitError(f"cannot parse XLA HLO text: {exc}", file=name) from None
+    bytecode = _jax.mlir.hlo_to_stablehlo(proto)
+    return hlokit.parse(bytecode, context=context, source_name=name)
+
+
+def stablehlo_to_hlo_text(module: ir.Module, name: str = "-") -> str:
+    """StableHLO module -> XLA HLO text (jaxlib's StableHLO -> HLO converter).
+
+    Raises :class:`~hlokit.diagnostics.HlokitError` for CHLO ops (located) or a module XLA refuses.
+    """
+    from jaxlib import _jax
+
+    check_no_chlo(module, name)
+    text = hlokit.print_module(module)
+    try:
+        comp = _jax.mlir.mlir_module_to_xla_computation(text, use_tuple_args=False, return_tuple=False)
+    except Exception as exc:
+        raise HlokitError(f"cannot convert to XLA HLO: {str(exc).splitlines()[0]}", file=name) from None
+    return comp.as_hlo_text()
+
+
+def _run(args: argparse.Namespace, one) -> int:
+    ctx = hlokit.make_context(allow_unregistered_dialects=args.allow_unregistered_dialect)
+
+    def one_chunk(text, offset, name):
+        return one(text, offset, name, ctx)
+
+    ok, output = process_chunks(
+        args.input, one_chunk, split=args.split_input_file, verify_diagnostics=args.verify_diagnostics, context=ctx
+    )
+    return finish(args.output, ok, output)
+
+
+@register_translate_mode("--stablehlo-to-hlo-text", help="print the program as XLA HLO text")
+def run_stablehlo_to_hlo_text(args: argparse.Namespace) -> int:
+    """``--stablehlo-to-hlo-text``: each chunk's module printed as XLA HLO text."""
+
+    def one(text, offset, name, ctx):
+        module = hlokit.parse(text, context=ctx, source_name=name, line_offset=offset)
+        return stablehlo_to_hlo_text(module, name)
+
+    return _run(args, one)
+
+
+@register_translate_mode("--hlo-text-to-stablehlo", help="read XLA HLO text, print StableHLO")
+def run_hlo_text_to_stablehlo(args: argparse.Namespace) -> int:
+    """``--hlo-text-to-stablehlo``: each chunk's HLO module printed as StableHLO."""
+
+    def one(text, offset, name, ctx):
+        return hlokit.print_module(hlo_text_to_stablehlo(text, ctx, name))
+
+    return _run(args, one)

@@ -1,0 +1,144 @@
+"""``hlokit-translate --serialize`` / ``--deserialize``: StableHLO portable artifacts.
+
+A portable artifact is a StableHLO module written as versioned VHLO bytecode, readable by StableHLO
+releases of the compatibility window (StableHLO compatibility RFC,
+https://github.com/openxla/stablehlo/blob/main/rfcs/20220912-compatibility.md; writer and reader are
+jaxlib's ``serialize_portable_artifact`` / ``deserialize_portable_artifact``).
+
+    hlokit-translate --serialize --target=current|minimum|X.Y.Z INPUT -o OUT.mlirbc
+    hlokit-translate --deserialize OUT.mlirbc
+
+CHLO has no compatibility guarantee and is refused with a located error naming the fix
+(``hlokit-opt --chlo-legalize-to-stablehlo`` first).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+
+from jaxlib.mlir import ir
+from jaxlib.mlir._mlir_libs import _stablehlo
+
+import hlokit
+from hlokit.diagnostics import Diagnostic, HlokitError, diagnostic_from_mlir, location_position
+from hlokit.tools.common import read_text, source_name, write_output
+from hlokit.tools.translate_registry import register_translate_mode
+
+__all__ = ["check_no_chlo", "target_version", "serialize", "deserialize"]
+
+
+def target_version(target: str | None) -> str:
+    """The StableHLO version ``X.Y.Z`` that ``--target`` names (``current``, ``minimum`` or ``X.Y.Z``).
+
+    Raises :class:`~hlokit.diagnostics.HlokitError` when ``target`` is missing or malformed.
+    """
+    if target in (None, ""):
+        raise HlokitError("--serialize needs --target=current|minimum|X.Y.Z")
+    if target == "current":
+        return _stablehlo.get_current_version()
+    if target == "minimum":
+        return _stablehlo.get_minimum_version()
+    if not re.fullmatch(r"\d+\.\d+\.\d+", target):
+        raise HlokitError(f"invalid --target '{target}': expected current, minimum or X.Y.Z")
+    return target
+
+
+def check_no_chlo(module: ir.Module, name: str) -> None:
+    """Raise :class:`~hlokit.diagnostics.HlokitError` located at the first CHLO op of ``module``.
+
+    CHLO is outside StableHLO's compatibility guarantees (StableHLO compatibility RFC), so neither a
+    portable artifact nor XLA's HLO converter takes it; the message names the legalization to run first.
+    """
+    found: list[Diagnostic] = []
+
+    def visit(op):
+        if op.name.startswith("chlo.") and not found:
+            file, line, col = location_position(op.location)
+            found.append(
+                Diagnostic(
+                    "error",
+                    f"'{op.name}' is a CHLO op: CHLO has no compatibility guarantee and cannot be "
+                    "serialized; legalize it first: hlokit-opt --chlo-legalize-to-stablehlo INPUT | "
+                    "hlokit-translate --serialize --target=... -",
+                    file or name,
+                    line,
+                    col,
+                )
+            )
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    if found:
+        raise HlokitError(found)
+
+
+def serialize(module: ir.Module, target: str, name: str = "-") -> bytes:
+    """StableHLO module -> portable artifact bytes for ``target`` (see :func:`target_version`).
+
+    Raises :class:`~hlokit.diagnostics.HlokitError` for CHLO ops, a bad target, or an op the target
+    version cannot express (MLIR's diagnostics, prefixed with the version).
+    """
+    check_no_chlo(module, name)
+    version = target_version(target)
+    diags: list[Diagnostic] = []
+
+    def collect(diag):
+        diags.append(diagnostic_from_mlir(diag))
+        return True
+
+    handle = module.context.attach_diagnostic_handler(collect)
+    try:
+        return _stablehlo.serialize_portable_artifact(module, version)
+    except Exception as exc:
+        for d in diags:
+            d.message = f"cannot serialize to StableHLO {version}: {d.message}"
+        raise HlokitError(diags or [Diagnostic("error", f"cannot serialize to StableHLO {version}: {exc}")], file=name) from None
+    finally:
+        handle.detach()
+
+
+def deserialize(data: bytes, context: ir.Context, name: str = "-") -> ir.Module:
+    """Portable artifact bytes -> StableHLO module (in ``context``).
+
+    Raises :class:`~hlokit.diagnostics.HlokitError` when ``data`` is not MLIR bytecode or not a
+    readable artifact.
+    """
+    if not data.startswith(b"ML\xefR"):
+        raise HlokitError(
+            "cannot deserialize the StableHLO portable artifact: the input is not MLIR bytecode "
+            "(write one with hlokit-translate --serialize --target=...)",
+            file=name,
+        )
+    try:
+        return _stablehlo.deserialize_portable_artifact(context, data)
+    except Exception as exc:
+        raise HlokitError(f"cannot deserialize the StableHLO portable artifact: {exc}", file=name) from None
+
+
+def add_serialize_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--target`` (the options of ``--serialize``)."""
+    parser.add_argument_group("--serialize options").add_argument("--target", default=None, metavar="VERSION", help="'current', 'minimum' or X.Y.Z (with --serialize)")
+
+
+@register_translate_mode(
+    "--serialize", help="write a StableHLO portable artifact (needs --target)", add_arguments=add_serialize_arguments
+)
+def run_serialize(args: argparse.Namespace) -> int:
+    """``--serialize``: parse the whole input, write the artifact to ``-o`` (only on success)."""
+    ctx = hlokit.make_context(allow_unregistered_dialects=args.allow_unregistered_dialect)
+    name = source_name(args.input)
+    module = hlokit.parse(read_text(args.input), context=ctx, source_name=name)
+    write_output(args.output, serialize(module, args.target, name))
+    return 0
+
+
+@register_translate_mode("--deserialize", help="read a StableHLO portable artifact, print StableHLO")
+def run_deserialize(args: argparse.Namespace) -> int:
+    """``--deserialize``: read the artifact, print the StableHLO module."""
+    ctx = hlokit.make_context(allow_unregistered_dialects=args.allow_unregistered_dialect)
+    name = source_name(args.input)
+    data = read_text(args.input)
+    module = deserialize(data.encode() if isinstance(data, str) else data, ctx, name)
+    write_output(args.output, hlokit.print_module(module))
+    return 0

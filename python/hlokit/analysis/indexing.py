@@ -45,6 +45,8 @@ __all__ = [
     "RTVar",
     "IndexingMap",
     "IndexingError",
+    "dim_vars",
+    "range_vars",
     "dim",
     "sym",
     "const",
@@ -536,6 +538,16 @@ class RangeVar:
     range: Interval
 
 
+def dim_vars(shape: Sequence[int]) -> tuple[DimVar, ...]:
+    """One dimension variable per dimension of ``shape``: ``d_i in [0, shape[i] - 1]``."""
+    return tuple(DimVar(Interval(0, n - 1)) for n in shape)
+
+
+def range_vars(sizes: Sequence[int]) -> tuple[RangeVar, ...]:
+    """One range variable per size: ``s_j in [0, sizes[j] - 1]`` (e.g. the reduced dimensions)."""
+    return tuple(RangeVar(Interval(0, n - 1)) for n in sizes)
+
+
 @dataclass(frozen=True, eq=False)
 class RTVar:
     """A runtime variable: the value of ``value`` (an SSA value) at index ``map(d, s)``, clamped into
@@ -606,7 +618,7 @@ class IndexingMap:
     @staticmethod
     def identity(shape: Sequence[int]) -> "IndexingMap":
         """``(d0, ..., dn) -> (d0, ..., dn)`` over ``shape``."""
-        return IndexingMap(tuple(dim(i) for i in range(len(shape))), _dims(shape))
+        return IndexingMap(tuple(dim(i) for i in range(len(shape))), dim_vars(shape))
 
     @property
     def affine_map(self) -> ir.AffineMap:
@@ -894,10 +906,6 @@ class IndexingMap:
 
 def _interval(b) -> Interval:
     return b if isinstance(b, Interval) else Interval(int(b[0]), int(b[1]))
-
-
-def _dims(shape: Sequence[int]) -> tuple[DimVar, ...]:
-    return tuple(DimVar(Interval(0, n - 1)) for n in shape)
 
 
 def _normalize_constraint(e: Expr, iv: Interval) -> tuple[Expr, Interval]:

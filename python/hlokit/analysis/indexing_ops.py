@@ -21,18 +21,22 @@ from typing import Callable, Sequence
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo
 
+from hlokit import attributes
 from hlokit.analysis.indexing import (
     DimVar,
     Expr,
     IndexingError,
     IndexingMap,
     Interval,
-    RangeVar,
     RTVar,
     const,
     dim,
+    dim_vars,
+    range_vars,
     sym,
 )
+from hlokit.attributes import AttributeReadError
+from hlokit.opsets import ELEMENTWISE
 
 __all__ = [
     "output_to_input",
@@ -143,6 +147,8 @@ def _simplified_maps(op: ir.Operation, fn, index: int) -> OpMaps:
         if err.op is None:
             raise IndexingError(err.message, op) from None
         raise
+    except AttributeReadError as err:  # a missing or malformed attribute (unverified IR)
+        raise IndexingError(f"'{op.name}': {err}", op) from None
 
 
 def _constant_element(value, index: Sequence[int]) -> int | None:
@@ -152,7 +158,7 @@ def _constant_element(value, index: Sequence[int]) -> int | None:
     owner = value.owner
     if owner.name != "stablehlo.constant":
         return None
-    attr = owner.attributes["value"]
+    attr = attributes.get(owner, "value")
     if not isinstance(attr, ir.DenseIntElementsAttr):
         return None
     if attr.is_splat:
@@ -227,35 +233,10 @@ def shape_of(v: ir.Value) -> list[int]:
     return []
 
 
-def _ints(op: ir.Operation, name: str, default=None) -> list[int]:
-    if name not in op.attributes:
-        if default is None:
-            raise IndexingError(f"'{op.name}': missing attribute '{name}'")
-        return list(default)
-    a = op.attributes[name]
-    if isinstance(a, ir.DenseI64ArrayAttr):
-        return list(ir.DenseI64ArrayAttr(a))
-    if isinstance(a, ir.DenseIntElementsAttr):
-        return [int(x) for x in ir.DenseIntElementsAttr(a)]
-    if isinstance(a, ir.DenseBoolArrayAttr):
-        return [int(x) for x in ir.DenseBoolArrayAttr(a)]
-    if isinstance(a, ir.ArrayAttr):
-        return [ir.IntegerAttr(x).value for x in ir.ArrayAttr(a)]
-    raise IndexingError(f"'{op.name}': cannot read attribute '{name}' = {a}")
-
-
-def _dims(shape: Sequence[int]) -> tuple[DimVar, ...]:
-    return tuple(DimVar(Interval(0, n - 1)) for n in shape)
-
-
-def _ranges(sizes: Sequence[int]) -> tuple[RangeVar, ...]:
-    return tuple(RangeVar(Interval(0, n - 1)) for n in sizes)
-
-
 def _map(results, dims_shape_or_vars, ranges=(), rts=(), constraints=None) -> IndexingMap:
     dv = dims_shape_or_vars
     if dv and not isinstance(dv[0], DimVar):
-        dv = _dims(dv)
+        dv = dim_vars(dv)
     return IndexingMap(tuple(results), tuple(dv), tuple(ranges), tuple(rts), dict(constraints or {}))
 
 
@@ -266,7 +247,7 @@ def _scalar_read(shape: Sequence[int]) -> IndexingMap:
 
 def _all_of(shape: Sequence[int]) -> IndexingMap:
     """``()[s0, ..., sn] -> (s0, ..., sn)``: one element (of a rank-0 tensor) feeds every output."""
-    return IndexingMap(tuple(sym(i) for i in range(len(shape))), (), _ranges(shape))
+    return IndexingMap(tuple(sym(i) for i in range(len(shape))), (), range_vars(shape))
 
 
 _SIMPLE_NAME = re.compile(r"^[\w.\-]+$")
@@ -303,15 +284,9 @@ def _rt(value: ir.Value, feasible: Interval, index: Sequence[Expr]) -> RTVar:
 # elementwise
 
 
-ELEMENTWISE = [
-    "abs", "add", "and", "atan2", "cbrt", "ceil", "clamp", "compare", "complex", "convert", "cosine",
-    "count_leading_zeros", "divide", "exponential", "exponential_minus_one", "floor", "imag", "is_finite",
-    "log", "log_plus_one", "logistic", "maximum", "minimum", "multiply", "negate", "not", "or", "popcnt",
-    "power", "real", "reduce_precision", "remainder", "round_nearest_afz", "round_nearest_even", "rsqrt",
-    "select", "shift_left", "shift_right_arithmetic", "shift_right_logical", "sign", "sine", "sqrt",
-    "subtract", "tan", "tanh", "xor",
-]  # fmt: skip
-_ELEMENTWISE_NAMES = ["stablehlo." + n for n in ELEMENTWISE] + ["stablehlo.map"]
+#: The elementwise ops of the StableHLO spec (:data:`hlokit.opsets.ELEMENTWISE`) and ``map`` (whose
+#: body is applied elementwise): identity maps, a 0-d operand (``clamp``, ``select``) read whole.
+_ELEMENTWISE_NAMES = sorted(ELEMENTWISE) + ["stablehlo.map"]
 
 
 @out_to_in(*_ELEMENTWISE_NAMES)
@@ -338,7 +313,7 @@ def _bitcast_convert_oi(op, r):
     if len(out) == len(src) + 1:  # wide -> narrow: a new minor dimension
         return [[_map([dim(i) for i in range(len(src))], out)]]
     # narrow -> wide: the operand's minor dimension is read whole
-    return [[_map([dim(i) for i in range(len(out))] + [sym(0)], out, _ranges([src[-1]]))]]
+    return [[_map([dim(i) for i in range(len(out))] + [sym(0)], out, range_vars([src[-1]]))]]
 
 
 @in_to_out("stablehlo.bitcast_convert")
@@ -347,7 +322,7 @@ def _bitcast_convert_io(op, k):
     if len(out) == len(src):
         return [[IndexingMap.identity(src)]]
     if len(out) == len(src) + 1:
-        return [[_map([dim(i) for i in range(len(src))] + [sym(0)], src, _ranges([out[-1]]))]]
+        return [[_map([dim(i) for i in range(len(src))] + [sym(0)], src, range_vars([out[-1]]))]]
     return [[_map([dim(i) for i in range(len(out))], src)]]
 
 
@@ -366,9 +341,9 @@ def _no_operands_oi(op, r):
 
 def _broadcast_dims(op) -> list[int]:
     if op.name == "stablehlo.broadcast":
-        sizes = _ints(op, "broadcast_sizes")
+        sizes = attributes.i64_array(op, "broadcast_sizes")
         return [len(sizes) + i for i in range(len(shape_of(op.operands[0])))]
-    return _ints(op, "broadcast_dimensions")
+    return attributes.i64_array(op, "broadcast_dimensions")
 
 
 @out_to_in("stablehlo.broadcast_in_dim", "stablehlo.broadcast")
@@ -391,7 +366,7 @@ def _broadcast_io(op, k):
         else:
             results.append(sym(len(ranges)))
             ranges.append(n)
-    return [[_map(results, src, _ranges(ranges))]]
+    return [[_map(results, src, range_vars(ranges))]]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -400,7 +375,7 @@ def _broadcast_io(op, k):
 
 @out_to_in("stablehlo.transpose")
 def _transpose_oi(op, r):
-    perm = _ints(op, "permutation")
+    perm = attributes.i64_array(op, "permutation")
     out = shape_of(op.results[0])
     inv = [0] * len(perm)
     for i, p in enumerate(perm):
@@ -410,13 +385,13 @@ def _transpose_oi(op, r):
 
 @in_to_out("stablehlo.transpose")
 def _transpose_io(op, k):
-    perm = _ints(op, "permutation")
+    perm = attributes.i64_array(op, "permutation")
     return [[_map([dim(p) for p in perm], shape_of(op.operands[0]))]]
 
 
 @out_to_in("stablehlo.reverse")
 def _reverse_oi(op, r):
-    rev = set(_ints(op, "dimensions"))
+    rev = set(attributes.i64_array(op, "dimensions"))
     out = shape_of(op.results[0])
     return [[_map([(-dim(i) + (n - 1)) if i in rev else dim(i) for i, n in enumerate(out)], out)]]
 
@@ -433,7 +408,7 @@ def _reverse_io(op, k):
 @out_to_in("stablehlo.reduce")
 def _reduce_oi(op, r):
     n = len(op.operands) // 2
-    red = sorted(_ints(op, "dimensions"))
+    red = sorted(attributes.i64_array(op, "dimensions"))
     out = shape_of(op.results[r])
     maps = []
     for k in range(n):
@@ -445,7 +420,7 @@ def _reduce_oi(op, r):
             else:
                 results.append(dim(j))
                 j += 1
-        maps.append([_map(results, out, _ranges([src[i] for i in red]))])
+        maps.append([_map(results, out, range_vars([src[i] for i in red]))])
     maps += [[_scalar_read(out)] for _ in range(n)]
     return maps
 
@@ -453,7 +428,7 @@ def _reduce_oi(op, r):
 @in_to_out("stablehlo.reduce")
 def _reduce_io(op, k):
     n = len(op.operands) // 2
-    red = set(_ints(op, "dimensions"))
+    red = set(attributes.i64_array(op, "dimensions"))
     if k >= n:
         return [[_all_of(shape_of(res))] for res in op.results]
     src = shape_of(op.operands[k])
@@ -466,11 +441,11 @@ def _reduce_io(op, k):
 
 
 def _sort_row_map(op, shape_value) -> IndexingMap:
-    axis = ir.IntegerAttr(op.attributes["dimension"]).value if "dimension" in op.attributes else -1
+    axis = attributes.int_value(op, "dimension", -1)
     shape = shape_of(shape_value)
     axis = axis % len(shape) if shape else 0
     results = [sym(0) if i == axis else dim(i) for i in range(len(shape))]
-    return _map(results, shape, _ranges([shape[axis]]))
+    return _map(results, shape, range_vars([shape[axis]]))
 
 
 @out_to_in("stablehlo.sort")
@@ -489,14 +464,14 @@ def _sort_io(op, k):
 
 @out_to_in("stablehlo.slice")
 def _slice_oi(op, r):
-    start, strides = _ints(op, "start_indices"), _ints(op, "strides")
+    start, strides = attributes.i64_array(op, "start_indices"), attributes.i64_array(op, "strides")
     out = shape_of(op.results[0])
     return [[_map([dim(i) * strides[i] + start[i] for i in range(len(out))], out)]]
 
 
 @in_to_out("stablehlo.slice")
 def _slice_io(op, k):
-    start, strides = _ints(op, "start_indices"), _ints(op, "strides")
+    start, strides = attributes.i64_array(op, "start_indices"), attributes.i64_array(op, "strides")
     out = shape_of(op.results[0])
     dvars, results, cons = [], [], {}
     for i, n in enumerate(out):
@@ -565,9 +540,9 @@ def _gather_layout(op):
     is added to operand dim ``sim[j]``; operand batching dim ``i`` is indexed by output dim
     ``batching_out[i]``.
     """
-    dn = stablehlo.GatherDimensionNumbers(op.attributes["dimension_numbers"])
+    dn = stablehlo.GatherDimensionNumbers(attributes.get(op, "dimension_numbers"))
     src, idx, out = shape_of(op.operands[0]), shape_of(op.operands[1]), shape_of(op.results[0])
-    sizes = _ints(op, "slice_sizes")
+    sizes = attributes.i64_array(op, "slice_sizes")
     ivd = dn.index_vector_dim
     k = idx[ivd] if ivd < len(idx) else 1
     offset_dims = list(dn.offset_dims)
@@ -612,7 +587,7 @@ def _gather_oi(op, r):
             e = e + dim(batching_out[i])
         results.append(e)
     operand = _map(results, out, rts=rts)
-    index_map = _map(index_position(None), out, _ranges([k] if ivd < len(idx) else []))
+    index_map = _map(index_position(None), out, range_vars([k] if ivd < len(idx) else []))
     return [[operand], [index_map]]
 
 
@@ -629,7 +604,7 @@ def _gather_io(op, k):
     for o in offset_dims:
         results[o] = sym(len(ranges))
         ranges.append(out[o])
-    return [[_map(results, idx, _ranges(ranges))]]
+    return [[_map(results, idx, range_vars(ranges))]]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -684,8 +659,8 @@ def _reshape_io(op, k):
 
 def _layout_order(op, name: str, rank: int) -> list[int]:
     """Major-to-minor dim order from an XLA ``minor_to_major`` layout attribute (default row-major)."""
-    if name in op.attributes:
-        return list(reversed(_ints(op, name)))
+    if attributes.has(op, name):
+        return list(reversed(attributes.i64_array(op, name)))
     return list(range(rank))
 
 
@@ -709,7 +684,7 @@ def _bitcast_io(op, k):
 
 @out_to_in("stablehlo.concatenate")
 def _concatenate_oi(op, r):
-    axis = ir.IntegerAttr(op.attributes["dimension"]).value
+    axis = attributes.int_value(op, "dimension")
     out = shape_of(op.results[0])
     maps, offset = [], 0
     for v in op.operands:
@@ -722,7 +697,7 @@ def _concatenate_oi(op, r):
 
 @in_to_out("stablehlo.concatenate")
 def _concatenate_io(op, k):
-    axis = ir.IntegerAttr(op.attributes["dimension"]).value
+    axis = attributes.int_value(op, "dimension")
     offset = sum(shape_of(v)[axis] for v in list(op.operands)[:k])
     src = shape_of(op.operands[k])
     return [[_map([dim(i) + offset if i == axis else dim(i) for i in range(len(src))], src)]]
@@ -736,7 +711,7 @@ def _dot_numbers(op):
     lhs = shape_of(op.operands[0])
     if op.name == "stablehlo.dot":
         return [], [], [len(lhs) - 1], [0]
-    dn = stablehlo.DotDimensionNumbers(op.attributes["dot_dimension_numbers"])
+    dn = stablehlo.DotDimensionNumbers(attributes.get(op, "dot_dimension_numbers"))
     return (
         list(dn.lhs_batching_dimensions),
         list(dn.rhs_batching_dimensions),
@@ -751,7 +726,7 @@ def _dot_oi(op, r):
     lhs, rhs, out = shape_of(op.operands[0]), shape_of(op.operands[1]), shape_of(op.results[0])
     lfree = [i for i in range(len(lhs)) if i not in lb and i not in lc]
     rfree = [i for i in range(len(rhs)) if i not in rb and i not in rc]
-    ranges = _ranges([lhs[i] for i in lc])
+    ranges = range_vars([lhs[i] for i in lc])
 
     def operand_map(rank, batch, contracting, free, free_offset):
         res = [const(0)] * rank
@@ -777,9 +752,9 @@ def _dot_io(op, k):
     rfree = [i for i in range(len(rhs)) if i not in rb and i not in rc]
     if k == 0:
         res = [dim(i) for i in lb] + [dim(i) for i in lfree] + [sym(j) for j in range(len(rfree))]
-        return [[_map(res, lhs, _ranges([rhs[i] for i in rfree]))]]
+        return [[_map(res, lhs, range_vars([rhs[i] for i in rfree]))]]
     res = [dim(i) for i in rb] + [sym(j) for j in range(len(lfree))] + [dim(i) for i in rfree]
-    return [[_map(res, rhs, _ranges([lhs[i] for i in lfree]))]]
+    return [[_map(res, rhs, range_vars([lhs[i] for i in lfree]))]]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -808,7 +783,7 @@ def _pad_operand_map(out, src, low, high, interior) -> IndexingMap:
 @out_to_in("stablehlo.pad")
 def _pad_oi(op, r):
     out, src = shape_of(op.results[0]), shape_of(op.operands[0])
-    low, high, interior = _ints(op, "edge_padding_low"), _ints(op, "edge_padding_high"), _ints(op, "interior_padding")
+    low, high, interior = attributes.i64_array(op, "edge_padding_low"), attributes.i64_array(op, "edge_padding_high"), attributes.i64_array(op, "interior_padding")
     return [[_pad_operand_map(out, src, low, high, interior)], [_scalar_read(out)]]
 
 
@@ -817,7 +792,7 @@ def _pad_io(op, k):
     out, src = shape_of(op.results[0]), shape_of(op.operands[0])
     if k == 1:
         return [[_all_of(out)]]
-    low, interior = _ints(op, "edge_padding_low"), _ints(op, "interior_padding")
+    low, interior = attributes.i64_array(op, "edge_padding_low"), attributes.i64_array(op, "interior_padding")
     results = [dim(i) * (interior[i] + 1) + low[i] for i in range(len(src))]
     cons = {results[i]: Interval(0, out[i] - 1) for i in range(len(src))}
     return [[_map(results, src, constraints=cons)]]
@@ -831,11 +806,11 @@ def _window_attrs(op):
     n = len(op.operands) // 2
     src = shape_of(op.operands[0])
     rank = len(src)
-    win = _ints(op, "window_dimensions")
-    strides = _ints(op, "window_strides", [1] * rank)
-    base = _ints(op, "base_dilations", [1] * rank)
-    wdil = _ints(op, "window_dilations", [1] * rank)
-    pad = _ints(op, "padding", [0] * (2 * rank))
+    win = attributes.i64_array(op, "window_dimensions")
+    strides = attributes.i64_array(op, "window_strides", [1] * rank)
+    base = attributes.i64_array(op, "base_dilations", [1] * rank)
+    wdil = attributes.i64_array(op, "window_dilations", [1] * rank)
+    pad = attributes.i64_array(op, "padding", [0] * (2 * rank))
     return n, src, win, strides, base, wdil, pad[0::2], pad[1::2]
 
 
@@ -850,7 +825,7 @@ def _reduce_window_oi(op, r):
             e = e + sym(len(ranges)) * wdil[i]
             ranges.append(win[i])
         results.append(e)
-    window = _map(results, out, _ranges(ranges))
+    window = _map(results, out, range_vars(ranges))
     padded = [plo[i] + (src[i] - 1) * base[i] + 1 + phi[i] if src[i] else plo[i] + phi[i] for i in range(len(src))]
     pad = _pad_operand_map(padded, src, plo, phi, [b - 1 for b in base])
     operand = window.compose(pad)
@@ -877,7 +852,7 @@ def _reduce_window_io(op, k):
         q = e.floordiv(strides[i])
         cons[q] = Interval(0, outs[0][i] - 1)
         results.append(q)
-    m = _map(results, src, _ranges(ranges), constraints=cons)
+    m = _map(results, src, range_vars(ranges), constraints=cons)
     return [[m] for _ in outs]
 
 
@@ -887,8 +862,8 @@ def _reduce_window_io(op, k):
 
 def _groups(op) -> tuple[int, int]:
     """``(feature_group_count, batch_group_count)`` of a convolution (1 when absent)."""
-    fg = ir.IntegerAttr(op.attributes["feature_group_count"]).value if "feature_group_count" in op.attributes else 1
-    bg = ir.IntegerAttr(op.attributes["batch_group_count"]).value if "batch_group_count" in op.attributes else 1
+    fg = attributes.int_value(op, "feature_group_count", 1)
+    bg = attributes.int_value(op, "batch_group_count", 1)
     return fg, bg
 
 
@@ -902,19 +877,19 @@ def _convolution_oi(op, r):
     that meet the input (not padding), all its input features.
     """
     fg, bg = _groups(op)
-    dn = stablehlo.ConvDimensionNumbers(op.attributes["dimension_numbers"])
+    dn = stablehlo.ConvDimensionNumbers(attributes.get(op, "dimension_numbers"))
     lhs, rhs, out = shape_of(op.operands[0]), shape_of(op.operands[1]), shape_of(op.results[0])
     isp, ksp, osp = list(dn.input_spatial_dimensions), list(dn.kernel_spatial_dimensions), list(dn.output_spatial_dimensions)
     ns = len(isp)
-    strides = _ints(op, "window_strides", [1] * ns)
-    pad = _ints(op, "padding", [0] * (2 * ns))
-    ldil = _ints(op, "lhs_dilation", [1] * ns)
-    rdil = _ints(op, "rhs_dilation", [1] * ns)
-    rev = _ints(op, "window_reversal", [0] * ns)
+    strides = attributes.i64_array(op, "window_strides", [1] * ns)
+    pad = attributes.i64_array(op, "padding", [0] * (2 * ns))
+    ldil = attributes.i64_array(op, "lhs_dilation", [1] * ns)
+    rdil = attributes.i64_array(op, "rhs_dilation", [1] * ns)
+    rev = attributes.i64_array(op, "window_reversal", [0] * ns)
     # symbols: s0..s{ns-1} window positions, s{ns} input feature (within the group)
     ck = rhs[dn.kernel_input_feature_dimension]
     nout, nbatch = out[dn.output_feature_dimension], out[dn.output_batch_dimension]
-    ranges = _ranges([rhs[k] for k in ksp] + [ck])
+    ranges = range_vars([rhs[k] for k in ksp] + [ck])
     # lhs: window map into the padded dilated input, then the pad map
     padded_shape, win_res = list(lhs), [const(0)] * len(lhs)
     win_res[dn.input_batch_dimension] = dim(dn.output_batch_dimension)
@@ -949,15 +924,15 @@ def _convolution_io(op, k):
     range var per window position; rhs: all batches, a range var per input position."""
     _convolution_oi(op, 0)  # the same restrictions
     fg, bg = _groups(op)
-    dn = stablehlo.ConvDimensionNumbers(op.attributes["dimension_numbers"])
+    dn = stablehlo.ConvDimensionNumbers(attributes.get(op, "dimension_numbers"))
     lhs, rhs, out = shape_of(op.operands[0]), shape_of(op.operands[1]), shape_of(op.results[0])
     isp, ksp, osp = list(dn.input_spatial_dimensions), list(dn.kernel_spatial_dimensions), list(dn.output_spatial_dimensions)
     ns = len(isp)
-    strides = _ints(op, "window_strides", [1] * ns)
-    pad = _ints(op, "padding", [0] * (2 * ns))
-    ldil = _ints(op, "lhs_dilation", [1] * ns)
-    rdil = _ints(op, "rhs_dilation", [1] * ns)
-    rev = _ints(op, "window_reversal", [0] * ns)
+    strides = attributes.i64_array(op, "window_strides", [1] * ns)
+    pad = attributes.i64_array(op, "padding", [0] * (2 * ns))
+    ldil = attributes.i64_array(op, "lhs_dilation", [1] * ns)
+    rdil = attributes.i64_array(op, "rhs_dilation", [1] * ns)
+    rev = attributes.i64_array(op, "window_reversal", [0] * ns)
     results, ranges, cons = [const(0)] * len(out), [], {}
 
     def range_var(n):
@@ -991,7 +966,7 @@ def _convolution_io(op, k):
         y = place.floordiv(strides[j])
         cons[y] = Interval(0, out[osp[j]] - 1)
         results[osp[j]] = y
-    return [[_map(results, lhs if k == 0 else rhs, _ranges(ranges), constraints=cons)]]
+    return [[_map(results, lhs if k == 0 else rhs, range_vars(ranges), constraints=cons)]]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -999,14 +974,14 @@ def _convolution_io(op, k):
 
 
 def _callee(op) -> ir.Operation:
-    name = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
+    name = attributes.str_value(op, "callee")
     parent = op.parent
     while parent is not None and parent.name != "builtin.module":
         parent = parent.parent
     if parent is None:
         raise IndexingError(f"'func.call': cannot find @{name}")
     for f in parent.regions[0].blocks[0].operations:
-        if f.operation.name == "func.func" and ir.StringAttr(f.operation.attributes["sym_name"]).value == name:
+        if f.operation.name == "func.func" and attributes.str_value(f, "sym_name", None) == name:
             return f.operation
     raise IndexingError(f"'func.call': cannot find @{name}")
 

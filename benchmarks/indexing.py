@@ -1,4 +1,4 @@
-"""Benchmark: indexing maps of a whole JAX-exported function taken as one fusion (seed 004).
+"""Benchmark: indexing maps of a whole JAX-exported function taken as one fusion (https://openxla.org/xla/indexing).
 
 Builds functions of about 1,000 and 10,000 StableHLO ops with JAX (``jax.jit(f).lower(x)``: blocks of
 exponential, multiply, add, reshape and transpose chains that cancel, a row reduction broadcast back,

@@ -1,4 +1,4 @@
-"""Unit tests of the indexing-map model, its simplifier and the per-op / fusion API (seed 004)."""
+"""Unit tests of the indexing-map model, its simplifier and the per-op / fusion API (https://openxla.org/xla/indexing)."""
 
 from __future__ import annotations
 
@@ -55,33 +55,34 @@ def results_str(m: IndexingMap) -> str:
 
 
 # ----------------------------------------------------------------------------------------------
-# the seed's simplifier examples
+# the simplification examples of https://openxla.org/xla/indexing, section "Indexing Map simplification"
 
 
-def test_seed_example_1_div_mod_by_range():
+def test_xla_doc_simplification_1_div_mod_by_range():
     m = dims_map([d0 + d1.floordiv(16), d1.mod(16)], [(0, 6), (0, 14)]).simplify()
     assert results_str(m) == "(d0, d1) -> (d0, d1)"
 
 
-def test_seed_example_2_delinearize_linearize():
+def test_xla_doc_simplification_2_delinearize_linearize():
     lin = d0 * 100 + d1 * 10 + d2
     m = dims_map([lin.floordiv(100), lin.mod(100).floordiv(10), d2.mod(10)], [(0, 9)] * 3).simplify()
     assert results_str(m) == "(d0, d1, d2) -> (d0, d1, d2)"
 
 
-def test_seed_example_3_extract_multiples():
+def test_xla_doc_simplification_3_extract_multiples():
     lin = d0 * 16 + d1 * 4 + d2
     m = dims_map([lin.floordiv(8), lin.mod(8)], [(0, 9)] * 3).simplify()
-    # seed: (2d0 + (4d1 + d2) floordiv 8, (4d1 + d2) mod 8)
+    # the documentation: (2d0 + (4d1 + d2) floordiv 8, (4d1 + d2) mod 8)
     assert results_str(m) == "(d0, d1, d2) -> (d0 * 2 + (d1 * 4 + d2) floordiv 8, (d1 * 4 + d2) mod 8)"
 
 
-def test_seed_example_4_negated_floordiv():
+def test_xla_doc_simplification_4_negated_floordiv():
     m = dims_map([-((-d0 * 11 - d1 + 109).floordiv(11)) + 9], [(0, 9), (0, 10)]).simplify()
     assert results_str(m) == "(d0, d1) -> (d0)"
 
 
-def test_gcd_split_gives_seed_reshape_forms():
+def test_gcd_split_gives_xla_doc_reshape_forms():
+    # https://openxla.org/xla/indexing, section "Reshape", "Linearization-delinearization"
     lin = d0 * 16 + d1 * 4 + d2
     m = dims_map([lin.floordiv(8), lin.mod(8)], [(0, 1), (0, 3), (0, 3)]).simplify()
     assert results_str(m) == "(d0, d1, d2) -> (d0 * 2 + d1 floordiv 2, d2 + (d1 mod 2) * 4)"
@@ -92,16 +93,17 @@ def test_floordiv_and_mod_recombine():
     assert simplify_expr(e, lambda v: Interval(0, 9)) == d0 * 10 + d1
 
 
-def test_simplifier_keeps_seed_slice_form():
+def test_simplifier_keeps_xla_doc_slice_form():
+    # https://openxla.org/xla/indexing, section "Slice", input to output
     m = dims_map([(d0 - 3).floordiv(7)], [(3, 17)], {(d0 - 3).mod(7): Interval(0, 0)}).simplify()
     assert results_str(m) == "(d0) -> ((d0 - 3) floordiv 7)"
     assert [str(e) for e in m.constraints] == ["(d0 - 3) mod 7"]
 
 
-@pytest.mark.parametrize("seed", range(40))
-def test_simplify_expr_preserves_values(seed):
+@pytest.mark.parametrize("rng_seed", range(40))
+def test_simplify_expr_preserves_values(rng_seed):
     """Random expressions: the simplified expression has the same value at every point."""
-    rng = random.Random(seed)
+    rng = random.Random(rng_seed)
     bounds = [Interval(rng.randint(-3, 2), rng.randint(3, 9)) for _ in range(3)]
 
     def rand_expr(depth):
@@ -326,11 +328,11 @@ def test_cli_reports_unsupported_op_located(tmp_path):
 # XLA bitcast (HLO import gives mhlo.bitcast): checked against numpy's layout arithmetic
 
 
-@pytest.mark.parametrize("seed", range(12))
-def test_bitcast_maps_match_layouts(seed):
+@pytest.mark.parametrize("rng_seed", range(12))
+def test_bitcast_maps_match_layouts(rng_seed):
     import numpy as np
 
-    rng = random.Random(seed)
+    rng = random.Random(rng_seed)
     factors = [rng.choice([2, 3, 2]) for _ in range(rng.randint(1, 4))]
 
     def shape_of_factors():

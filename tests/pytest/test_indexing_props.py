@@ -1,4 +1,5 @@
-"""Brute-force property tests of the indexing maps (seed 004), independent of their text form.
+"""Brute-force property tests of the indexing maps (https://openxla.org/xla/indexing), independent of
+their text form.
 
 For random small shapes and attributes of each supported op, the *true* read set of every output
 element is measured from the op's semantics: the program is compiled with XLA
@@ -8,9 +9,9 @@ gather indices) are fixed inputs of the run. The maps of the function (analysed 
 directions, rt vars bound to those runtime values) must then describe
 
 * a superset of the true read set (sound), for every operand, and
-* exactly the true read set (precise) where seed 004 claims exactness.
+* exactly the true read set (precise) where the XLA documentation gives an exact map.
 
-Indices a map denotes outside the operand's shape denote no read (the seed's
+Indices a map denotes outside the operand's shape denote no read (the documentation's
 ``dynamic_update_slice`` update map ``d0 - s0`` leaves the update for some outputs); every other map
 must stay in bounds.
 """

@@ -1,4 +1,4 @@
-"""hlokit analyses: HLO indexing maps (seed 004).
+"""hlokit analyses: XLA's HLO indexing maps (https://openxla.org/xla/indexing) for StableHLO.
 
 * :mod:`hlokit.analysis.indexing` — the model: :class:`Interval`, :class:`DimVar`, :class:`RangeVar`,
   :class:`RTVar`, :class:`IndexingMap` (composition, range-aware simplifier, text form) on

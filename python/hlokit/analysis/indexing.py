@@ -1,4 +1,7 @@
-"""Indexing maps (seed 004, XLA's HLO indexing analysis) on ``jaxlib.mlir.ir.AffineMap`` / ``AffineExpr``.
+"""Indexing maps on ``jaxlib.mlir.ir.AffineMap`` / ``AffineExpr``: the model of XLA's HLO indexing analysis.
+
+Source: https://openxla.org/xla/indexing (section "Indexing map"; XLA's implementation is
+``xla/hlo/analysis/indexing_map.cc``, formerly ``xla/service/gpu/model/indexing_map.cc``).
 
 An :class:`IndexingMap` maps the multi-index of one tensor (its *dimension variables* ``d_i``) to the
 multi-index of another, possibly through *range variables* (a whole range of values is read, e.g. the
@@ -7,7 +10,7 @@ reduced dimensions of ``reduce``) and *runtime variables* (values read at run ti
 variables first. The map has a domain: an :class:`Interval` per variable plus constraints
 ``expr in [lb, ub]``.
 
-Text form (seed 004)::
+Text form (as https://openxla.org/xla/indexing prints maps)::
 
     (d0, d1, d2)[s0] -> (d0, d1, s0)
     domain:
@@ -149,8 +152,9 @@ class Expr:
     """An affine expression ``sum(coeff * atom) + constant`` in canonical form (immutable, hashable).
 
     Terms are sorted: dimension variables, then symbols, then ``floordiv`` atoms, then ``mod`` atoms
-    (so ``d2 + (d1 mod 2) * 4`` prints as in seed 004). Build with :func:`dim`, :func:`sym`,
-    :func:`const`, ``+``, ``-``, ``*`` (by an int), :meth:`floordiv`, :meth:`mod`, :meth:`ceildiv`.
+    (so ``d2 + (d1 mod 2) * 4`` prints as in https://openxla.org/xla/indexing, section "Reshape").
+    Build with :func:`dim`, :func:`sym`, :func:`const`, ``+``, ``-``, ``*`` (by an int),
+    :meth:`floordiv`, :meth:`mod`, :meth:`ceildiv`.
     """
 
     __slots__ = ("terms", "const", "key", "_hash")
@@ -450,7 +454,8 @@ def _gcd_split(r: Expr, c: int, bounds: Bounds) -> tuple[int, Expr, Expr] | None
 
 
 def simplify_expr(e: Expr, bounds: Bounds) -> Expr:
-    """Simplify ``e`` using the variable ranges ``bounds`` (seed 004's rules).
+    """Simplify ``e`` using the variable ranges ``bounds`` (the rewrites of https://openxla.org/xla/indexing,
+    section "Indexing Map simplification").
 
     * ``(c*q + r) floordiv c -> q + r floordiv c``; ``(c*q + r) mod c -> r mod c``;
     * ``e floordiv c -> k`` and ``e mod c -> e - k*c`` when ``e`` stays in ``[k*c, k*c + c - 1]``;
@@ -569,7 +574,8 @@ class RTVar:
 
 @dataclass(frozen=True, eq=False)
 class IndexingMap:
-    """A map from the index of one tensor to the index of another (seed 004 ``IndexingMap``).
+    """A map from the index of one tensor to the index of another (``IndexingMap`` of
+    https://openxla.org/xla/indexing, section "Indexing map").
 
     * ``results``: tuple of :class:`Expr` over ``d0..d{n-1}`` and ``s0..s{r+t-1}`` (range vars, then
       rt vars). :attr:`affine_map` is the same as an ``ir.AffineMap``.
@@ -728,7 +734,7 @@ class IndexingMap:
 
     # -- simplification
     def simplify(self) -> "IndexingMap":
-        """Range-aware simplification (seed 004 "indexing map simplifier").
+        """Range-aware simplification (https://openxla.org/xla/indexing, section "Indexing Map simplification").
 
         Simplifies the results, the constraints and the rt-var maps; rewrites constraints
         ``k*e + c in [lb, ub]`` and ``e floordiv c in [lb, ub]`` into bounds on ``e``; folds constraints
@@ -881,7 +887,8 @@ class IndexingMap:
 
     # -- printing
     def to_string(self) -> str:
-        """The seed's text form: the affine map, ``domain:``, one line per variable and constraint."""
+        """The text form of https://openxla.org/xla/indexing: the affine map, ``domain:``, one line per
+        variable and constraint (rt vars with an ``hlo:`` line naming the value and their own map)."""
         with _context():
             lines = [str(self.affine_map), "domain:"]
             for i, v in enumerate(self.dim_vars):

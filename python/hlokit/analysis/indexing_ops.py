@@ -1,4 +1,9 @@
-"""Indexing maps of StableHLO ops and of whole functions (seed 004 "unfused ops" and "fusion").
+"""Indexing maps of StableHLO ops and of whole functions.
+
+Source: https://openxla.org/xla/indexing, sections "Indexing Maps for Unfused Ops" and "Indexing Maps
+for Fusion" (XLA's implementation: ``xla/hlo/analysis/indexing_analysis.cc``, formerly
+``xla/service/gpu/model/indexing_analysis.cc``); op semantics from the StableHLO specification
+(https://openxla.org/stablehlo/spec), op by op.
 
 * :func:`output_to_input` — for an op and one of its results: per operand, the maps from the result's
   multi-index to the indices of that operand it reads.
@@ -7,9 +12,11 @@
 * :func:`function_output_to_input` / :func:`function_input_to_output` — the same for a ``func.func``
   taken as one fusion: per-op maps composed through its body, simplified and deduplicated.
 
-Rules live in one registry (:data:`OUT_TO_IN`, :data:`IN_TO_OUT`), one decorated function per op kind.
-An op without a rule raises :class:`~hlokit.analysis.indexing.IndexingError`
-("no indexing map for 'stablehlo.sort'"), never a guessed map. Shapes must be static.
+Rules live in two tables, :data:`OUT_TO_IN` and :data:`IN_TO_OUT`: a new rule is one function
+``rule(op, index) -> OpMaps`` in this module under ``@out_to_in("stablehlo.foo")`` or
+``@in_to_out("stablehlo.foo")``; a second rule for an op raises ``ValueError`` at import. An op without
+a rule raises :class:`~hlokit.analysis.indexing.IndexingError` ("no indexing map for
+'stablehlo.custom_call'"), never a guessed map. Shapes must be static.
 """
 
 from __future__ import annotations
@@ -561,8 +568,8 @@ def _gather_oi(op, r):
     """Operand: dim ``i`` reads ``start_i + offset_i``, where ``start_i`` is an rt var (the index
     vector element of ``indices`` at the output's batch position, clamped to ``[0, dim_i - size_i]``)
     when ``i`` is in ``start_index_map`` and ``offset_i`` the output offset dim of ``i`` unless ``i`` is
-    collapsed, plus the output batch position for an operand batching dim (seed 004's simplified
-    gather is the case ``offset_dims = [1..rank]``, ``indices [N, k]``).
+    collapsed, plus the output batch position for an operand batching dim (the simplified gather of
+    https://openxla.org/xla/indexing, section "Gather", is the case ``offset_dims = [1..rank]``, ``indices [N, k]``).
     Indices: the whole index vector at the output's batch position (a range var)."""
     src, idx, out, sizes, ivd, k, batch_out, idx_batch, offset_dims, noncollapsed, sim, batching_out = _gather_layout(op)
     indices = op.operands[1]
@@ -762,7 +769,7 @@ def _dot_io(op, k):
 
 
 def _pad_operand_map(out, src, low, high, interior) -> IndexingMap:
-    """Map from an index of the padded result to the operand element it holds (seed 004 "pad")."""
+    """Map from an index of the padded result to the operand element it holds (https://openxla.org/xla/indexing, section "Pad")."""
     dvars, results, cons = [], [], {}
     for i, n in enumerate(src):
         step = interior[i] + 1
@@ -857,7 +864,7 @@ def _reduce_window_io(op, k):
 
 
 # ----------------------------------------------------------------------------------------------
-# convolution (no feature/batch groups)
+# convolution (feature and batch groups, dilations, padding, window reversal)
 
 
 def _groups(op) -> tuple[int, int]:
@@ -1032,7 +1039,7 @@ def function_output_to_input(func: ir.Operation | ir.OpView, result_index: int =
     argument it reads: ``{argument number: [maps]}`` (arguments not read are absent).
 
     Each op's output-to-input maps are composed with the maps reaching its results (users before
-    producers), simplified; equal maps are kept once, different ones all (seed 004 "fusion").
+    producers), simplified; equal maps are kept once, different ones all (https://openxla.org/xla/indexing, section "Indexing Maps for Fusion").
     Raises :class:`IndexingError` naming the first op on the way without an indexing map.
     """
     block = _body(func)
@@ -1063,7 +1070,7 @@ def function_output_to_input(func: ir.Operation | ir.OpView, result_index: int =
 
 def function_input_to_output(func: ir.Operation | ir.OpView, arg_index: int) -> dict[int, list[IndexingMap]]:
     """Maps from argument ``arg_index`` of ``func`` to each result that reads it:
-    ``{result number: [maps]}``, composed op by op in program order (seed 004, other direction)."""
+    ``{result number: [maps]}``, composed op by op in program order (the same section, other direction)."""
     block = _body(func)
     ops = list(block.operations)
     arg = block.arguments[arg_index]

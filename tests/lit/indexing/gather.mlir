@@ -1,8 +1,9 @@
-// gather beyond seed 004's simplified form: collapsed dims, batching dims, index_vector_dim not last.
-// The operand -> output direction would invert runtime values: refused with a located error.
+// gather beyond the simplified form of https://openxla.org/xla/indexing (section "Gather"): collapsed
+// dims, batching dims, index_vector_dim not last. The operand -> output direction would invert runtime
+// values: refused with a located error.
 // RUN: hlokit-translate --indexing-maps %s | FileCheck %s
 // RUN: not hlokit-translate --indexing-maps %s --direction=input-to-output 2>&1 | FileCheck %s --check-prefix=IO
-// IO: gather.mlir:26:8: error: no input-to-output indexing map for the operand of 'stablehlo.gather'
+// IO: gather.mlir:27:8: error: no input-to-output indexing map for the operand of 'stablehlo.gather'
 
 // CHECK-LABEL: %0 = stablehlo.gather
 // CHECK-NEXT: output -> operand 0 (%arg0):

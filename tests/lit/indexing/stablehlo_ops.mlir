@@ -1,5 +1,5 @@
-// Indexing maps of StableHLO ops beyond the seed's examples (MLIR input); their semantics are
-// checked by brute force in tests/pytest/test_indexing_props.py.
+// Indexing maps of StableHLO ops beyond the examples of https://openxla.org/xla/indexing (MLIR input);
+// their semantics are checked by brute force in tests/pytest/test_indexing_props.py.
 // RUN: hlokit-translate --indexing-maps %s --split-input-file | FileCheck %s
 // RUN: hlokit-translate --indexing-maps %s --split-input-file --direction=input-to-output | FileCheck %s --check-prefix=IO
 

@@ -23,7 +23,9 @@ from typing import Sequence
 from hlokit.diagnostics import HlokitError
 from hlokit.tools import translate_hlo_text, translate_indexing, translate_interpret, translate_portable
 from hlokit.tools.common import tool_main
-from hlokit.tools.translate_registry import TRANSLATE_MODES, TranslateMode
+from hlokit.tools.translate_registry import TRANSLATE_MODES, TranslateMode, register_translate_mode
+
+__all__ = ["MODE_MODULES", "TRANSLATE_MODES", "register_translate_mode", "modes", "run", "main"]
 
 #: The modules that define hlokit-translate's modes, in the order of ``--help``.
 MODE_MODULES = (translate_portable, translate_hlo_text, translate_indexing, translate_interpret)

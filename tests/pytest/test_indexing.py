@@ -311,6 +311,27 @@ def test_convolution_rules_give_maps_per_operand():
         assert len(to_out) == 1 and to_out[0].num_dims == 4
 
 
+def test_missing_attribute_is_an_indexing_error_at_the_op():
+    # verified IR always has the attribute; an op built without verification must not crash the rule
+    ctx = hlokit.make_context()
+    module = hlokit.parse(
+        "func.func @f(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {\n  return %a : tensor<2x3xf32>\n}\n", context=ctx
+    )
+    with ctx, ir.Location.unknown():
+        block = module.body.operations[0].regions[0].blocks[0]
+        with ir.InsertionPoint.at_block_begin(block):
+            op = ir.Operation.create(
+                "stablehlo.transpose",
+                results=[ir.RankedTensorType.get([3, 2], ir.F32Type.get())],
+                operands=[block.arguments[0]],
+            )
+        with pytest.raises(IndexingError, match="'stablehlo.transpose' has no attribute 'permutation'") as err:
+            output_to_input(op)
+        assert err.value.op == op
+        with pytest.raises(IndexingError, match="no attribute 'permutation'"):
+            input_to_output(op, 0)
+
+
 def test_cli_reports_unsupported_op_located(tmp_path):
     src = tmp_path / "custom.mlir"
     src.write_text(

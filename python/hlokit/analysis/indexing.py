@@ -166,8 +166,18 @@ class Expr:
             terms.sort(key=_term_key)
         self.terms = tuple(terms)
         self.const = constant
-        self.key = (tuple((a.key, c) for a, c in self.terms), constant)
+        self.key = (tuple([(a.key, c) for a, c in terms]), constant)
         self._hash = hash(self.key)
+
+    @classmethod
+    def _canonical(cls, terms: tuple[tuple[Atom, int], ...], constant: int) -> "Expr":
+        """An expression from terms already in canonical form (sorted, no zero coefficient)."""
+        e = object.__new__(cls)
+        e.terms = terms
+        e.const = constant
+        e.key = (tuple([(a.key, c) for a, c in terms]), constant)
+        e._hash = hash(e.key)
+        return e
 
     # -- structure
     def __eq__(self, other):
@@ -192,7 +202,7 @@ class Expr:
     # -- arithmetic
     def __add__(self, other: "Expr | int") -> "Expr":
         if isinstance(other, int):
-            return Expr(self.terms, self.const + other) if other else self
+            return Expr._canonical(self.terms, self.const + other) if other else self
         acc = dict(self.terms)
         for a, c in other.terms:
             acc[a] = acc.get(a, 0) + c
@@ -214,7 +224,9 @@ class Expr:
             raise IndexingError("indexing maps are affine: only multiplication by a constant")
         if k == 1:
             return self
-        return Expr(((a, c * k) for a, c in self.terms), self.const * k)
+        if k == 0:
+            return Expr._canonical((), 0)
+        return Expr._canonical(tuple([(a, c * k) for a, c in self.terms]), self.const * k)
 
     __rmul__ = __mul__
 
@@ -251,10 +263,14 @@ class Expr:
 
     def substitute(self, dims: Sequence["Expr"] | None, syms: Sequence["Expr"] | None) -> "Expr":
         """Replace ``d_i`` by ``dims[i]`` and ``s_j`` by ``syms[j]`` (None: keep that kind)."""
-        out = Expr((), self.const)
+        acc: dict[Atom, int] = {}
+        constant = self.const
         for a, c in self.terms:
-            out = out + _subst_atom(a, dims, syms) * c
-        return out
+            e = _subst_atom(a, dims, syms)
+            constant += e.const * c
+            for b, k in e.terms:
+                acc[b] = acc.get(b, 0) + k * c
+        return Expr(acc, constant)
 
     def variables(self) -> Iterator[Var]:
         for a, _ in self.terms:
@@ -466,14 +482,17 @@ def simplify_expr(e: Expr, bounds: Bounds) -> Expr:
     """
     if all(type(a) is Var for a, _ in e.terms):
         return e  # a linear form is canonical already
-    out = Expr((), e.const)
+    acc: dict[Atom, int] = {}
+    constant = e.const
     for a, k in e.terms:
         if isinstance(a, Var):
-            out = out + Expr(((a, k),))
+            acc[a] = acc.get(a, 0) + k
             continue
         s = _simplify_div(a, bounds)
-        out = out + s * k
-    return _recombine(out, bounds)
+        constant += s.const * k
+        for b, kb in s.terms:
+            acc[b] = acc.get(b, 0) + kb * k
+    return _recombine(Expr(acc, constant), bounds)
 
 
 def _simplify_div(a: Div, bounds: Bounds) -> Expr:

@@ -155,7 +155,7 @@ def _simplified_maps(op: ir.Operation, fn, index: int) -> OpMaps:
             raise IndexingError(err.message, op) from None
         raise
     except AttributeReadError as err:  # a missing or malformed attribute (unverified IR)
-        raise IndexingError(f"'{op.name}': {err}", op) from None
+        raise IndexingError(str(err), op) from None
 
 
 def _constant_element(value, index: Sequence[int]) -> int | None:

@@ -224,3 +224,27 @@ def test_every_jax_function_lowering_to_chlo_agrees_with_xla(ctx, qualname, f):
     ours = xla_compile(module)(*args)
     for o, n in zip(ours, native):
         np.testing.assert_allclose(o, n, rtol=1e-4, atol=1e-6, equal_nan=True)
+
+
+def test_every_table_entry_is_its_uniformly_named_builder():
+    import importlib
+
+    for name, spec in dec.TABLE.items():
+        short = "build_" + name[len("chlo."):].lstrip("_")
+        found = [m for m in ("elementwise", "broadcast", "structured")
+                 if getattr(importlib.import_module(f"hlokit.passes.chlo.{m}"), short, None) is spec.build]
+        assert found, f"{name}: no {short} in hlokit.passes.chlo"
+
+
+def test_find_chlo_ops_is_the_one_walker(ctx):
+    text = """func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+      %0 = chlo.erf %x : tensor<4xf32> -> tensor<4xf32>
+      %1 = stablehlo.abs %0 : tensor<4xf32>
+      %2 = chlo.lgamma %1 : tensor<4xf32> -> tensor<4xf32>
+      return %2 : tensor<4xf32>
+    }"""
+    module = hlokit.parse(text, context=ctx)
+    assert [op.name for op in dec.find_chlo_ops(module)] == ["chlo.erf", "chlo.lgamma"]
+    assert [op.name for op in dec.find_chlo_ops(module, first_only=True)] == ["chlo.erf"]
+    run_pipeline(module, PIPELINE)
+    assert dec.find_chlo_ops(module) == []

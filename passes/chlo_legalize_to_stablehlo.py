@@ -66,7 +66,7 @@ class ChloLegalizeToStablehlo(Pass):
     """Legalize every CHLO op to StableHLO (hlokit's Python implementation of the upstream flag).
 
     Anchor ``func.func``. Static shapes; element types per op as in
-    :data:`~hlokit.passes.chlo_decompositions.DECOMPOSITIONS`. Raises
+    :data:`hlokit.passes.chlo.table.TABLE`. Raises
     :class:`~hlokit.diagnostics.PassError` (located at the op) for an unranked or dynamic tensor, an
     element type or attribute mode the expansions do not cover (dynamic shapes are taken by elementwise,
     broadcasting and ``constant_like`` ops); the IR is then unchanged. ``chlo.scan`` (which has no

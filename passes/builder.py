@@ -2,8 +2,8 @@
 
 A pass that expands an op into StableHLO builds the expansion once per op *signature* (op name, element
 types, attributes, and shapes where they matter) with an :class:`Emitter`, parses the text once and then
-clones the parsed function for every op with that signature (see
-:class:`hlokit.passes.chlo.templates.TemplateCache`). The Python work per rewritten op is then a clone
+clones the parsed function for every op with that signature (:class:`TemplateCache`,
+:func:`instantiate`). The Python work per rewritten op is then a clone
 and a few ``move_before`` calls, whatever the size of the expansion; measured on
 ``benchmarks/chlo_speed.py`` this is several times faster than creating each op through the bindings.
 
@@ -30,10 +30,16 @@ from typing import Callable, Sequence
 
 import ml_dtypes
 import numpy as np
+from jaxlib.mlir import ir
+
+from hlokit import attributes
 
 __all__ = [
     "Emitter",
     "V",
+    "TemplateCache",
+    "instantiate",
+    "splice",
     "UnsupportedError",
     "shape_prefix",
     "shape_of_prefix",
@@ -490,7 +496,7 @@ class Emitter:
 
     def splice_point(self, tag: str, operands: Sequence[V], results: Sequence[tuple[str, str]]) -> list[V]:
         """A placeholder ``stablehlo.custom_call @<tag>`` that the pass replaces after cloning (by the body
-        of the op being rewritten, :func:`hlokit.passes.chlo.templates.splice`): lets a template hold a
+        of the op being rewritten, :func:`splice`): lets a template hold a
         region it cannot write as text (a custom_call takes any operands and results and names no symbol)."""
         return self.op("stablehlo.custom_call", operands, results, f'call_target_name = "{tag}"')
 
@@ -504,3 +510,77 @@ class Emitter:
             f"func.func private @{name}({params}) -> ({rtypes}) {{\n{body}\n"
             f'  "func.return"({rnames}) : ({rtypes}) -> (){self.suffix}\n}}\n'
         )
+
+
+class TemplateCache:
+    """Parsed templates of one ``ir.Context``, kept as private ``func.func`` ops in a scratch module.
+
+    ``funcs`` maps a caller-chosen signature key to the parsed template; ``texts`` is free for callers
+    that reuse one text for several keys (e.g. shape-independent texts with a ``$S`` placeholder).
+    """
+
+    def __init__(self, context: ir.Context):
+        self.context = context
+        with context, ir.Location.unknown(context):
+            self.scratch = ir.Module.create()
+        self.ip = ir.InsertionPoint(self.scratch.body)
+        self.texts: dict[tuple, str] = {}
+        self.funcs: dict[tuple, ir.Operation] = {}
+
+    def parse(self, key: tuple, text: str, what: str) -> ir.Operation:
+        """Parse template ``text`` (from :meth:`Emitter.text`), keep it under ``key`` and return it;
+        UnsupportedError (naming ``what``) when the text does not parse (a bug in an expansion)."""
+        try:
+            parsed = ir.Operation.parse(text, context=self.context)
+        except ir.MLIRError as err:
+            raise UnsupportedError(f"internal error: expansion of '{what}' does not parse: {err}") from None
+        with self.context:
+            self.scratch.body.append(parsed)
+        self.funcs[key] = parsed
+        return parsed
+
+
+def instantiate(cache: TemplateCache, template: ir.Operation, op: ir.Operation,
+                prepare: Callable[[ir.Operation], None] | None = None) -> None:
+    """Replace ``op`` by a clone of ``template``'s body: the template's arguments become ``op``'s
+    operands, the values its ``func.return`` returns replace ``op``'s results; the top-level ops of the
+    body take ``op``'s location (as MLIR's rewrites do). ``prepare(clone)`` runs on the clone first
+    (e.g. :func:`splice`). Erases ``op``."""
+    clone = template.clone(ip=cache.ip)
+    if prepare is not None:
+        prepare(clone)
+    block = clone.regions[0].blocks[0]
+    for arg, operand in zip(block.arguments, op.operands):
+        arg.replace_all_uses_with(operand)
+    body = list(block.operations)
+    loc = op.location
+    for inner in body[:-1]:
+        inner.location = loc
+        inner.move_before(op)
+    for res, val in zip(op.results, body[-1].operands):
+        res.replace_all_uses_with(val)
+    op.erase()
+    clone.erase()
+
+
+def splice(root: ir.Operation, callee: str, block: ir.Block) -> None:
+    """Replace the placeholder ``stablehlo.custom_call @callee`` under ``root`` (written by
+    :meth:`Emitter.splice_point`) by the ops of ``block``: the block's arguments become the call's
+    operands, the values its terminator returns replace the call's results."""
+    found = []
+
+    def visit(o):
+        if o.name == "stablehlo.custom_call" and attributes.str_value(o, "call_target_name") == callee:
+            found.append(o.operation)
+        return ir.WalkResult.ADVANCE
+
+    root.walk(visit)
+    for call in found:
+        for arg, operand in zip(block.arguments, call.operands):
+            arg.replace_all_uses_with(operand)
+        ops = list(block.operations)
+        for inner in ops[:-1]:
+            inner.move_before(call)
+        for res, val in zip(call.results, ops[-1].operands):
+            res.replace_all_uses_with(val)
+        call.erase()

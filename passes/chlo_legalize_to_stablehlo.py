@@ -23,8 +23,8 @@ from jaxlib.mlir import ir
 
 from hlokit import attributes
 from hlokit.diagnostics import PassError
-from hlokit.passes.builder import UnsupportedError
-from hlokit.passes.chlo import TABLE, OpInfo, TemplateCache, find_chlo_ops, read_attrs, splice
+from hlokit.passes.builder import TemplateCache, UnsupportedError, instantiate, splice
+from hlokit.passes.chlo import TABLE, OpInfo, find_chlo_ops, read_attrs, template_for
 from hlokit.passes.chlo.structured import SCAN_BODY, build_constant
 from hlokit.passes.registry import Pass, register_pass
 
@@ -94,22 +94,10 @@ class ChloLegalizeToStablehlo(Pass):
         for op, fn in plan:
             if fn is None:
                 build_constant(op)
-                continue
-            clone = fn.clone(ip=cache.ip)
-            if op.name == "chlo.scan":
-                self._prepare_scan(clone, op)
-            block = clone.regions[0].blocks[0]
-            for arg, operand in zip(block.arguments, op.operands):
-                arg.replace_all_uses_with(operand)
-            body = list(block.operations)
-            loc = op.location  # the expansion carries the CHLO op's location, as MLIR rewrites do
-            for inner in body[:-1]:
-                inner.location = loc
-                inner.move_before(op)
-            for res, val in zip(op.results, body[-1].operands):
-                res.replace_all_uses_with(val)
-            op.erase()
-            clone.erase()
+            elif op.name == "chlo.scan":
+                instantiate(cache, fn, op, prepare=lambda clone, op=op: self._prepare_scan(clone, op))
+            else:
+                instantiate(cache, fn, op)
 
     @staticmethod
     def _prepare_scan(clone: ir.Operation, op: ir.Operation) -> None:
@@ -163,6 +151,6 @@ class ChloLegalizeToStablehlo(Pass):
             key = (name, tuple(map(str, (v.type for v in op.operands))), tuple(map(str, (v.type for v in op.results))),
                    attr_key, None)
         try:
-            return cache.get(op, key, info, prefix)
+            return template_for(cache, op, key, info, prefix)
         except UnsupportedError as err:
             raise PassError(str(err), op.location) from None

@@ -8,7 +8,7 @@ Module map:
 * :mod:`~hlokit.passes.chlo.elementwise` — ``build_<op>`` of the elementwise ops;
 * :mod:`~hlokit.passes.chlo.broadcast` — ``build_broadcast_<op>`` of the broadcast family;
 * :mod:`~hlokit.passes.chlo.structured` — top_k, constant_like, ragged_dot, scan, constant;
-* :mod:`~hlokit.passes.chlo.templates` — :class:`OpInfo`, attribute reading, template text and cache.
+* :mod:`~hlokit.passes.chlo.templates` — :class:`OpInfo`, attribute reading, template text per signature.
 
 All of them build IR with :mod:`hlokit.passes.builder`. :func:`find_chlo_ops` is the one walker that
 finds CHLO ops.
@@ -19,10 +19,10 @@ from __future__ import annotations
 from jaxlib.mlir import ir
 
 from hlokit.passes.chlo.table import ELEMENTWISE, TABLE, OpSpec
-from hlokit.passes.chlo.templates import OpInfo, TemplateCache, read_attrs, splice, template_text
+from hlokit.passes.chlo.templates import OpInfo, read_attrs, template_for, template_text
 
-__all__ = ["find_chlo_ops", "is_chlo", "ELEMENTWISE", "TABLE", "OpSpec", "OpInfo", "TemplateCache",
-           "read_attrs", "splice", "template_text"]
+__all__ = ["find_chlo_ops", "is_chlo", "ELEMENTWISE", "TABLE", "OpSpec", "OpInfo", "read_attrs",
+           "template_for", "template_text"]
 
 
 def is_chlo(op: ir.Operation | ir.OpView) -> bool:

@@ -3,8 +3,9 @@
 The expansion of a CHLO op depends only on its op name, element types and attributes (and, except for
 elementwise ops, its shapes). Each such signature is written by its ``build_<op>`` (see
 :mod:`hlokit.passes.chlo.table`) into a ``func.func`` *template* once (text generated once, parsed once
-per concrete shape) and kept in a scratch module of the context (:class:`TemplateCache`); each op is
-then rewritten by cloning its template.
+per concrete shape) and kept in a scratch module of the context
+(:class:`hlokit.passes.builder.TemplateCache`); each op is then rewritten by cloning its template
+(:func:`hlokit.passes.builder.instantiate`).
 """
 
 from __future__ import annotations
@@ -13,11 +14,10 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import chlo
 
 from hlokit import attributes
-from hlokit.passes.builder import Emitter, UnsupportedError, V, shape_prefix
-from hlokit.passes.chlo.structured import SCAN_BODY
+from hlokit.passes.builder import Emitter, TemplateCache, UnsupportedError, shape_prefix
 from hlokit.passes.chlo.table import TABLE
 
-__all__ = ["OpInfo", "read_attrs", "attr_value", "template_text", "TemplateCache", "splice"]
+__all__ = ["OpInfo", "read_attrs", "attr_value", "template_text", "template_for"]
 
 
 class OpInfo:
@@ -93,63 +93,21 @@ def template_text(op_name: str, info: OpInfo, func_name: str, placeholder: bool 
     return e.text(func_name, args, results)
 
 
-class TemplateCache:
-    """Parsed expansion templates of one ``ir.Context``, kept in a scratch module.
-
-    ``get(op, key, info, shape_prefix)`` returns the template ``func.func`` for ``op``'s signature
-    ``key``, building it on first use; raises :class:`UnsupportedError` when the op cannot be expanded.
-    """
-
-    def __init__(self, context: ir.Context):
-        self.context = context
-        with context, ir.Location.unknown(context):
-            self.scratch = ir.Module.create()
-        self.ip = ir.InsertionPoint(self.scratch.body)
-        self.texts: dict[tuple, str] = {}
-        self.funcs: dict[tuple, ir.Operation] = {}
-
-    def get(self, op: ir.Operation, key: tuple, info: OpInfo, prefix: str | None) -> ir.Operation:
-        fn = self.funcs.get(key)
-        if fn is not None:
-            return fn
-        name = op.name
-        if prefix is not None:  # elementwise: shape-independent text, one parse per shape
-            tkey = key[:-1]
-            text = self.texts.get(tkey)
-            if text is None:
-                text = template_text(name, info, "__chlo_template")
-                self.texts[tkey] = text
-            text = text.replace("$S", prefix)
-        else:
-            text = template_text(name, info, "__chlo_template", placeholder=False)
-        try:
-            parsed = ir.Operation.parse(text, context=self.context)
-        except ir.MLIRError as err:  # a bug in an expansion: report, never crash
-            raise UnsupportedError(f"internal error: expansion of '{name}' does not parse: {err}") from None
-        with self.context:
-            self.scratch.body.append(parsed)
-        self.funcs[key] = parsed
-        return parsed
-
-
-def splice(root: ir.Operation, callee: str, block: ir.Block) -> None:
-    """Replace the placeholder ``stablehlo.custom_call @callee`` under ``root`` (written by
-    :meth:`Emitter.splice_point`) by the ops of ``block``: the block's arguments become the call's
-    operands, the values its terminator returns replace the call's results."""
-    found = []
-
-    def visit(o):
-        if o.name == "stablehlo.custom_call" and attributes.str_value(o, "call_target_name") == callee:
-            found.append(o.operation)
-        return ir.WalkResult.ADVANCE
-
-    root.walk(visit)
-    for call in found:
-        for arg, operand in zip(block.arguments, call.operands):
-            arg.replace_all_uses_with(operand)
-        ops = list(block.operations)
-        for inner in ops[:-1]:
-            inner.move_before(call)
-        for res, val in zip(call.results, ops[-1].operands):
-            res.replace_all_uses_with(val)
-        call.erase()
+def template_for(cache: TemplateCache, op: ir.Operation, key: tuple, info: OpInfo, prefix: str | None) -> ir.Operation:
+    """The parsed template of ``op``'s signature ``key`` in ``cache``, built on first use. ``prefix``
+    (elementwise ops): the concrete shape replacing ``$S`` in the shared shape-independent text.
+    Raises :class:`UnsupportedError` when the op cannot be expanded."""
+    fn = cache.funcs.get(key)
+    if fn is not None:
+        return fn
+    name = op.name
+    if prefix is not None:  # elementwise: shape-independent text, one parse per shape
+        tkey = key[:-1]
+        text = cache.texts.get(tkey)
+        if text is None:
+            text = template_text(name, info, "__chlo_template")
+            cache.texts[tkey] = text
+        text = text.replace("$S", prefix)
+    else:
+        text = template_text(name, info, "__chlo_template", placeholder=False)
+    return cache.parse(key, text, name)

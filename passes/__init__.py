@@ -2,8 +2,11 @@
 
 * :mod:`hlokit.passes.registry` — :class:`Pass`, :class:`PatternPass`, :func:`register_pass`.
 * :mod:`hlokit.passes.pipeline` — textual pipelines mixing Python and C++ passes in one PassManager.
+* :mod:`hlokit.passes.builder` — the IR-building layer every pass uses (``Emitter``, ``V``).
+* :mod:`hlokit.passes.chlo` — CHLO lowerings (one ``build_<op>`` per op, indexed by ``chlo.table``) and
+  ``find_chlo_ops``, the one walker that finds CHLO ops.
 * one module per pass flag (``stablehlo_legalize_dot_to_dot_general.py`` for
-  ``--stablehlo-legalize-dot-to-dot-general``, ...).
+  ``--stablehlo-legalize-dot-to-dot-general``, ...), listed in ``registry.PASS_MODULES``.
 """
 
 from hlokit.passes.pipeline import (

@@ -14,27 +14,34 @@ A pass is a subclass of :class:`Pass` decorated with :func:`register_pass`::
 ``argument`` is the command-line flag (``--stablehlo-legalize-dot-to-dot-general`` and the name inside
 ``--pass-pipeline``); when it equals an upstream pass's flag, hlokit's pass is the one that runs.
 ``anchor`` is the op the pass runs on (``func.func``, ``builtin.module``, or ``any``).
+
+Every pass module is named in :data:`PASS_MODULES` and imported by name on first use (no directory
+discovery): a new pass is one module plus one line there. :func:`register_pass` refuses a second pass
+under the same ``argument``.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import shlex
 from typing import Any, Callable, ClassVar
 
 from jaxlib.mlir import ir
 from jaxlib.mlir._mlir_libs._mlir import rewrite as _rewrite
 
-from hlokit.diagnostics import PassError
+from hlokit.diagnostics import PassError, diagnostics_from_mlir_error
 
 __all__ = [
     "Option",
     "Pass",
     "PatternPass",
     "PASSES",
+    "PASS_MODULES",
     "register_pass",
     "get_pass",
     "parse_options",
+    "load_builtin_passes",
 ]
 
 
@@ -94,16 +101,35 @@ class Pass:
 
 
 class PatternPass(Pass):
-    """A pass made of rewrite patterns applied by MLIR's greedy driver.
+    """A pass made of rewrite patterns, applied by MLIR's greedy driver or by MLIR's dialect conversion.
 
     Subclasses implement :meth:`populate` adding ``(root op, fn)`` patterns to a
     ``RewritePatternSet``; ``fn(op, rewriter)`` returns a falsy value when it rewrote ``op``
     (MLIR's binding convention) and True when it does not match. The frozen set is built once per
     (pass instance, context) and reused for every anchor op.
+
+    Drivers (class attributes):
+
+    * default: ``apply_patterns_and_fold_greedily`` (``greedy = True``) or one
+      ``walk_and_apply_patterns`` (``greedy = False``);
+    * ``conversion = "partial"`` or ``"full"``: MLIR's dialect conversion
+      (``apply_partial_conversion`` / ``apply_full_conversion``) against a ``ConversionTarget`` built
+      from ``illegal_ops`` / ``illegal_dialects`` / ``legal_ops`` / ``legal_dialects`` (full names,
+      e.g. ``"stablehlo.dot"``, and dialect names). An illegal op left after the patterns ran fails the
+      pass with MLIR's located "failed to legalize operation 'x'" diagnostic, raised as
+      :class:`~hlokit.diagnostics.PassError`. Note: the bindings do not roll back ops that a Python
+      pattern created, so a failed conversion may leave the anchor partly rewritten; a pass that must
+      fail before changing anything checks its ops first (as ``chlo-legalize-to-stablehlo`` does).
     """
 
     #: Apply with the greedy driver (fold + iterate to fixpoint) or a single walk.
     greedy: ClassVar[bool] = True
+    #: None (pattern drivers above), ``"partial"`` or ``"full"`` (dialect conversion).
+    conversion: ClassVar[str | None] = None
+    illegal_ops: ClassVar[tuple[str, ...]] = ()
+    illegal_dialects: ClassVar[tuple[str, ...]] = ()
+    legal_ops: ClassVar[tuple[str, ...]] = ()
+    legal_dialects: ClassVar[tuple[str, ...]] = ()
 
     def populate(self, patterns: _rewrite.RewritePatternSet) -> None:  # pragma: no cover
         raise NotImplementedError
@@ -117,9 +143,40 @@ class PatternPass(Pass):
             cache[key] = patterns.freeze()
         return cache[key]
 
+    def conversion_target(self, context: ir.Context) -> _rewrite.ConversionTarget:
+        """The ``ConversionTarget`` of this pass in ``context`` (built once per context)."""
+        cache = self.__dict__.setdefault("_target_cache", {})
+        key = id(context)
+        if key not in cache:
+            target = _rewrite.ConversionTarget(context)
+            if self.legal_dialects:
+                target.add_legal_dialect(*self.legal_dialects)
+            if self.legal_ops:
+                target.add_legal_op(*self.legal_ops)
+            if self.illegal_dialects:
+                target.add_illegal_dialect(*self.illegal_dialects)
+            if self.illegal_ops:
+                target.add_illegal_op(*self.illegal_ops)
+            cache[key] = target
+        return cache[key]
+
     def run_on_operation(self, op: ir.Operation) -> None:
         frozen = self._frozen(op.context)
-        if self.greedy:
+        if self.conversion is not None:
+            apply = {"partial": _rewrite.apply_partial_conversion, "full": _rewrite.apply_full_conversion}.get(
+                self.conversion)
+            if apply is None:
+                raise ValueError(f"pass '{self.argument}': conversion must be 'partial' or 'full', "
+                                 f"not {self.conversion!r}")
+            try:
+                apply(op, self.conversion_target(op.context), frozen)
+            except ir.MLIRError as err:
+                errors = list(err.error_diagnostics)
+                if not errors:
+                    raise PassError(diagnostics_from_mlir_error(err)) from None
+                # located at the first op left illegal; MLIR appends the op's text after ": %"
+                raise PassError(errors[0].message.split(": %", 1)[0], errors[0].location) from None
+        elif self.greedy:
             _rewrite.apply_patterns_and_fold_greedily(op, frozen)
         else:
             _rewrite.walk_and_apply_patterns(op, frozen)
@@ -130,18 +187,20 @@ PASSES: dict[str, type[Pass]] = {}
 
 
 def register_pass(cls: type[Pass]) -> type[Pass]:
-    """Class decorator: add a :class:`Pass` subclass to :data:`PASSES` under its ``argument``."""
+    """Class decorator: add a :class:`Pass` subclass to :data:`PASSES` under its ``argument``.
+
+    Raises ValueError when ``argument`` is empty or already registered (by any class)."""
     if not cls.argument:
         raise ValueError(f"{cls.__name__} has no 'argument'")
-    if cls.argument in PASSES and PASSES[cls.argument] is not cls:
-        raise ValueError(f"pass '{cls.argument}' registered twice")
+    if cls.argument in PASSES:
+        raise ValueError(f"pass '{cls.argument}' registered twice ({PASSES[cls.argument].__name__} and {cls.__name__})")
     PASSES[cls.argument] = cls
     return cls
 
 
 def get_pass(argument: str) -> type[Pass] | None:
     """The registered Python pass named ``argument``, or None."""
-    _load_builtin_passes()
+    load_builtin_passes()
     return PASSES.get(argument)
 
 
@@ -157,28 +216,29 @@ def parse_options(cls: type[Pass], text: str) -> dict[str, Any]:
     return out
 
 
+#: Every module of hlokit that defines passes, imported by name (each registers its passes).
+PASS_MODULES: tuple[str, ...] = (
+    "hlokit.passes.chlo_legalize_to_stablehlo",
+    "hlokit.passes.stablehlo_legalize_dot_to_dot_general",
+)
+
 _LOADED = False
 
 
-def _load_builtin_passes() -> None:
-    """Import every pass module of hlokit once (each registers itself)."""
+def load_builtin_passes() -> None:
+    """Import every module of :data:`PASS_MODULES` once (each registers itself); a missing module
+    raises ImportError."""
     global _LOADED
     if _LOADED:
         return
+    for name in PASS_MODULES:
+        importlib.import_module(name)
     _LOADED = True
-    import importlib
-    import pkgutil
-
-    import hlokit.passes as pkg
-
-    for info in pkgutil.iter_modules(pkg.__path__):
-        if info.name not in ("registry", "pipeline"):
-            importlib.import_module(f"hlokit.passes.{info.name}")
 
 
 def all_passes() -> dict[str, type[Pass]]:
     """Every registered Python pass (argument -> class), builtin ones loaded."""
-    _load_builtin_passes()
+    load_builtin_passes()
     return dict(PASSES)
 
 

@@ -1,6 +1,7 @@
 """``--stablehlo-legalize-dot-to-dot-general``: rewrite ``stablehlo.dot`` as ``stablehlo.dot_general``.
 
-``dot`` is in the spec's "not in HLO" group (seed 000 / seed 003): it is ``dot_general`` with no batching
+``dot`` is kept out of the StableHLO specification's op list (https://openxla.org/stablehlo/spec, its
+section on ``dot_general``: ``dot`` is slated for deprecation in favour of it): it is ``dot_general`` with no batching
 dimensions, contracting the last dimension of ``lhs`` (rank 1 or 2) with the first of ``rhs`` (rank 1
 or 2). ``precision_config`` is carried over.
 """

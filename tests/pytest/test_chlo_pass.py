@@ -10,7 +10,7 @@ import pytest
 import hlokit
 from hlokit.backend import compile as xla_compile
 from hlokit.diagnostics import PassError
-from hlokit.passes import chlo_decompositions as dec
+from hlokit.passes import chlo as dec
 from hlokit.passes import run_pipeline
 from hlokit.passes.chlo_legalize_to_stablehlo import ChloLegalizeToStablehlo
 
@@ -27,7 +27,7 @@ def test_every_chlo_op_of_jaxlib_is_covered():
 
     names = set(re.findall(r'OPERATION_NAME = "(chlo\.[\w.]+)"', open(gen.__file__).read()))
     assert len(names) >= 50
-    missing = names - set(dec.DECOMPOSITIONS) - {"chlo.constant", "chlo.scan"}  # those two: in the pass
+    missing = names - set(dec.TABLE)
     assert not missing
 
 
@@ -224,3 +224,27 @@ def test_every_jax_function_lowering_to_chlo_agrees_with_xla(ctx, qualname, f):
     ours = xla_compile(module)(*args)
     for o, n in zip(ours, native):
         np.testing.assert_allclose(o, n, rtol=1e-4, atol=1e-6, equal_nan=True)
+
+
+def test_every_table_entry_is_its_uniformly_named_builder():
+    import importlib
+
+    for name, spec in dec.TABLE.items():
+        short = "build_" + name[len("chlo."):].lstrip("_")
+        found = [m for m in ("elementwise", "broadcast", "structured")
+                 if getattr(importlib.import_module(f"hlokit.passes.chlo.{m}"), short, None) is spec.build]
+        assert found, f"{name}: no {short} in hlokit.passes.chlo"
+
+
+def test_find_chlo_ops_is_the_one_walker(ctx):
+    text = """func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+      %0 = chlo.erf %x : tensor<4xf32> -> tensor<4xf32>
+      %1 = stablehlo.abs %0 : tensor<4xf32>
+      %2 = chlo.lgamma %1 : tensor<4xf32> -> tensor<4xf32>
+      return %2 : tensor<4xf32>
+    }"""
+    module = hlokit.parse(text, context=ctx)
+    assert [op.name for op in dec.find_chlo_ops(module)] == ["chlo.erf", "chlo.lgamma"]
+    assert [op.name for op in dec.find_chlo_ops(module, first_only=True)] == ["chlo.erf"]
+    run_pipeline(module, PIPELINE)
+    assert dec.find_chlo_ops(module) == []

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from jaxlib.mlir import ir
 
 import hlokit
+from hlokit.diagnostics import PassError
 from hlokit.passes import (
     Option,
     Pass,
+    PatternPass,
     PipelineError,
     all_passes,
     build_pass_manager,
@@ -183,3 +186,77 @@ def test_unknown_pass_and_restricted_upstream_pass(ctx):
         build_pass_manager(parse_pipeline("no-such-pass"), context=ctx)
     # func.func-restricted upstream passes given as flags nest implicitly, as in mlir-opt
     build_pass_manager(parse_pipeline("stablehlo-legalize-deprecated-ops"), context=ctx, implicit_nesting=True)
+
+
+def test_builtin_passes_come_from_the_explicit_module_list():
+    assert "hlokit.passes.chlo_legalize_to_stablehlo" in registry.PASS_MODULES
+    registry.load_builtin_passes()
+    modules = {cls.__module__ for cls in registry.PASSES.values()}
+    assert {m for m in modules if m.startswith("hlokit.passes.")} <= set(registry.PASS_MODULES)
+    import inspect
+
+    assert "pkgutil" not in inspect.getsource(registry)
+
+
+def test_register_pass_refuses_a_duplicate_argument(temp_pass):
+    class First(Pass):
+        argument = "test-duplicate-argument"
+
+    class Second(Pass):
+        argument = "test-duplicate-argument"
+
+    temp_pass(First)
+    with pytest.raises(ValueError, match="registered twice"):
+        register_pass(Second)
+    with pytest.raises(ValueError, match="registered twice"):
+        register_pass(First)
+    assert registry.PASSES["test-duplicate-argument"] is First
+
+
+CONVERSION_PROGRAM = """func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.negate %a : tensor<4xf32>
+  %1 = stablehlo.abs %0 : tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+"""
+
+
+def _negate_to_subtract(op, rewriter):
+    with rewriter.ip, op.location:
+        t = op.results[0].type
+        zero = ir.Operation.create("stablehlo.constant", results=[t],
+                                   attributes={"value": ir.Attribute.parse(f"dense<0.0> : {t}")})
+        new = ir.Operation.create("stablehlo.subtract", results=[t], operands=[zero.result, op.operands[0]])
+    rewriter.replace_op(op, new)
+
+
+def _conversion_pass(mode, illegal):
+    class NegateToSubtract(PatternPass):
+        argument = "test-negate-to-subtract"
+        conversion = mode
+        illegal_ops = illegal
+        legal_dialects = ("stablehlo", "func")
+
+        def populate(self, patterns):
+            patterns.add("stablehlo.negate", _negate_to_subtract)
+
+    return NegateToSubtract
+
+
+@pytest.mark.parametrize("mode", ["partial", "full"])
+def test_pattern_pass_dialect_conversion(ctx, temp_pass, mode):
+    temp_pass(_conversion_pass(mode, ("stablehlo.negate",)))
+    module = hlokit.parse(CONVERSION_PROGRAM, context=ctx)
+    run_pipeline(module, "builtin.module(func.func(test-negate-to-subtract))")
+    text = str(module)
+    assert "stablehlo.negate" not in text and "stablehlo.subtract" in text
+    (r,) = hlokit.interpret(module, [np.array([1, -2, 3, -4], np.float32)])
+    np.testing.assert_array_equal(r, [1, 2, 3, 4])
+
+
+def test_pattern_pass_conversion_reports_failed_to_legalize_at_the_op(ctx, temp_pass):
+    temp_pass(_conversion_pass("partial", ("stablehlo.negate", "stablehlo.abs")))
+    module = hlokit.parse(CONVERSION_PROGRAM, context=ctx, source_name="in.mlir")
+    with pytest.raises(PassError) as info:
+        run_pipeline(module, "builtin.module(func.func(test-negate-to-subtract))")
+    assert "in.mlir:3:8: error: failed to legalize operation 'stablehlo.abs'" in str(info.value)

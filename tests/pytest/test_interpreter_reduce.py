@@ -1,4 +1,4 @@
-"""Interpreter: ``stablehlo.reduce`` (variadic; seed 000 "reduce").
+"""Interpreter: ``stablehlo.reduce`` (variadic; StableHLO spec https://openxla.org/stablehlo/spec, "reduce").
 
 Spec example first, then the body paths (single-op bodies reduced by numpy, other bodies by a pairwise
 tree on whole arrays, non-elementwise bodies element by element), promotable body types, empty

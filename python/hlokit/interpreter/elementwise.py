@@ -1,4 +1,9 @@
-"""Elementwise ops, ``constant`` and ``iota`` (seed 000, one section per op) on whole numpy arrays.
+"""Elementwise ops, ``constant`` and ``iota`` on whole numpy arrays.
+
+Semantics: StableHLO spec (https://openxla.org/stablehlo/spec), one section per op; where the spec
+leaves a result to the implementation, XLA's (https://openxla.org/xla/operation_semantics). The op
+table is :mod:`hlokit.opsets` (``ELEMENTWISE_UNARY_SHORT`` / ``_BINARY_`` / ``_TERNARY_``): each op
+there is registered with the semantics function of its name.
 
 Every semantics function is named after the spec op (``not``/``and``/``or`` take a trailing ``_``)
 and takes numpy arrays (see :mod:`hlokit.interpreter.values`); shapes broadcast, so a region body
@@ -186,7 +191,7 @@ def _int_limits(dt: np.dtype) -> tuple[int, int]:
 
 
 # ------------------------------------------------------------------------------------------------
-# constant, iota (seed 000 "constant", "iota")
+# constant, iota (spec "constant", "iota")
 
 
 def constant(value: np.ndarray) -> np.ndarray:

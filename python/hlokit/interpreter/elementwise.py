@@ -896,8 +896,10 @@ def _unary(name: str, fn):
     return adapter
 
 
-# Binary ops whose numpy ufunc is exactly the spec's semantics for f32/f64 and the native integer
-# types (IEEE, wrapping): specialised once per op from its static element type (see ``prepared``).
+# Binary ops whose numpy ufunc is exactly the spec's semantics on some element types: add, subtract and
+# multiply on f32/f64 (IEEE) and the native integer types (wrapping), and/or/xor on the native integer
+# types, divide on f32/f64. An op is specialised once from its static element type (see ``prepared``);
+# every other type goes through the semantics function.
 _NATIVE_BINARY = {
     "add": np.add, "subtract": np.subtract, "multiply": np.multiply,
     "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,

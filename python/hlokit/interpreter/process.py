@@ -120,10 +120,12 @@ class Process:
 
     @property
     def num_replicas(self) -> int:
+        """The grid's number of replicas (rows)."""
         return self.grid.num_replicas
 
     @property
     def num_partitions(self) -> int:
+        """The grid's number of partitions (columns)."""
         return self.grid.num_partitions
 
     @property

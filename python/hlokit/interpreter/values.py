@@ -123,10 +123,12 @@ def value_type_str(value: Value) -> str:
 
 
 def is_bool(dtype) -> bool:
+    """True for i1 (``np.bool_``)."""
     return np.dtype(dtype) == np.bool_
 
 
 def is_complex(dtype) -> bool:
+    """True for complex<f32> / complex<f64>."""
     return np.dtype(dtype).kind == "c"
 
 
@@ -144,6 +146,7 @@ _ML_FLOATS = {
 
 
 def is_unsigned(dtype) -> bool:
+    """True for the unsigned integer types (ui2 .. ui64), not for i1."""
     dt = np.dtype(dtype)
     return dt.kind == "u" or dt in SUB_BYTE_UINTS
 

@@ -4,8 +4,8 @@ Semantics: StableHLO spec (https://openxla.org/stablehlo/spec), the section of e
 
 One pure semantics function per op, named after the spec op and taking the spec's operands and attributes
 as plain arguments (numpy arrays, tuples of ints); one adapter per op that unpacks the MLIR op and calls it.
-Data movement never computes on element values, so every element type (ml_dtypes included), NaN payloads
-and signed zeros pass through bit for bit.
+Data movement never computes on element values itself (sort and scatter do only through their regions),
+so every element type (ml_dtypes included), NaN payloads and signed zeros pass through bit for bit.
 
 Ops: broadcast_in_dim, concatenate, dynamic_slice, dynamic_update_slice, pad, reshape, reverse, slice,
 transpose; sort, gather, scatter; the dynamic variants dynamic_broadcast_in_dim, dynamic_reshape,

@@ -35,7 +35,7 @@ import hlokit  # noqa: E402
 
 
 def mlp(batch: int = 64, d_in: int = 784, hidden: int = 256, d_out: int = 10):
-    """A two-layer MLP (dot_general + broadcast bias + relu), 64x784 input as in the issue."""
+    """A two-layer MLP (dot_general + broadcast bias + relu) on a 64x784 input."""
     text = f"""
 func.func @main(%x: tensor<{batch}x{d_in}xf32>, %w1: tensor<{d_in}x{hidden}xf32>, %b1: tensor<{hidden}xf32>,
                 %w2: tensor<{hidden}x{d_out}xf32>, %b2: tensor<{d_out}xf32>) -> tensor<{batch}x{d_out}xf32> {{
@@ -62,7 +62,7 @@ func.func @main(%x: tensor<{batch}x{d_in}xf32>, %w1: tensor<{d_in}x{hidden}xf32>
 
 
 def elementwise(n: int = 256):
-    """A chain of elementwise ops (the family of this part) on n x n f32."""
+    """A chain of elementwise ops on n x n f32 (whole-array numpy work per op)."""
     t = f"tensor<{n}x{n}xf32>"
     text = f"""
 func.func @main(%a: {t}, %b: {t}) -> {t} {{

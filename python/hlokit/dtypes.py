@@ -1,6 +1,6 @@
 """Element types: the one mapping between StableHLO element types and numpy dtypes of hlokit.
 
-StableHLO element types (seed 000, "Types"): i1 -> ``bool``; si/ui 2..64 (signless ``iN`` is signed) ->
+StableHLO element types (StableHLO spec https://openxla.org/stablehlo/spec, section "Types"): i1 -> ``bool``; si/ui 2..64 (signless ``iN`` is signed) ->
 ``int*/uint*`` (``ml_dtypes.int2/int4/uint2/uint4`` for 2 and 4 bits); bf16, f16, f32, f64, the f8 family,
 f4E2M1FN, f6E2M3FN, f6E3M2FN -> numpy / ml_dtypes floats; complex<f32/f64> -> complex64/128.
 Used by the XLA backend and the interpreter alike.
@@ -16,7 +16,10 @@ from jaxlib.mlir import ir
 
 __all__ = [
     "DTYPES",
+    "SUB_BYTE_INTS",
+    "SUB_BYTE_UINTS",
     "UnsupportedTypeError",
+    "bit_width",
     "dtype_of",
     "element_type_name",
     "element_type_of",
@@ -80,6 +83,24 @@ _STORAGE_BITS = {  # bits of the StableHLO type (not of numpy's storage)
     "i1": 1, "i2": 2, "i4": 4, "ui2": 2, "ui4": 4,
     "f4E2M1FN": 4, "f6E2M3FN": 6, "f6E3M2FN": 6,
 }
+
+
+#: The signed / unsigned integer dtypes narrower than a byte (``ml_dtypes.int2/int4``,
+#: ``ml_dtypes.uint2/uint4``): numpy stores them one per byte, MLIR's dense storage sign- or zero-extended.
+SUB_BYTE_INTS: frozenset[np.dtype] = frozenset({np.dtype(ml_dtypes.int2), np.dtype(ml_dtypes.int4)})
+SUB_BYTE_UINTS: frozenset[np.dtype] = frozenset({np.dtype(ml_dtypes.uint2), np.dtype(ml_dtypes.uint4)})
+
+
+def bit_width(dtype: np.dtype | type) -> int:
+    """Bit width of the StableHLO element type a dtype encodes (i1: 1, int4: 4, f8: 8, f6: 6, ...),
+    not of numpy's storage."""
+    dt = np.dtype(dtype)
+    if dt == np.bool_:
+        return 1
+    name = _NAMES.get(dt)
+    if name in _STORAGE_BITS:
+        return _STORAGE_BITS[name]
+    return dt.itemsize * 8
 
 
 def element_type_name(t: ir.Type) -> str:

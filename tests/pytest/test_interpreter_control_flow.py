@@ -1,7 +1,7 @@
 """Interpreter: control flow and modularity (func.call/return, if, case, while, optimization_barrier,
 after_all, composite, tuple, get_tuple_element, custom_call errors).
 
-Spec examples first (seed 000), then behaviour (only the chosen branch runs, recursion through calls,
+Spec examples first (StableHLO spec https://openxla.org/stablehlo/spec), then behaviour (only the chosen branch runs, recursion through calls,
 values captured from enclosing regions, tokens and tuples through control flow), then hypothesis
 differential tests against XLA for programs mixing while/if/case.
 """
@@ -34,7 +34,7 @@ def i64(v) -> np.ndarray:
 
 
 # ------------------------------------------------------------------------------------------------
-# spec examples (seed 000)
+# spec examples (https://openxla.org/stablehlo/spec, each op's "Examples")
 
 
 def test_if_spec_example():

@@ -1,7 +1,7 @@
 """Interpreter: data-movement ops (broadcast_in_dim, concatenate, dynamic_slice, dynamic_update_slice, pad,
 reshape, reverse, slice, transpose).
 
-Spec examples first (seed 000, each op's "Examples"), then edge cases (index clamping, negative and
+Spec examples first (https://openxla.org/stablehlo/spec, each op's "Examples"), then edge cases (index clamping, negative and
 interior padding, every element type, NaN payloads and signed zeros), then hypothesis differential tests
 against XLA (``hlokit.backend.compile``), compared bit for bit.
 """
@@ -86,7 +86,7 @@ def random_array(rng: np.random.Generator, shape, dtype) -> np.ndarray:
 
 
 # ------------------------------------------------------------------------------------------------
-# spec examples (seed 000)
+# spec examples (https://openxla.org/stablehlo/spec)
 
 
 def test_broadcast_in_dim_spec_example():

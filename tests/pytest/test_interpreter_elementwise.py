@@ -1,4 +1,4 @@
-"""Semantics functions of the elementwise family (seed 000 examples and the edge cases XLA/the spec fix)."""
+"""Semantics functions of the elementwise family (StableHLO spec examples and the edge cases XLA/the spec fix)."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def test_float_remainder_is_fmod():
 
 
 def test_integer_power():
-    # seed 000 / conformance: [-1, 1, 0, 1, -27, 0]
+    # spec "power" example / conformance: [-1, 1, 0, 1, -27, 0]
     r = ew.power(arr([-1, -1, -3, 1, -3, 0], "i64"), arr([1, 0, -3, -3, 3, 2], "i64"))
     assert r.tolist() == [-1, 1, 0, 1, -27, 0]
     # exact modulo 2^N for large exponents (XLA reads only 6 exponent bits)

@@ -1,4 +1,4 @@
-"""Interpreter: ``stablehlo.reduce`` (variadic; seed 000 "reduce").
+"""Interpreter: ``stablehlo.reduce`` (variadic; StableHLO spec https://openxla.org/stablehlo/spec, "reduce").
 
 Spec example first, then the body paths (single-op bodies reduced by numpy, other bodies by a pairwise
 tree on whole arrays, non-elementwise bodies element by element), promotable body types, empty
@@ -15,6 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import hlokit
+from hlokit.interpreter import convolution as convolution_mod
+from hlokit.interpreter import linalg, regions
 from hlokit.interpreter import reduce as reduce_mod
 from hlokit.interpreter.values import type_name
 
@@ -242,11 +244,11 @@ def test_known_reduction_recognises_only_single_op_bodies():
         m = hlokit.parse(reduce_program((2, 3), np.int32, [1], "stablehlo.add"))
         m2 = hlokit.parse(ARGMAX)
         ops = [op for op in m.body.operations[0].regions[0].blocks[0].operations]
-        assert reduce_mod.known_reduction(ops[0].regions[0]) == "stablehlo.add"
-        assert reduce_mod.is_elementwise_region(ops[0].regions[0])
+        assert regions.known_reduction(ops[0].regions[0]) == "stablehlo.add"
+        assert regions.is_elementwise_region(ops[0].regions[0])
         red = [op for op in m2.body.operations[0].regions[0].blocks[0].operations if op.name == "stablehlo.reduce"][0]
-        assert reduce_mod.known_reduction(red.regions[0]) is None
-        assert reduce_mod.is_elementwise_region(red.regions[0])
+        assert regions.known_reduction(red.regions[0]) is None
+        assert regions.is_elementwise_region(red.regions[0])
 
 
 # ------------------------------------------------------------------------------------------------
@@ -344,17 +346,17 @@ def test_float_reduce_matches_xla_sweep(data):
 def test_dot_general_spec_conformance_examples():
     lhs = np.array([[[1, 2], [3, 4]], [[5, 6], [7, 8]]], np.int64)
     rhs = np.array([[[1, 0], [0, 1]], [[1, 0], [0, 1]]], np.int64)
-    assert reduce_mod.dot_general(lhs, rhs, [0], [0], [2], [1], np.int64).tolist() == lhs.tolist()
-    outer = reduce_mod.dot_general(lhs[0], rhs[0], [], [], [], [], np.int64)
+    assert linalg.dot_general(lhs, rhs, [0], [0], [2], [1], np.int64).tolist() == lhs.tolist()
+    outer = linalg.dot_general(lhs[0], rhs[0], [], [], [], [], np.int64)
     assert outer.shape == (2, 2, 2, 2) and outer[1, 0].tolist() == [[3, 0], [0, 3]]
-    wide = reduce_mod.dot_general(lhs.astype(np.float32), rhs.astype(np.float32), [0], [0], [2], [1], np.float64)
+    wide = linalg.dot_general(lhs.astype(np.float32), rhs.astype(np.float32), [0], [0], [2], [1], np.float64)
     assert wide.dtype == np.float64 and wide.tolist() == lhs.tolist()
 
 
 def test_dot_general_integer_wraps_in_result_type():
     a = np.array([100, 100, 100], np.int8)
-    assert int(reduce_mod.dot_general(a, a, [], [], [0], [0], np.int8)) == (30000 + 128) % 256 - 128
-    assert int(reduce_mod.dot_general(a, a, [], [], [0], [0], np.int32)) == 30000
+    assert int(linalg.dot_general(a, a, [], [], [0], [0], np.int8)) == (30000 + 128) % 256 - 128
+    assert int(linalg.dot_general(a, a, [], [], [0], [0], np.int32)) == 30000
 
 
 def _check_dot(data):
@@ -399,7 +401,7 @@ func.func @main(%l: {lt}, %r: {rt}) -> {ot} {{
     else:
         k = int(np.prod(c)) if c else 1
         eps = float(ml_dtypes.finfo(dtype).eps)
-        bound = (k + 2) * eps * reduce_mod.dot_general(
+        bound = (k + 2) * eps * linalg.dot_general(
             np.abs(lhs.astype(np.float64)), np.abs(rhs.astype(np.float64)), lb, rb, lc, rc, np.float64
         )
         assert np.all(np.abs(got.astype(np.float64) - want.astype(np.float64)) <= bound + 1e-30)
@@ -551,7 +553,7 @@ def test_part2_reductions_match_xla_sweep(data):
 def test_convolution_spec_conformance_example():
     lhs = np.array([[1, 2, 5, 6], [3, 4, 7, 8], [10, 11, 14, 15], [12, 13, 16, 17]], np.int64).reshape(1, 4, 4, 1)
     rhs = np.ones((3, 3, 1, 1), np.int64)
-    r = reduce_mod.convolution(
+    r = convolution_mod.convolution(
         lhs, rhs, [4, 4], None, [2, 2], None, None, 0, 3, [1, 2], 2, 3, [0, 1], 0, 3, [1, 2], 1, 1, np.int64
     )
     assert r.reshape(2, 2).tolist() == [[10, 26], [46, 62]]

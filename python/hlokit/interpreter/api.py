@@ -1,7 +1,7 @@
 """``hlokit.interpret``: run a StableHLO program on numpy arrays with the reference interpreter.
 
 Loading (:func:`load_program`): MLIR text, a path or an ``ir.Module``. Text goes through
-:func:`hlokit.dialects.check.to_generic` (the ``check`` dialect's custom syntax) and is parsed with
+:func:`hlokit.dialects.check_syntax.to_generic` (the ``check`` dialect's custom syntax) and is parsed with
 unregistered ops allowed, but only ``check.*`` ops may be unregistered. CHLO ops are legalized first
 with hlokit's own ``chlo-legalize-to-stablehlo`` pass (never jaxlib's); without it they are an error.
 """
@@ -16,7 +16,11 @@ import numpy as np
 from jaxlib.mlir import ir
 
 import hlokit
-from hlokit.diagnostics import Diagnostic, HlokitError, location_position
+from hlokit import passes
+from hlokit.core import read_source
+from hlokit.diagnostics import Diagnostic, HlokitError, ParseError, location_position
+from hlokit.dialects.check_syntax import OPS as CHECK_OPS
+from hlokit.dialects.check_syntax import to_generic
 from hlokit.interpreter.evaluator import Interpreter, InterpreterError
 from hlokit.interpreter.values import TOKEN, Token, Value, type_name
 
@@ -28,8 +32,6 @@ def load_program(
     allow_unregistered: bool = False,
 ) -> ir.Module:
     """Parse ``program`` (text, bytes, path or ``ir.Module``) for the interpreter (see module doc)."""
-    from hlokit.dialects.check import to_generic
-
     if isinstance(program, ir.Module):
         return program
     name = source_name or "<input>"
@@ -37,8 +39,6 @@ def load_program(
         isinstance(program, str) and "\n" not in program and os.path.isfile(program)
     ):
         name = source_name or os.fspath(program)
-        from hlokit.core import read_source
-
         program = read_source(program)
     if isinstance(program, (bytes, bytearray)) and bytes(program[:4]) != b"ML\xefR":
         try:
@@ -54,8 +54,6 @@ def load_program(
         problems: list = []
         program = to_generic(program, problems)
         if problems:
-            from hlokit.diagnostics import ParseError
-
             raise ParseError([Diagnostic("error", msg, name, line + line_offset, col) for line, col, msg in problems])
     saved = context.allow_unregistered_dialects
     context.allow_unregistered_dialects = True
@@ -70,8 +68,6 @@ def load_program(
 
 def check_registered(module: ir.Module, name: str = "-") -> None:
     """Raise a located error for an unregistered op other than the ``check`` dialect's."""
-    from hlokit.dialects.check import OPS as CHECK_OPS
-
     bad: list[Diagnostic] = []
 
     def visit(op):
@@ -107,8 +103,6 @@ def prepare_module(module: ir.Module, name: str = "-") -> ir.Module:
     module.operation.walk(visit)
     if not has_chlo:
         return module
-    from hlokit import passes
-
     if passes.get_pass("chlo-legalize-to-stablehlo") is None:
         file, line, col = location_position(has_chlo[0].location)
         raise InterpreterError(

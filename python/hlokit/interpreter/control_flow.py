@@ -1,9 +1,12 @@
-"""Control flow and modularity ops of the reference interpreter (seed 000).
+"""Control flow and modularity ops of the reference interpreter.
+
+Semantics: StableHLO spec (https://openxla.org/stablehlo/spec), the section of each op's name; ``func.call``
+follows the MLIR ``func`` dialect.
 
 Ops: ``func.call`` (``func.return`` is the terminator the evaluator reads), ``stablehlo.if``, ``case``
 (an out-of-range index runs the last branch), ``while``, ``optimization_barrier``, ``after_all``,
 ``composite`` (runs its ``decomposition`` function), ``tuple``, ``get_tuple_element``, and the deprecated
-``create_token`` (seed 003: create_token -> after_all). ``custom_call`` is dispatched on its target by
+``create_token`` (XLA's ``CreateToken``, which StableHLO replaces by ``after_all`` with no operands). ``custom_call`` is dispatched on its target by
 :mod:`hlokit.interpreter.custom_call` (an unknown target is an ``InterpreterError``
 "unsupported custom_call @name").
 
@@ -15,13 +18,14 @@ and Python tuples.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 from jaxlib.mlir import ir
 
+from hlokit import attributes
 from hlokit.interpreter.registry import register
-from hlokit.interpreter.values import TOKEN, Token
+from hlokit.interpreter.values import TOKEN, Token, Value
 
 __all__ = [
     "if_",
@@ -33,7 +37,6 @@ __all__ = [
     "get_tuple_element",
 ]
 
-Value = Any  # numpy array, Token or tuple of values
 Branch = Callable[[], Sequence[Value]]
 
 
@@ -100,18 +103,14 @@ def _function(interp, region: ir.Region) -> Callable[..., Sequence[Value]]:
     return lambda *args: interp.eval_region(region, list(args))
 
 
-def _symbol(op: ir.OpView, name: str) -> str:
-    return ir.FlatSymbolRefAttr(op.attributes[name]).value
-
-
 @register("func.call")
 def _call(op, operands, interp):
-    return list(interp.call(_symbol(op, "callee"), list(operands)))
+    return list(interp.call(attributes.str_value(op, "callee"), list(operands)))
 
 
 @register("stablehlo.composite")
 def _composite(op, operands, interp):
-    return list(interp.call(_symbol(op, "decomposition"), list(operands)))
+    return list(interp.call(attributes.str_value(op, "decomposition"), list(operands)))
 
 
 @register("stablehlo.if")
@@ -151,4 +150,4 @@ def _tuple(op, operands, interp):
 
 @register("stablehlo.get_tuple_element")
 def _get_tuple_element(op, operands, interp):
-    return [get_tuple_element(operands[0], ir.IntegerAttr(op.attributes["index"]).value)]
+    return [get_tuple_element(operands[0], attributes.int_value(op, "index"))]

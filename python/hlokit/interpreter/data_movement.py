@@ -1,27 +1,37 @@
-"""Data-movement ops of the reference interpreter: semantics on whole numpy arrays (seed 000).
+"""Data-movement ops of the reference interpreter: semantics on whole numpy arrays.
+
+Semantics: StableHLO spec (https://openxla.org/stablehlo/spec), the section of each op's name.
 
 One pure semantics function per op, named after the spec op and taking the spec's operands and attributes
 as plain arguments (numpy arrays, tuples of ints); one adapter per op that unpacks the MLIR op and calls it.
-Data movement never computes on element values, so every element type (ml_dtypes included), NaN payloads
-and signed zeros pass through bit for bit.
+Data movement never computes on element values itself (sort and scatter do only through their regions),
+so every element type (ml_dtypes included), NaN payloads and signed zeros pass through bit for bit.
 
 Ops: broadcast_in_dim, concatenate, dynamic_slice, dynamic_update_slice, pad, reshape, reverse, slice,
 transpose; sort, gather, scatter; the dynamic variants dynamic_broadcast_in_dim, dynamic_reshape,
 dynamic_pad, dynamic_gather, real_dynamic_slice, and get_dimension_size (spec sections of the same names).
 Region-taking ops (sort, scatter) run their regions on whole arrays through
-:func:`hlokit.interpreter.reduce.region_callable`.
+:func:`hlokit.interpreter.regions.region_callable`. :func:`window_view` (every window of a padded
+operand as one strided view) and :func:`padding_pairs` serve the window ops of ``reduce`` and
+``convolution``.
 """
 
 from __future__ import annotations
 
 import builtins
+import functools
 from typing import Callable, Sequence
 
 import numpy as np
 from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo
 
-from hlokit.interpreter.registry import i64_array, int_attr, register
-from hlokit.interpreter.values import dtype_of
+from hlokit import attributes
+from hlokit.interpreter.elementwise import iota
+from hlokit.interpreter.evaluator import InterpreterError
+from hlokit.interpreter.registry import register
+from hlokit.interpreter.regions import REDUCTION_UFUNCS, known_reduction, region_callable, returns_update
+from hlokit.interpreter.values import NATIVE_DTYPES, dtype_of
 
 __all__ = [
     "broadcast_in_dim",
@@ -37,6 +47,9 @@ __all__ = [
     "gather",
     "scatter",
     "get_dimension_size",
+    "window_view",
+    "padding_pairs",
+    "known_comparator",
 ]
 
 
@@ -167,6 +180,36 @@ def transpose(operand: np.ndarray, permutation: Sequence[int]) -> np.ndarray:
 # ----------------------------------------------------------------------------------------------------------
 
 
+def window_view(
+    padded: np.ndarray, window_dimensions: Sequence[int], window_strides: Sequence[int], window_dilations: Sequence[int]
+) -> np.ndarray:
+    """Every window of ``padded`` as one read-only strided view of shape ``result_shape +
+    window_dimensions``: ``view[i..., w...] = padded[i * window_strides + w * window_dilations]`` (the
+    windows the spec's ``reduce_window`` and ``convolution`` slice out of their padded operand; a window
+    count of 0 in any dimension gives an empty array)."""
+    span = [(int(w) - 1) * int(d) + 1 for w, d in zip(window_dimensions, window_dilations)]
+    out = [max((p - s) // int(st) + 1, 0) if p >= s else 0 for p, s, st in zip(padded.shape, span, window_strides)]
+    if 0 in out or 0 in [int(w) for w in window_dimensions]:
+        return np.zeros(out + [int(w) for w in window_dimensions], padded.dtype)
+    strides = padded.strides
+    return np.lib.stride_tricks.as_strided(
+        padded,
+        shape=tuple(out) + tuple(int(w) for w in window_dimensions),
+        strides=tuple(s * int(st) for s, st in zip(strides, window_strides))
+        + tuple(s * int(d) for s, d in zip(strides, window_dilations)),
+        writeable=False,
+    )
+
+
+def padding_pairs(flat: Sequence[int] | None) -> list[list[int]] | None:
+    """A flat ``[low0, high0, low1, high1, ...]`` padding (a ``padding`` attribute of shape [R, 2], or a
+    ``dynamic_conv`` padding operand) as ``[[low0, high0], ...]``; ``None`` stays ``None``."""
+    if flat is None:
+        return None
+    flat = [int(x) for x in flat]
+    return [flat[i : i + 2] for i in range(0, len(flat), 2)]
+
+
 def result_shape(op: ir.OpView, index: int = 0) -> list[int]:
     """The static shape of result ``index`` of ``op``."""
     return list(ir.RankedTensorType(op.results[index].type).shape)
@@ -174,12 +217,12 @@ def result_shape(op: ir.OpView, index: int = 0) -> list[int]:
 
 @register("stablehlo.broadcast_in_dim")
 def _broadcast_in_dim(op, operands, interp):
-    return [broadcast_in_dim(operands[0], i64_array(op, "broadcast_dimensions"), result_shape(op))]
+    return [broadcast_in_dim(operands[0], attributes.i64_array(op, "broadcast_dimensions"), result_shape(op))]
 
 
 @register("stablehlo.concatenate")
 def _concatenate(op, operands, interp):
-    return [concatenate(operands, int_attr(op, "dimension"))]
+    return [concatenate(operands, attributes.int_value(op, "dimension"))]
 
 
 @register("stablehlo.slice")
@@ -187,16 +230,16 @@ def _slice(op, operands, interp):
     return [
         slice(
             operands[0],
-            i64_array(op, "start_indices"),
-            i64_array(op, "limit_indices"),
-            i64_array(op, "strides"),
+            attributes.i64_array(op, "start_indices"),
+            attributes.i64_array(op, "limit_indices"),
+            attributes.i64_array(op, "strides"),
         )
     ]
 
 
 @register("stablehlo.dynamic_slice")
 def _dynamic_slice(op, operands, interp):
-    return [dynamic_slice(operands[0], operands[1:], i64_array(op, "slice_sizes"))]
+    return [dynamic_slice(operands[0], operands[1:], attributes.i64_array(op, "slice_sizes"))]
 
 
 @register("stablehlo.dynamic_update_slice")
@@ -210,9 +253,9 @@ def _pad(op, operands, interp):
         pad(
             operands[0],
             operands[1],
-            i64_array(op, "edge_padding_low"),
-            i64_array(op, "edge_padding_high"),
-            i64_array(op, "interior_padding"),
+            attributes.i64_array(op, "edge_padding_low"),
+            attributes.i64_array(op, "edge_padding_high"),
+            attributes.i64_array(op, "interior_padding"),
         )
     ]
 
@@ -224,12 +267,12 @@ def _reshape(op, operands, interp):
 
 @register("stablehlo.reverse")
 def _reverse(op, operands, interp):
-    return [reverse(operands[0], i64_array(op, "dimensions"))]
+    return [reverse(operands[0], attributes.i64_array(op, "dimensions"))]
 
 
 @register("stablehlo.transpose")
 def _transpose(op, operands, interp):
-    return [transpose(operands[0], i64_array(op, "permutation"))]
+    return [transpose(operands[0], attributes.i64_array(op, "permutation"))]
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -363,8 +406,6 @@ def known_comparator(region: ir.Region) -> tuple[str, str] | None:
     """``(order, comparison_type)`` when ``region`` is ``%p = compare LT|GT, %arg0, %arg1 [, type];
     return %p`` (either operand order), else None. The comparison type defaults as the spec says:
     FLOAT for floats, SIGNED/UNSIGNED for integers (UNSIGNED for i1)."""
-    from hlokit.interpreter.registry import enum_attr
-
     block = region.blocks[0]
     ops = list(block.operations)
     if len(ops) != 2 or ops[0].operation.name != "stablehlo.compare":
@@ -374,7 +415,7 @@ def known_comparator(region: ir.Region) -> tuple[str, str] | None:
         return None
     a0, a1 = block.arguments[0], block.arguments[1]
     lhs, rhs = cmp.operands[0], cmp.operands[1]
-    direction = enum_attr(cmp, "comparison_direction")
+    direction = attributes.enum_value(cmp, "comparison_direction")
     if direction not in ("LT", "GT"):
         return None
     if lhs == a0 and rhs == a1:
@@ -388,14 +429,12 @@ def known_comparator(region: ir.Region) -> tuple[str, str] | None:
     default = "FLOAT" if dt.kind in "fc" or (dt.kind == "V" and "float" in dt.name) else (
         "UNSIGNED" if dt.kind in "ub" or dt.name.startswith("uint") else "SIGNED"
     )
-    ctype = enum_attr(cmp, "compare_type", default) if "compare_type" in cmp.attributes else default
+    ctype = attributes.enum_value(cmp, "compare_type", default)
     return ("ascending" if ascending else "descending", ctype)
 
 
 def _sort_row(flat: Sequence[np.ndarray], row: int, n: int, comparator) -> np.ndarray:
     """One row sorted with Python's (stable) ``sorted``, one comparator call per comparison."""
-    import functools
-
     def cmp(i: int, j: int) -> int:
         args = []
         for f in flat:
@@ -411,10 +450,8 @@ def _sort_row(flat: Sequence[np.ndarray], row: int, n: int, comparator) -> np.nd
 
 @register("stablehlo.sort")
 def _sort(op, operands, interp):
-    from hlokit.interpreter.reduce import region_callable
-
-    dimension = int_attr(op, "dimension", -1)
-    is_stable = bool(ir.BoolAttr(op.attributes["is_stable"]).value) if "is_stable" in op.attributes else False
+    dimension = attributes.int_value(op, "dimension", -1)
+    is_stable = attributes.bool_value(op, "is_stable", False)
     region = op.regions[0]
     return sort(operands, dimension, is_stable, region_callable(interp, region), known_comparator(region))
 
@@ -568,9 +605,9 @@ def scatter(
         for f, v in zip(flats, values):
             f[linear] = v.astype(f.dtype, copy=False)
         return results
-    if known is not None and n == 1 and flats[0].dtype in _UFUNC_AT_DTYPES and flats[0].dtype == dtypes[0]:
-        ufunc = _SCATTER_UFUNCS.get(known)
-        if ufunc is not None and (flats[0].dtype.kind in "biu" or known in ("stablehlo.add", "stablehlo.multiply")):
+    if known is not None and n == 1 and flats[0].dtype in NATIVE_DTYPES and flats[0].dtype == dtypes[0]:
+        ufunc, kinds = REDUCTION_UFUNCS.get(known, (None, ""))
+        if ufunc is not None and flats[0].dtype.kind in kinds:
             with np.errstate(all="ignore"):
                 ufunc.at(flats[0], linear, values[0])
             return results
@@ -588,44 +625,9 @@ def scatter(
     return results
 
 
-_SCATTER_UFUNCS = {
-    "stablehlo.add": np.add,
-    "stablehlo.multiply": np.multiply,
-    "stablehlo.maximum": np.maximum,
-    "stablehlo.minimum": np.minimum,
-    "stablehlo.and": np.bitwise_and,
-    "stablehlo.or": np.bitwise_or,
-    "stablehlo.xor": np.bitwise_xor,
-}
-_UFUNC_AT_DTYPES = frozenset(
-    np.dtype(t)
-    for t in (
-        np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
-        np.float32, np.float64, np.complex64, np.complex128,
-    )
-)  # fmt: skip
-
-
-def _returns_update(region: ir.Region) -> bool:
-    """True when the region is ``return %arg{N}, ..., %arg{2N-1}`` (the updates replace the values)."""
-    block = region.blocks[0]
-    ops = list(block.operations)
-    if len(ops) != 1:
-        return False
-    args = list(block.arguments)
-    n = len(args) // 2
-    return len(ops[0].operands) == n and all(ops[0].operands[i] == args[n + i] for i in range(n))
-
-
-def _bool_attr(op: ir.OpView, name: str) -> bool:
-    return name in op.attributes and bool(ir.BoolAttr(op.attributes[name]).value)
-
-
 def _gather_with(op, operand, start_indices, slice_sizes):
     """Unpack a (dynamic_)gather op's dimension numbers and run :func:`gather`."""
-    from jaxlib.mlir.dialects import stablehlo as _shlo
-
-    dn = _shlo.GatherDimensionNumbers(op.attributes["dimension_numbers"])
+    dn = stablehlo.GatherDimensionNumbers(op.attributes["dimension_numbers"])
     return gather(
         operand,
         start_indices,
@@ -636,25 +638,21 @@ def _gather_with(op, operand, start_indices, slice_sizes):
         list(dn.start_index_map),
         dn.index_vector_dim,
         slice_sizes,
-        _bool_attr(op, "indices_are_sorted"),
+        attributes.bool_value(op, "indices_are_sorted", False),
     )
 
 
 @register("stablehlo.gather")
 def _gather(op, operands, interp):
-    return [_gather_with(op, operands[0], operands[1], i64_array(op, "slice_sizes"))]
+    return [_gather_with(op, operands[0], operands[1], attributes.i64_array(op, "slice_sizes"))]
 
 
 @register("stablehlo.scatter")
 def _scatter(op, operands, interp):
-    from jaxlib.mlir.dialects import stablehlo as _shlo
-
-    from hlokit.interpreter.reduce import known_reduction, region_callable
-
     n = (len(operands) - 1) // 2
-    dn = _shlo.ScatterDimensionNumbers(op.attributes["scatter_dimension_numbers"])
+    dn = stablehlo.ScatterDimensionNumbers(op.attributes["scatter_dimension_numbers"])
     region = op.regions[0]
-    known = "replace" if _returns_update(region) else known_reduction(region)
+    known = "replace" if returns_update(region) else known_reduction(region)
     return scatter(
         operands[:n],
         operands[n],
@@ -684,8 +682,6 @@ def _checked_shape(op: ir.OpView, shape: Sequence[int], what: str) -> list[int]:
     """``shape`` (read from an operand at run time) when it is valid for ``op``'s result type: non-negative
     and equal to every static dimension; an :class:`InterpreterError` naming both otherwise (the spec
     leaves a mismatch undefined; the interpreter reports it)."""
-    from hlokit.interpreter.evaluator import InterpreterError
-
     shape = [int(d) for d in shape]
     rt = ir.RankedTensorType(op.results[0].type)
     static = [None if rt.is_dynamic_dim(i) else rt.get_dim_size(i) for i in range(rt.rank)]
@@ -702,10 +698,8 @@ def _checked_shape(op: ir.OpView, shape: Sequence[int], what: str) -> list[int]:
 def _dynamic_broadcast_in_dim(op, operands, interp):
     """Spec ``dynamic_broadcast_in_dim``: ``broadcast_in_dim`` to the shape ``output_dimensions``
     (the known_(non)expanding_dimensions hints do not change the result)."""
-    from hlokit.interpreter.evaluator import InterpreterError
-
     shape = _checked_shape(op, _ints(operands[1]), "output_dimensions")
-    dims = i64_array(op, "broadcast_dimensions")
+    dims = attributes.i64_array(op, "broadcast_dimensions")
     for d, size in zip(dims, operands[0].shape):
         if size != 1 and size != shape[d]:
             raise InterpreterError(
@@ -718,18 +712,14 @@ def _dynamic_broadcast_in_dim(op, operands, interp):
 @register("stablehlo.dynamic_iota")
 def _dynamic_iota(op, operands, interp):
     """Spec ``dynamic_iota``: ``iota`` of the shape ``output_shape`` along ``iota_dimension``."""
-    from hlokit.interpreter.elementwise import iota
-
     shape = _checked_shape(op, _ints(operands[0]), "output_shape")
     rt = ir.RankedTensorType(op.results[0].type)
-    return [iota(shape, dtype_of(rt.element_type), int_attr(op, "iota_dimension"))]
+    return [iota(shape, dtype_of(rt.element_type), attributes.int_value(op, "iota_dimension"))]
 
 
 @register("stablehlo.dynamic_reshape")
 def _dynamic_reshape(op, operands, interp):
     """Spec ``dynamic_reshape``: ``reshape`` to the shape ``output_shape``."""
-    from hlokit.interpreter.evaluator import InterpreterError
-
     shape = _checked_shape(op, _ints(operands[1]), "output_shape")
     if int(np.prod(shape, dtype=np.int64)) != operands[0].size:
         raise InterpreterError(
@@ -741,8 +731,6 @@ def _dynamic_reshape(op, operands, interp):
 @register("stablehlo.dynamic_pad")
 def _dynamic_pad(op, operands, interp):
     """Spec ``dynamic_pad``: ``pad`` with edge/interior paddings read from the operands."""
-    from hlokit.interpreter.evaluator import InterpreterError
-
     operand, padding_value, low, high, interior = operands
     lo, hi, inner = _ints(low), _ints(high), _ints(interior)
     if any(i < 0 for i in inner):
@@ -772,4 +760,4 @@ def get_dimension_size(operand: np.ndarray, dimension: int) -> np.ndarray:
 
 @register("stablehlo.get_dimension_size")
 def _get_dimension_size(op, operands, interp):
-    return [get_dimension_size(operands[0], int_attr(op, "dimension"))]
+    return [get_dimension_size(operands[0], attributes.int_value(op, "dimension"))]

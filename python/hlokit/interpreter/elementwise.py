@@ -1,4 +1,9 @@
-"""Elementwise ops, ``constant`` and ``iota`` (seed 000, one section per op) on whole numpy arrays.
+"""Elementwise ops, ``constant`` and ``iota`` on whole numpy arrays.
+
+Semantics: StableHLO spec (https://openxla.org/stablehlo/spec), one section per op; where the spec
+leaves a result to the implementation, XLA's (https://openxla.org/xla/operation_semantics). The op
+table is :mod:`hlokit.opsets` (``ELEMENTWISE_UNARY_SHORT`` / ``_BINARY_`` / ``_TERNARY_``): each op
+there is registered with the semantics function of its name.
 
 Every semantics function is named after the spec op (``not``/``and``/``or`` take a trailing ``_``)
 and takes numpy arrays (see :mod:`hlokit.interpreter.values`); shapes broadcast, so a region body
@@ -27,11 +32,11 @@ import ml_dtypes
 import numpy as np
 from jaxlib.mlir import ir
 
+from hlokit import attributes, opsets
+from hlokit.dtypes import SUB_BYTE_INTS, SUB_BYTE_UINTS
 from hlokit.interpreter.evaluator import InterpreterError
-from hlokit.interpreter.registry import enum_attr, i64_array, int_attr, prepared, register
+from hlokit.interpreter.registry import prepared, register
 from hlokit.interpreter.values import (
-    _ML_INTS,
-    _ML_UINTS,
     bit_width,
     dense_attribute,
     dtype_of,
@@ -75,14 +80,14 @@ def _a(x, dtype=None) -> np.ndarray:
 
 
 def _is_sub_byte_int(dt: np.dtype) -> bool:
-    return dt in _ML_INTS or dt in _ML_UINTS
+    return dt in SUB_BYTE_INTS or dt in SUB_BYTE_UINTS
 
 
 def _wide_int(dt: np.dtype) -> np.dtype:
     """The numpy integer dtype integer arithmetic of ``dt`` runs in (sub-byte types widen)."""
-    if dt in _ML_INTS:
+    if dt in SUB_BYTE_INTS:
         return np.dtype(np.int64)
-    if dt in _ML_UINTS:
+    if dt in SUB_BYTE_UINTS:
         return np.dtype(np.uint64)
     return dt
 
@@ -98,7 +103,7 @@ def _wrap(x: np.ndarray, dt: np.dtype) -> np.ndarray:
         return x.astype(np.int64).astype(dt)
     bits = bit_width(dt)
     u = x.astype(np.int64) & ((1 << bits) - 1)
-    if dt in _ML_INTS:
+    if dt in SUB_BYTE_INTS:
         u = np.where(u >= 1 << (bits - 1), u - (1 << bits), u)
     return u.astype(dt)
 
@@ -164,7 +169,7 @@ def _from_unsigned_bits(u: np.ndarray, dt: np.dtype) -> np.ndarray:
         return u != 0
     bits = bit_width(dt)
     if _is_sub_byte_int(dt) or dt.kind in "iu":
-        if dt.kind == "i" or dt in _ML_INTS:
+        if dt.kind == "i" or dt in SUB_BYTE_INTS:
             s = u.astype(np.int64)
             if bits < 64:
                 s = np.where(s >= 1 << (bits - 1), s - (1 << bits), s)
@@ -186,7 +191,7 @@ def _int_limits(dt: np.dtype) -> tuple[int, int]:
 
 
 # ------------------------------------------------------------------------------------------------
-# constant, iota (seed 000 "constant", "iota")
+# constant, iota (spec "constant", "iota")
 
 
 def constant(value: np.ndarray) -> np.ndarray:
@@ -217,7 +222,7 @@ def _constant(op, operands, interp):
 @register("stablehlo.iota")
 def _iota(op, operands, interp):
     t = ir.RankedTensorType(op.operation.results[0].type)
-    return [iota(t.shape, dtype_of(t.element_type), int_attr(op, "iota_dimension"))]
+    return [iota(t.shape, dtype_of(t.element_type), attributes.int_value(op, "iota_dimension"))]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -861,7 +866,7 @@ def compare(lhs: np.ndarray, rhs: np.ndarray, comparison_direction: str, compare
 def select(pred: np.ndarray, on_true: np.ndarray, on_false: np.ndarray) -> np.ndarray:
     """``select``: ``on_true`` where ``pred`` else ``on_false`` (``pred`` may be 0-d); bit-exact."""
     dt = on_true.dtype
-    if dt.kind == "V" or dt.itemsize and dt in _ML_INTS | _ML_UINTS:
+    if dt.kind == "V" or dt.itemsize and dt in SUB_BYTE_INTS | SUB_BYTE_UINTS:
         storage = {1: np.uint8, 2: np.uint16}[dt.itemsize]
         return np.where(pred, on_true.view(storage), on_false.view(storage)).view(dt)
     return _a(np.where(pred, on_true, on_false), dt)
@@ -891,8 +896,10 @@ def _unary(name: str, fn):
     return adapter
 
 
-# Binary ops whose numpy ufunc is exactly the spec's semantics for f32/f64 and the native integer
-# types (IEEE, wrapping): specialised once per op from its static element type (see ``prepared``).
+# Binary ops whose numpy ufunc is exactly the spec's semantics on some element types: add, subtract and
+# multiply on f32/f64 (IEEE) and the native integer types (wrapping), and/or/xor on the native integer
+# types, divide on f32/f64. An op is specialised once from its static element type (see ``prepared``);
+# every other type goes through the semantics function.
 _NATIVE_BINARY = {
     "add": np.add, "subtract": np.subtract, "multiply": np.multiply,
     "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
@@ -929,42 +936,40 @@ def _binary(name: str, fn):
     return adapter
 
 
-for _name, _fn in {
-    "abs": abs, "cbrt": cbrt, "ceil": ceil, "cosine": cosine,
-    "count_leading_zeros": count_leading_zeros, "exponential": exponential,
-    "exponential_minus_one": exponential_minus_one, "floor": floor, "imag": imag,
-    "is_finite": is_finite, "log": log, "log_plus_one": log_plus_one, "logistic": logistic,
-    "negate": negate, "not": not_, "popcnt": popcnt, "real": real,
-    "round_nearest_afz": round_nearest_afz, "round_nearest_even": round_nearest_even,
-    "rsqrt": rsqrt, "sign": sign, "sine": sine, "sqrt": sqrt, "tan": tan, "tanh": tanh,
-}.items():
-    _unary("stablehlo." + _name, _fn)
-
-for _name, _fn in {
-    "add": add, "and": and_, "atan2": atan2, "complex": complex, "divide": divide,
-    "maximum": maximum, "minimum": minimum, "multiply": multiply, "or": or_, "power": power,
-    "remainder": remainder, "shift_left": shift_left,
-    "shift_right_arithmetic": shift_right_arithmetic, "shift_right_logical": shift_right_logical,
-    "subtract": subtract, "xor": xor,
-}.items():
-    _binary("stablehlo." + _name, _fn)
+#: Elementwise ops of :mod:`hlokit.opsets` whose adapter reads attributes or the result type: each is
+#: registered on its own below; every other op of the sets gets the generic adapter of its arity.
+_OWN_ADAPTER = frozenset({"compare", "convert", "reduce_precision"})
+#: Semantics functions whose spec name is a Python keyword.
+_KEYWORD_NAMED = {"not": not_, "and": and_, "or": or_}
 
 
-@register("stablehlo.clamp")
-def _clamp(op, operands, interp):
-    mn, operand, mx = operands
-    return [clamp(mn, operand, mx)]
+def _semantics(short: str):
+    """The semantics function of the spec op ``short`` (KeyError at import when one is missing)."""
+    return _KEYWORD_NAMED.get(short) or globals()[short]
 
 
-@register("stablehlo.select")
-def _select(op, operands, interp):
-    pred, on_true, on_false = operands
-    return [select(pred, on_true, on_false)]
+def _ternary(name: str, fn):
+    @register(name)
+    def adapter(op, operands, interp):
+        return [fn(*operands)]
+
+    adapter.__name__ = "_" + name.split(".")[-1]
+    return adapter
+
+
+for _short in opsets.ELEMENTWISE_UNARY_SHORT:
+    if _short not in _OWN_ADAPTER:
+        _unary("stablehlo." + _short, _semantics(_short))
+for _short in opsets.ELEMENTWISE_BINARY_SHORT:
+    if _short not in _OWN_ADAPTER:
+        _binary("stablehlo." + _short, _semantics(_short))
+for _short in opsets.ELEMENTWISE_TERNARY_SHORT:
+    _ternary("stablehlo." + _short, _semantics(_short))
 
 
 def _prepare_compare(op):
-    direction = enum_attr(op, "comparison_direction")
-    ctype = enum_attr(op, "compare_type", "NOTYPE")
+    direction = attributes.enum_value(op, "comparison_direction")
+    ctype = attributes.enum_value(op, "compare_type", "NOTYPE")
     return lambda op, operands, interp: [compare(operands[0], operands[1], direction, ctype)]
 
 
@@ -972,8 +977,8 @@ def _prepare_compare(op):
 @prepared(_prepare_compare)
 def _compare(op, operands, interp):
     lhs, rhs = operands
-    ctype = enum_attr(op, "compare_type", "NOTYPE")
-    return [compare(lhs, rhs, enum_attr(op, "comparison_direction"), ctype)]
+    ctype = attributes.enum_value(op, "compare_type", "NOTYPE")
+    return [compare(lhs, rhs, attributes.enum_value(op, "comparison_direction"), ctype)]
 
 
 def _prepare_convert(op):
@@ -994,11 +999,11 @@ def _bitcast_convert(op, operands, interp):
 
 @register("stablehlo.reduce_precision")
 def _reduce_precision(op, operands, interp):
-    return [reduce_precision(operands[0], int_attr(op, "exponent_bits"), int_attr(op, "mantissa_bits"))]
+    return [reduce_precision(operands[0], attributes.int_value(op, "exponent_bits"), attributes.int_value(op, "mantissa_bits"))]
 
 
 @register("stablehlo.map")
 def _map(op, operands, interp):
     region = op.operation.regions[0]
-    dims = i64_array(op, "dimensions", default=list(range(operands[0].ndim if operands else 0)))
+    dims = attributes.i64_array(op, "dimensions", default=list(range(operands[0].ndim if operands else 0)))
     return [map(list(operands), lambda *args: interp.eval_region(region, list(args)), dims)]

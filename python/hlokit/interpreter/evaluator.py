@@ -1,4 +1,7 @@
-"""The walker of the hlokit interpreter (seed 002: bind SSA names, walk ops in order, eval each op).
+"""The walker of the hlokit interpreter: bind SSA values, walk the ops in order, evaluate each op.
+
+The walker follows the interpreter design document
+(https://github.com/openxla/stablehlo/blob/main/docs/interpreter.md).
 
 :class:`Interpreter` evaluates functions and regions of an ``ir.Module``: it binds block arguments to
 runtime values (:mod:`hlokit.interpreter.values`), walks the block's ops in order, calls each op's
@@ -17,21 +20,25 @@ from __future__ import annotations
 
 import sys
 import threading
-from typing import Any, Sequence, TextIO
+from typing import TYPE_CHECKING, Any, Sequence, TextIO
 
 import numpy as np
 from jaxlib.mlir import ir
 
+from hlokit import attributes
 from hlokit.diagnostics import HlokitError, LocatedError
 from hlokit.interpreter import registry
-from hlokit.interpreter.values import UnsupportedTypeError, Value, matches_type, type_str
+from hlokit.interpreter.values import Token, UnsupportedTypeError, Value, matches_type, value_type_str
+
+if TYPE_CHECKING:  # pragma: no cover
+    from hlokit.interpreter.process import Process
 
 __all__ = ["Interpreter", "InterpreterError"]
 
 
 class InterpreterError(LocatedError):
     """A run-time failure of the interpreter: a failed ``check``, an argument that does not match the
-    function signature, an unsupported op, or an error the spec defines (seed 000), located at the op.
+    function signature, an unsupported op, or an error the StableHLO spec defines, located at the op.
 
     ``location`` is the ``ir.Location`` of the op (or None); ``str(err)`` is
     ``FILE:LINE:COL: error: message``.
@@ -109,13 +116,14 @@ class Interpreter:
         self.functions: dict[str, ir.OpView] = {}
         for op in module.body.operations:
             if op.operation.name == "func.func":
-                self.functions[ir.StringAttr(op.operation.attributes["sym_name"]).value] = op
+                self.functions[attributes.str_value(op, "sym_name")] = op
         self._plans: dict[Any, _Plan] = {}
         self._ids: dict[ir.Value, int] = {}
         self._plan_lock = threading.Lock()
         self._frames: list[dict] = []
-        #: per-process state (replica/partition id, channels) used by interpreter.run_parallel.
-        self.process: Any = None
+        #: this interpreter's :class:`~hlokit.interpreter.process.Process` while it runs as one process of
+        #: a grid (``interpreter.run_parallel``); None for a plain run.
+        self.process: Process | None = None
         #: probe_id -> number of times it was probed (``interpreter.probe`` / ``expect_serialized_eq``).
         self.probe_counts: dict[str, int] = {}
         self.probe_lock = threading.Lock()
@@ -226,8 +234,8 @@ class Interpreter:
 
 def check_arguments(func: ir.OpView, args: Sequence[Value]) -> None:
     """Raise :class:`InterpreterError` (at the function) unless ``args`` match ``func``'s signature."""
-    ftype = ir.FunctionType(ir.TypeAttr(func.operation.attributes["function_type"]).value)
-    name = ir.StringAttr(func.operation.attributes["sym_name"]).value
+    ftype = ir.FunctionType(attributes.type_value(func, "function_type"))
+    name = attributes.str_value(func, "sym_name")
     inputs = ftype.inputs
     if len(args) != len(inputs):
         raise InterpreterError(
@@ -235,7 +243,7 @@ def check_arguments(func: ir.OpView, args: Sequence[Value]) -> None:
         )
     for i, (a, t) in enumerate(zip(args, inputs)):
         if not matches_type(a, t):
-            got = type_str(a) if isinstance(a, (np.ndarray, tuple)) or a.__class__.__name__ == "Token" else type(a).__name__
+            got = value_type_str(a) if isinstance(a, (np.ndarray, tuple, Token)) else type(a).__name__
             raise InterpreterError(
                 f"argument #{i} of function '@{name}' has type {got}, the signature expects {t}",
                 func.location,

@@ -1,4 +1,8 @@
-"""Runtime values of the hlokit interpreter (seed 000 "Types" and "Values"; seed 002 "Tensor").
+"""Runtime values of the hlokit interpreter.
+
+Follows the StableHLO spec (https://openxla.org/stablehlo/spec), sections "Types" and "Values", and the
+tensor representation of the interpreter design document
+(https://github.com/openxla/stablehlo/blob/main/docs/interpreter.md), with numpy arrays as tensors.
 
 Representation (the interface every op family codes against):
 
@@ -36,14 +40,17 @@ import ml_dtypes
 import numpy as np
 from jaxlib.mlir import ir
 
+import hlokit
 from hlokit.dtypes import (  # one table of element types for the whole project
+    SUB_BYTE_INTS,
+    SUB_BYTE_UINTS,
     UnsupportedTypeError,
-    _NAMES,
-    _STORAGE_BITS,
+    bit_width,
     dtype_of,
     element_type_name,
     type_name,
 )
+from hlokit.dtypes import type_str as tensor_type_str
 
 __all__ = [
     "Token",
@@ -66,12 +73,15 @@ __all__ = [
     "format_value",
     "format_dense",
     "matches_type",
-    "type_str",
+    "value_type_str",
+    "NATIVE_DTYPES",
+    "from_dense_storage",
+    "to_dense_storage",
 ]
 
 
 class Token:
-    """The StableHLO ``!stablehlo.token`` value (seed 000 "Types: TokenType"). Use :data:`TOKEN`."""
+    """The StableHLO ``!stablehlo.token`` value (spec "Types", TokenType). Use :data:`TOKEN`."""
 
     _instance: "Token | None" = None
 
@@ -90,21 +100,35 @@ TOKEN = Token()
 #: A runtime value: a tensor (ndarray), a token, or a tuple of values.
 Value = Union[np.ndarray, Token, tuple]
 
-def type_str(value: Value) -> str:
-    """The MLIR type of a runtime value, e.g. ``tensor<2x3xf32>``, ``!stablehlo.token``, ``tuple<...>``."""
+#: The numpy-native dtypes (bool, integers of 8..64 bits, f32, f64, complex64/128): numpy's ufuncs
+#: and their ``reduce`` / ``at`` compute in the operand's own precision for these. float16 is left out:
+#: numpy sums it in float32 and rounds once at the end, which is not a region body's semantics.
+NATIVE_DTYPES: frozenset[np.dtype] = frozenset(
+    np.dtype(t)
+    for t in (
+        np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
+        np.float32, np.float64, np.complex64, np.complex128,
+    )
+)  # fmt: skip
+
+
+def value_type_str(value: Value) -> str:
+    """The MLIR type of a runtime value, e.g. ``tensor<2x3xf32>``, ``!stablehlo.token``, ``tuple<...>``
+    (a tensor's spelling is :func:`hlokit.dtypes.type_str` of its shape and dtype)."""
     if isinstance(value, Token):
         return "!stablehlo.token"
     if isinstance(value, tuple):
-        return "tuple<" + ", ".join(type_str(v) for v in value) + ">"
-    dims = "".join(f"{d}x" for d in value.shape)
-    return f"tensor<{dims}{type_name(value.dtype)}>"
+        return "tuple<" + ", ".join(value_type_str(v) for v in value) + ">"
+    return tensor_type_str(value.shape, value.dtype)
 
 
 def is_bool(dtype) -> bool:
+    """True for i1 (``np.bool_``)."""
     return np.dtype(dtype) == np.bool_
 
 
 def is_complex(dtype) -> bool:
+    """True for complex<f32> / complex<f64>."""
     return np.dtype(dtype).kind == "c"
 
 
@@ -119,30 +143,18 @@ _ML_FLOATS = {
     for n, t in vars(ml_dtypes).items()
     if n.startswith(("float", "bfloat")) and isinstance(t, type)
 }
-_ML_INTS = {np.dtype(ml_dtypes.int2), np.dtype(ml_dtypes.int4)}
-_ML_UINTS = {np.dtype(ml_dtypes.uint2), np.dtype(ml_dtypes.uint4)}
 
 
 def is_unsigned(dtype) -> bool:
+    """True for the unsigned integer types (ui2 .. ui64), not for i1."""
     dt = np.dtype(dtype)
-    return dt.kind == "u" or dt in _ML_UINTS
+    return dt.kind == "u" or dt in SUB_BYTE_UINTS
 
 
 def is_integer(dtype) -> bool:
     """True for signed and unsigned integers (not for i1)."""
     dt = np.dtype(dtype)
-    return dt.kind in "iu" or dt in _ML_INTS or dt in _ML_UINTS
-
-
-def bit_width(dtype) -> int:
-    """Bit width of the StableHLO element type a dtype encodes (i1: 1, int4: 4, f8: 8, ...)."""
-    dt = np.dtype(dtype)
-    if dt == np.bool_:
-        return 1
-    name = _NAMES.get(dt)
-    if name in _STORAGE_BITS:
-        return _STORAGE_BITS[name]
-    return dt.itemsize * 8
+    return dt.kind in "iu" or dt in SUB_BYTE_INTS or dt in SUB_BYTE_UINTS
 
 
 def matches_type(value: Value, t: ir.Type) -> bool:
@@ -173,15 +185,29 @@ def matches_type(value: Value, t: ir.Type) -> bool:
 # DenseElementsAttr <-> ndarray
 
 
-def _from_bits(raw: np.ndarray, dtype: np.dtype) -> np.ndarray:
-    """Reinterpret MLIR's dense storage (1 byte per sub-byte element, sign-extended) as ``dtype``."""
+def from_dense_storage(raw: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """Reinterpret MLIR's dense storage (one byte per i1 and sub-byte integer element, sign- or
+    zero-extended; the element's own bytes otherwise) as an array of ``dtype``."""
     if dtype == np.bool_:
         return raw.view(np.uint8) != 0
-    if dtype in _ML_INTS:
+    if dtype in SUB_BYTE_INTS:
         return raw.view(np.int8).astype(dtype)
-    if dtype in _ML_UINTS:
+    if dtype in SUB_BYTE_UINTS:
         return raw.view(np.uint8).astype(dtype)
     return raw.view(dtype)
+
+
+def to_dense_storage(value: np.ndarray) -> bytes:
+    """The bytes of ``value`` in MLIR's dense storage layout (the inverse of :func:`from_dense_storage`):
+    row-major, one byte per i1 and sub-byte integer element, the element's own bytes otherwise."""
+    a = np.asarray(value, order="C")
+    if a.dtype == np.bool_:
+        return a.astype(np.uint8).tobytes()
+    if a.dtype in SUB_BYTE_INTS:
+        return a.astype(np.int8).tobytes()
+    if a.dtype in SUB_BYTE_UINTS:
+        return a.astype(np.uint8).tobytes()
+    return a.tobytes()
 
 
 def to_array(attr: ir.Attribute, t: ir.Type | None = None) -> np.ndarray:
@@ -225,8 +251,6 @@ def _context() -> ir.Context:
     except (ValueError, RuntimeError):
         pass
     if not _OWN_CONTEXT:
-        import hlokit
-
         _OWN_CONTEXT.append(hlokit.make_context())
     return _OWN_CONTEXT[0]
 
@@ -246,9 +270,9 @@ def _to_attr(array: np.ndarray, t: ir.Type | None) -> ir.DenseElementsAttr:
     dt = array.dtype
     if dt == np.bool_:
         return ir.DenseElementsAttr.get(array.astype(np.bool_), type=elem, shape=list(array.shape))
-    if dt in _ML_INTS:
+    if dt in SUB_BYTE_INTS:
         data = array.astype(np.int8)
-    elif dt in _ML_UINTS:
+    elif dt in SUB_BYTE_UINTS:
         data = array.astype(np.uint8)
     elif dt.kind == "V" or dt == np.dtype(ml_dtypes.bfloat16) or dt in _ML_FLOATS:
         data = array.view({1: np.uint8, 2: np.uint16}[dt.itemsize])
@@ -308,7 +332,7 @@ def parse_dense(text: str, dtype: np.dtype, shape: tuple[int, ...]) -> np.ndarra
         if dtype.kind == "c":
             arr = raw.view(dtype)
         else:
-            arr = _from_bits(raw.view(storage[itemsize]), dtype)
+            arr = from_dense_storage(raw.view(storage[itemsize]), dtype)
         if arr.size == 1 and size != 1:
             arr = np.broadcast_to(arr.reshape(()), shape)
         return np.array(arr.reshape(shape), dtype=dtype)
@@ -449,7 +473,7 @@ def format_value(value: Value) -> str:
         return "!stablehlo.token"
     if isinstance(value, tuple):
         return "tuple(\n" + ",\n".join(format_value(v) for v in value) + "\n)"
-    head = type_str(value)
+    head = value_type_str(value)
     if value.ndim == 0:
         return f"{head} {{{_format_element(value[()], value.dtype)}}}"
     if value.shape[0] == 0:
@@ -461,7 +485,7 @@ def format_dense(value: Value) -> str:
     """A value as its ``dense<...> : tensor<...>`` attribute text (``--interpreter-print-dense``)."""
     if not isinstance(value, np.ndarray):
         return format_value(value)
-    head = type_str(value)
+    head = value_type_str(value)
     if value.size == 0:
         return f"dense<> : {head}"
     if value.dtype.kind != "c":

@@ -1,0 +1,149 @@
+"""Linear algebra of the reference interpreter: ``dot_general``, the deprecated ``dot``, ``triangular_solve``.
+
+Semantics: StableHLO spec (https://openxla.org/stablehlo/spec), sections "dot_general" and
+"triangular_solve"; ``dot`` follows XLA's operation semantics (https://openxla.org/xla/operation_semantics,
+"Dot"). Contractions run as one batched numpy ``matmul`` in :func:`dot_compute_dtype` (also used by
+:mod:`hlokit.interpreter.convolution`); ``triangular_solve`` runs LAPACK's solver through numpy in
+double precision.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+from jaxlib.mlir.dialects import stablehlo
+
+from hlokit import attributes
+from hlokit.interpreter.evaluator import InterpreterError
+from hlokit.interpreter.registry import register
+from hlokit.interpreter.values import NATIVE_DTYPES, dtype_of
+
+__all__ = ["dot_general", "dot_compute_dtype", "triangular_solve"]
+
+
+def dot_compute_dtype(lhs: np.dtype, rhs: np.dtype, result: np.dtype) -> np.dtype:
+    """The dtype products and sums are computed in.
+
+    * bool, integer, f32, f64 and complex results: the result type (operands are converted to it, so
+      integers wrap modulo the result's width); f64 when a float operand is wider than an f32 result;
+    * the small float types (f16, bf16, f8, f6, f4): f32, rounded once to the result type (as XLA's
+      CPU backend accumulates them); sub-byte integer results: int64, wrapped by the final conversion.
+    """
+    result = np.dtype(result)
+    if result in NATIVE_DTYPES:
+        if result.kind == "f" and max(np.dtype(lhs).itemsize, np.dtype(rhs).itemsize) > result.itemsize:
+            return np.dtype(np.float64)
+        return result
+    if result.kind == "f" or result.kind == "V" and "float" in result.name:
+        return np.dtype(np.float32)
+    return np.dtype(np.int64)
+
+
+def dot_general(
+    lhs: np.ndarray,
+    rhs: np.ndarray,
+    lhs_batching_dimensions: Sequence[int],
+    rhs_batching_dimensions: Sequence[int],
+    lhs_contracting_dimensions: Sequence[int],
+    rhs_contracting_dimensions: Sequence[int],
+    result_dtype: np.dtype,
+) -> np.ndarray:
+    """Spec ``dot_general``: ``result[batch..., lhs_free..., rhs_free...] = sum over the contracting
+    indices of lhs * rhs``.
+
+    Result dimensions: the batching dimensions (in ``lhs_batching_dimensions`` order), then lhs's
+    remaining dimensions, then rhs's, in order. Computed as one batched ``matmul`` in
+    :func:`dot_compute_dtype` and converted to ``result_dtype`` (precision_config and algorithm do
+    not change the result here). Booleans: OR of ANDs; integers wrap modulo the result's width.
+    """
+    lb, rb = [int(d) for d in lhs_batching_dimensions], [int(d) for d in rhs_batching_dimensions]
+    lc, rc = [int(d) for d in lhs_contracting_dimensions], [int(d) for d in rhs_contracting_dimensions]
+    lf = [d for d in range(lhs.ndim) if d not in lb and d not in lc]
+    rf = [d for d in range(rhs.ndim) if d not in rb and d not in rc]
+    batch_shape = [lhs.shape[d] for d in lb]
+    lf_shape, rf_shape = [lhs.shape[d] for d in lf], [rhs.shape[d] for d in rf]
+    b = int(np.prod(batch_shape, dtype=np.int64))
+    m = int(np.prod(lf_shape, dtype=np.int64))
+    n = int(np.prod(rf_shape, dtype=np.int64))
+    k = int(np.prod([lhs.shape[d] for d in lc], dtype=np.int64))
+    ct = dot_compute_dtype(lhs.dtype, rhs.dtype, result_dtype)
+    left = np.transpose(lhs, lb + lf + lc).astype(ct).reshape(b, m, k)
+    right = np.transpose(rhs, rb + rc + rf).astype(ct).reshape(b, k, n)
+    with np.errstate(all="ignore"):
+        out = np.matmul(left, right)
+    return out.reshape(batch_shape + lf_shape + rf_shape).astype(result_dtype)
+
+
+@register("stablehlo.dot_general")
+def _dot_general(op, operands, interp):
+    dn = stablehlo.DotDimensionNumbers(op.attributes["dot_dimension_numbers"])
+    return [
+        dot_general(
+            operands[0],
+            operands[1],
+            list(dn.lhs_batching_dimensions),
+            list(dn.rhs_batching_dimensions),
+            list(dn.lhs_contracting_dimensions),
+            list(dn.rhs_contracting_dimensions),
+            dtype_of(op.results[0].type),
+        )
+    ]
+
+
+@register("stablehlo.dot")
+def _dot(op, operands, interp):
+    """Deprecated ``dot`` (XLA operation semantics "Dot"; StableHLO deprecates it in favour of
+    ``dot_general``): contracts lhs's last dimension with rhs's first."""
+    lhs, rhs = operands
+    return [dot_general(lhs, rhs, [], [], [lhs.ndim - 1], [0], dtype_of(op.results[0].type))]
+
+
+# ----------------------------------------------------------------------------------------------------------
+# triangular_solve (LAPACK's solver through numpy in double precision, rounded to the result type)
+# ----------------------------------------------------------------------------------------------------------
+
+
+def triangular_solve(
+    a: np.ndarray, b: np.ndarray, left_side: bool, lower: bool, unit_diagonal: bool, transpose_a: str
+) -> np.ndarray:
+    """Spec ``triangular_solve``: batched solutions ``x`` of ``op(a) x = b`` (``left_side``) or
+    ``x op(a) = b``, reading only ``a``'s lower (``lower``) or upper triangle, with ones on the diagonal
+    when ``unit_diagonal``; ``op`` is the identity, ``TRANSPOSE`` or ``ADJOINT``. ``a``: (..., M, M);
+    ``b``: (..., M, N) or (..., N, M). Solved in double precision, rounded to ``b``'s dtype.
+
+    Raises :class:`~hlokit.interpreter.evaluator.InterpreterError` when the triangle is singular (a zero
+    diagonal element; the spec leaves that undefined)."""
+    wide = np.complex128 if a.dtype.kind == "c" or b.dtype.kind == "c" else np.float64
+    t = np.tril(a.astype(wide)) if lower else np.triu(a.astype(wide))
+    if unit_diagonal:
+        idx = np.arange(t.shape[-1])
+        t[..., idx, idx] = 1
+    if transpose_a == "TRANSPOSE":
+        t = np.swapaxes(t, -1, -2)
+    elif transpose_a == "ADJOINT":
+        t = np.conj(np.swapaxes(t, -1, -2))
+    rhs = b.astype(wide)
+    if np.any(np.diagonal(t, axis1=-2, axis2=-1) == 0):
+        raise InterpreterError("triangular_solve: a has a zero on its diagonal (the system is singular)")
+    with np.errstate(all="ignore"):
+        if left_side:
+            x = np.linalg.solve(t, rhs) if rhs.shape[-1] else rhs
+        elif rhs.shape[-2]:  # x t = b  <=>  t^T x^T = b^T
+            x = np.swapaxes(np.linalg.solve(np.swapaxes(t, -1, -2), np.swapaxes(rhs, -1, -2)), -1, -2)
+        else:
+            x = rhs
+    return np.array(x.astype(b.dtype), order="C")
+
+
+@register("stablehlo.triangular_solve")
+def _triangular_solve(op, operands, interp):
+    def flag(name: str) -> bool:
+        return attributes.bool_value(op, name, attributes.REQUIRED)
+
+    return [
+        triangular_solve(
+            operands[0], operands[1], flag("left_side"), flag("lower"), flag("unit_diagonal"),
+            attributes.enum_value(op, "transpose_a"),
+        )
+    ]  # fmt: skip

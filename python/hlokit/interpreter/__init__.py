@@ -34,6 +34,7 @@ except ImportError as _err:  # pragma: no cover
         raise
 
 from hlokit.interpreter import custom_call  # noqa: F401,E402
+from hlokit.interpreter import rng  # noqa: F401,E402
 from hlokit.dialects import check as _check  # noqa: F401,E402  (registers check.* ops)
 from hlokit.dialects import interpreter as _interpreter_dialect  # noqa: F401,E402
 from hlokit.interpreter.api import interpret  # noqa: E402

@@ -85,7 +85,34 @@ def _compare_all(tmp: pathlib.Path) -> dict:
     report["replicas_all_reduce"] = {"rc": rc, "committed": True, "outputs": True,
                                      "diffs": [] if got is not None and np.array_equal(got["output_0"], want)
                                      else ["replica results differ from jax.pmap"]}
+    # GSPMD form (mhlo.sharding strings, no sdy): partitioned by XLA's SPMD partitioner without Shardy.
+    path = tmp / "gspmd.mlir"
+    path.write_text(GSPMD)
+    x = np.arange(16, dtype=np.int32).reshape(4, 4)
+    rc, got = run_cli(path, [x], "gspmd")
+    ok = got is not None and np.array_equal(got["output_0"], (2 * x).sum(axis=0))
+    report["gspmd"] = {"rc": rc, "committed": True, "outputs": True, "diffs": [] if ok else ["gspmd result differs"]}
     return report
+
+
+GSPMD = """module @gspmd attributes {mhlo.num_partitions = 2 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<4x4xi32> {mhlo.sharding = "{devices=[2,1]<=[2]}"})
+      -> (tensor<4xi32> {mhlo.sharding = "{replicated}"}) {
+    %0 = stablehlo.add %arg0, %arg0 : tensor<4x4xi32>
+    %z = stablehlo.constant dense<0> : tensor<i32>
+    %1 = stablehlo.reduce(%0 init: %z) applies stablehlo.add across dimensions = [0] : (tensor<4x4xi32>, tensor<i32>) -> tensor<4xi32>
+    return %1 : tensor<4xi32>
+  }
+}"""
+
+
+def test_gspmd_sharding_that_does_not_divide_is_refused_before_compiling(ctx):
+    import hlokit
+    from hlokit import backend
+
+    odd = hlokit.parse(GSPMD.replace("4x4", "3x4"), context=ctx)
+    with pytest.raises(backend.BackendError, match=r"argument 0 \(3x4\): its sharding cuts dimension 0 \(size 3\) into 2"):
+        backend.compile(odd)
 
 
 @pytest.fixture(scope="module")
@@ -97,7 +124,7 @@ def spmd_report(tmp_path_factory):
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-@pytest.mark.parametrize("name", SPMD + ["replicas_all_reduce"])
+@pytest.mark.parametrize("name", SPMD + ["replicas_all_reduce", "gspmd"])
 def test_hlokit_run_equals_jax_jit_on_the_same_mesh(spmd_report, name):
     entry = spmd_report[name]
     assert entry["rc"] == 0

@@ -10,6 +10,7 @@ same function on the same inputs and compare with ``hlokit-run``.
 
 from __future__ import annotations
 
+import math
 import pathlib
 
 import jax
@@ -98,6 +99,98 @@ EXAMPLES = {
 }
 
 
+# -- SPMD programs: jax.jit over a Mesh of CPU devices (exported with 8 host devices) ---------------
+# Each entry: (fn, avals, mesh shape, mesh axis names, in_specs, out_specs); fn takes the mesh. jax exports
+# them with mhlo.num_partitions = mesh size and sdy shardings (Shardy); hlokit-run must give each device
+# its piece and assemble the results. Integer programs are compared bit for bit with jax.jit.
+P = jax.sharding.PartitionSpec
+
+
+def dp_mlp(mesh):
+    """Data-parallel MLP: batch sharded over 'data', weights replicated."""
+    return mlp
+
+
+def tp_matmul(mesh):
+    """Tensor-parallel matmul: weights sharded on both mesh axes (contraction over 'x' needs an all-reduce)."""
+    return lambda x, w: jnp.maximum(x @ w, 0)
+
+
+def collectives(mesh):
+    """shard_map with explicit collectives: psum, all_gather, ppermute, all_to_all over axis 'i'."""
+    n = mesh.shape["i"]
+
+    def body(x):
+        s = jax.lax.psum(x, "i")
+        g = jax.lax.all_gather(x, "i", tiled=True)
+        r = jax.lax.ppermute(x * 3 + 1, "i", perm=[(j, (j + 1) % n) for j in range(n)])
+        t = jax.lax.all_to_all(x, "i", split_axis=1, concat_axis=0, tiled=True)
+        return s, g, r, t
+
+    return jax.shard_map(body, mesh=mesh, in_specs=P("i", None),
+                         out_specs=(P(), P(), P("i", None), P(None, "i")), check_vma=False)
+
+
+def pmap_all_reduce(mesh):
+    """pmap-style: every device reduces its row with all the others' (jax lowers pmap to a manual computation)."""
+    return jax.pmap(lambda x: jax.lax.psum(x, "i") * 2 - x, axis_name="i", devices=mesh.devices.flat)
+
+
+def _i32(*shape):
+    return jax.ShapeDtypeStruct(shape, jnp.int32)
+
+
+SPMD_EXAMPLES = {
+    "dp_mlp_8": (dp_mlp, (_f32(64, 784), _f32(784, 256), _f32(256), _f32(256, 10), _f32(10)),
+                 (8,), ("data",), (P("data", None), P(), P(), P(), P()), P("data", None)),
+    "dp_mlp_2": (dp_mlp, (_f32(64, 784), _f32(784, 256), _f32(256), _f32(256, 10), _f32(10)),
+                 (2,), ("data",), (P("data", None), P(), P(), P(), P()), P("data", None)),
+    "tp_matmul_2x2": (tp_matmul, (_i32(16, 32), _i32(32, 24)), (2, 2), ("x", "y"),
+                      (P(None, "x"), P("x", "y")), P(None, "y")),
+    "collectives_4": (collectives, (_i32(8, 8),), (4,), ("i",), (P("i", None),), None),
+    "pmap_all_reduce_4": (pmap_all_reduce, (_i32(4, 3),), (4,), ("i",), None, None),
+}
+
+
+def spmd_mesh(name: str) -> jax.sharding.Mesh:
+    """The mesh of SPMD example ``name`` over the first devices of the platform."""
+    shape, axes = SPMD_EXAMPLES[name][2], SPMD_EXAMPLES[name][3]
+    return jax.make_mesh(shape, axes, devices=jax.devices()[: math.prod(shape)])
+
+
+def spmd_jit(name: str):
+    """``jax.jit`` of SPMD example ``name`` on its mesh (in/out shardings as declared)."""
+    fn, _, _, _, ins, out = SPMD_EXAMPLES[name]
+    mesh = spmd_mesh(name)
+    f = fn(mesh)
+    if ins is None:  # pmap carries its own placement
+        return f
+    named = lambda spec: jax.sharding.NamedSharding(mesh, spec)  # noqa: E731
+    kw = {"in_shardings": tuple(named(s) for s in ins)}
+    if out is not None:
+        kw["out_shardings"] = named(out)
+    return jax.jit(f, **kw)
+
+
+def spmd_place(name: str, args):
+    """``args`` for ``spmd_jit(name)``: shard_map examples check their inputs' shardings, so put them on the mesh."""
+    ins, out = SPMD_EXAMPLES[name][4:]
+    if ins is None or out is not None:  # pmap places its own; jit's in_shardings place numpy arrays
+        return list(args)
+    mesh = spmd_mesh(name)
+    return [jax.device_put(a, jax.sharding.NamedSharding(mesh, s)) for a, s in zip(args, ins)]
+
+
+def export_spmd(name: str) -> str:
+    """StableHLO text of SPMD example ``name`` (needs at least its mesh size of devices)."""
+    _, avals, _, _, ins, out = SPMD_EXAMPLES[name]
+    if ins is not None and out is None:  # shard_map: the avals carry the input shardings it checks
+        mesh = spmd_mesh(name)
+        avals = [jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=jax.sharding.NamedSharding(mesh, s))
+                 for a, s in zip(avals, ins)]
+    return spmd_jit(name).lower(*avals).as_text()
+
+
 def export(name: str) -> str:
     """StableHLO text of example ``name`` as JAX lowers it (CHLO kept, no debug locations)."""
     fn, avals = EXAMPLES[name]
@@ -105,6 +198,12 @@ def export(name: str) -> str:
 
 
 def main() -> None:
+    jax.config.update("jax_num_cpu_devices", 8)  # the SPMD examples' meshes (before jax starts the CPU platform)
+    for name in SPMD_EXAMPLES:
+        path = HERE / f"{name}.mlir"
+        text = export_spmd(name)
+        path.write_text(f"// Exported by examples/export.py with jax {jax.__version__} on 8 CPU devices: {name}\n{text}")
+        print(f"wrote {path.relative_to(HERE.parent)} ({len(text.splitlines())} lines)")
     for name in EXAMPLES:
         path = HERE / f"{name}.mlir"
         text = export(name)

@@ -19,7 +19,8 @@ from typing import Union
 
 import numpy as np
 from jaxlib.mlir import ir
-from jaxlib.mlir._mlir_libs import _chlo, _jax_mlir_ext, _sdy, _stablehlo
+from jaxlib.mlir._mlir_libs import _chlo, _jax_mlir_ext, _stablehlo
+from jaxlib.mlir.dialects import sdy  # not _mlir_libs._sdy first: see make_context
 
 from hlokit.diagnostics import (
     Diagnostic,
@@ -90,7 +91,10 @@ def make_context(*, allow_unregistered_dialects: bool = False, threading: bool =
     _stablehlo.register_dialect(ctx)
     _stablehlo.register_interpreter_dialect(ctx)
     _chlo.register_dialect(ctx)
-    _sdy.register_dialect(ctx)
+    # Importing the extension _sdy before jaxlib.mlir.dialects.sdy makes the extension import that module
+    # half-way through its own initialisation (jaxlib 0.11), which leaves jax's dialect module without the
+    # attribute classes its lowerings need (sdy.DimMappingAttr, used by every LAPACK custom call).
+    sdy.register_dialect(ctx)
     for name in DIALECTS:
         ctx.dialects[name]  # loads it
     ctx.allow_unregistered_dialects = allow_unregistered_dialects

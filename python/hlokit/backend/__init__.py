@@ -17,13 +17,25 @@ import hashlib
 import threading
 from typing import Sequence
 
+import jax
 import numpy as np
+from jax.experimental import multihost_utils
+from jax.extend import backend as jax_backend
+from jaxlib import xla_client
 from jaxlib.mlir import ir
 
+from hlokit.backend import jax_private
+from hlokit.backend.layout import (
+    LayoutError,
+    ShardSpec,
+    check_declared_shardings,
+    module_device_needs,
+    uses_shardy,
+)
 from hlokit.diagnostics import HlokitError
 from hlokit.dtypes import UnsupportedTypeError, dtype_of, type_str
 
-__all__ = ["compile", "initialize", "Executable", "BackendError", "TensorSpec", "signature", "PLATFORMS"]
+__all__ = ["compile", "initialize", "prepare_devices", "set_host_device_count", "Executable", "BackendError", "TensorSpec", "signature", "PLATFORMS"]
 
 PLATFORMS = ("cpu", "cuda", "rocm", "tpu")
 
@@ -108,11 +120,58 @@ def _prepare_jax() -> None:
     global _JAX_READY
     if _JAX_READY:
         return
-    import jax  # noqa: F401  (registers platforms)
-    from jax._src.lax import linalg as _linalg  # registers lapack/gpu FFI custom-call targets
-
-    _linalg.initialize_lapack()
+    jax_private.initialize_lapack()  # jaxlib's LAPACK kernels (FFI targets are registered by `import jax`)
     _JAX_READY = True
+
+
+_COUNT_FLAG = "--xla_force_host_platform_device_count"
+
+
+def set_host_device_count(count: int) -> None:
+    """Give XLA's CPU platform ``count`` host devices (``XLA_FLAGS``); effective only before jax starts it."""
+    import os
+
+    flags = [f for f in os.environ.get("XLA_FLAGS", "").split() if not f.startswith(_COUNT_FLAG + "=")]
+    os.environ["XLA_FLAGS"] = " ".join(flags + [f"{_COUNT_FLAG}={count}"])
+
+
+def prepare_devices(module: ir.Module, platform: str = "cpu", devices: int | None = None, num_processes: int = 1,
+                    process_id: int = 0, coordinator: str | None = None, timeout: float = 60.0) -> None:
+    """Before jax starts: give the CPU platform the devices ``module`` needs and join a multi-process job.
+
+    ``devices`` is the total device count (default: ``mhlo.num_replicas`` × ``mhlo.num_partitions``); with
+    ``num_processes`` P > 1 each process gets ``devices / P`` of them and joins the job at ``coordinator``
+    (``HOST:PORT``; process 0 serves it) through ``jax.distributed``, waiting at most ``timeout`` seconds for
+    the others (CPU collectives across processes use gloo). Raises :class:`BackendError` for a count below
+    what the program needs, a count that the processes do not share evenly, or a job that does not form.
+    """
+    num_replicas, num_partitions = module_device_needs(module)
+    needed = num_replicas * num_partitions
+    total = needed if devices is None else devices
+    if total < 1:
+        raise BackendError(f"--devices must be at least 1 (got {total})")
+    if total < needed:
+        raise BackendError(
+            f"the program needs {needed} devices (mhlo.num_replicas = {num_replicas} x mhlo.num_partitions = "
+            f"{num_partitions}) but --devices gives {total}")
+    if num_processes < 1 or not 0 <= process_id < num_processes:
+        raise BackendError(f"--process-id must be in 0..{num_processes - 1} (got {process_id})")
+    if num_processes > 1 and total % num_processes:
+        raise BackendError(f"{total} devices cannot be shared evenly by {num_processes} processes")
+    if platform == "cpu" and total > 1:
+        set_host_device_count(total // num_processes)
+    if num_processes > 1:
+        if not coordinator:
+            raise BackendError("a multi-process run needs --coordinator HOST:PORT")
+        jax.config.update("jax_cpu_collectives_implementation", "gloo")
+        try:
+            jax.distributed.initialize(coordinator_address=coordinator, num_processes=num_processes,
+                                       process_id=process_id, initialization_timeout=max(1, int(timeout)))
+        except Exception as exc:  # jax raises RuntimeError / XlaRuntimeError / ValueError here
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise BackendError(
+                f"process {process_id} of {num_processes} could not join the job at {coordinator} within "
+                f"{timeout:g} s: {first}") from None
 
 
 def initialize(platform: str = "cpu") -> None:
@@ -122,38 +181,77 @@ def initialize(platform: str = "cpu") -> None:
 
 
 def _backend(platform: str):
-    from jax._src import xla_bridge
-
     if platform not in PLATFORMS:
         raise BackendError(f"unknown platform '{platform}' (choose one of {', '.join(PLATFORMS)})")
     try:
-        return xla_bridge.get_backend(platform)
+        return jax_backend.get_backend(platform)
     except RuntimeError as exc:
-        available = ", ".join(sorted(xla_bridge.backends()))
+        available = ", ".join(sorted(jax_backend.backends()))
         raise BackendError(
             f"platform '{platform}' is not available: jax has no working '{platform}' plugin here "
             f"(available: {available}); install the matching jax plugin (e.g. jax[cuda12])"
         ) from exc
 
 
-def _int_attr(module: ir.Module, name: str) -> int:
-    attrs = module.operation.attributes
-    return ir.IntegerAttr(attrs[name]).value if name in attrs else 1
-
-
 class Executable:
-    """A program compiled by XLA for one device; call it with numpy arrays.
+    """A program compiled by XLA, for one device or for replicas × partitions; call it with numpy arrays.
 
-    ``in_specs`` / ``out_specs`` give the shapes and dtypes of the arguments and results.
+    ``in_specs`` / ``out_specs`` give the shapes and dtypes of the arguments and results as the caller sees
+    them: global arrays. A partitioned program (``mhlo.num_partitions`` > 1) takes and returns whole arrays;
+    hlokit cuts each argument into the pieces its sharding gives every device and assembles each result.
+    A multi-replica program (``mhlo.num_replicas`` = R > 1) runs the function once per replica, as ``pmap``
+    does: every argument and result gets a leading replica axis of size R (``x[r]`` is replica r's value).
     Calling raises :class:`BackendError` for a missing, extra, wrongly shaped or typed argument.
     """
 
-    def __init__(self, loaded, device, in_specs: list[TensorSpec], out_specs: list[TensorSpec], platform: str):
+    def __init__(self, loaded, devices, in_specs: list[TensorSpec], out_specs: list[TensorSpec], platform: str,
+                 num_replicas: int = 1, num_partitions: int = 1):
         self._loaded = loaded
-        self._device = device
-        self.in_specs = in_specs
-        self.out_specs = out_specs
+        self.devices = list(devices)
+        self._device = self.devices[0]
         self.platform = platform
+        self.num_replicas = num_replicas
+        self.num_partitions = num_partitions
+        self.local_in_specs = in_specs
+        self.local_out_specs = out_specs
+        lead = (num_replicas,) if num_replicas > 1 else ()
+        self.in_specs = [TensorSpec(lead + s.shape, s.dtype) for s in in_specs]
+        self.out_specs = [TensorSpec(lead + s.shape, s.dtype) for s in out_specs]
+        self.in_shardings: list[ShardSpec] = []
+        self.out_shardings: list[ShardSpec] = []
+        if self.multi_device:
+            self._read_shardings()
+
+    @property
+    def multi_device(self) -> bool:
+        """True when the program runs on more than one device."""
+        return self.num_replicas * self.num_partitions > 1
+
+    def _read_shardings(self) -> None:
+        p = self.num_partitions
+        params = self._loaded.get_parameter_shardings() if p > 1 else None
+        outs = self._loaded.get_output_shardings() if p > 1 else None
+        for i, spec in enumerate(self.local_in_specs):
+            what = f"argument {i} ({spec})"
+            sh = ShardSpec.from_xla(params[i] if params else None, len(spec.shape), p, what)
+            sh.check_divides(spec.shape, what)
+            self.in_shardings.append(sh)
+        for i, spec in enumerate(self.local_out_specs):
+            what = f"result {i} ({spec})"
+            sh = ShardSpec.from_xla(outs[i] if outs else None, len(spec.shape), p, what)
+            sh.check_divides(spec.shape, what)
+            self.out_shardings.append(sh)
+
+    def layout(self) -> str:
+        """One line per argument/result: the device grid and how each array is cut."""
+        lines = [f"devices: {self.num_replicas} replica(s) x {self.num_partitions} partition(s) on "
+                 f"{', '.join(str(d) for d in self.devices)}"]
+        for kind, specs, shards in (("arg", self.in_specs, self.in_shardings),
+                                    ("output", self.out_specs, self.out_shardings)):
+            for i, (spec, sh) in enumerate(zip(specs, shards)):
+                lines.append(f"  {kind}_{i}: {spec} {sh.describe()} -> per device "
+                             f"{type_str(sh.shard_shape(spec.shape[1:] if self.num_replicas > 1 else spec.shape), spec.dtype)}")
+        return "\n".join(lines)
 
     def check_args(self, args: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Validate ``args`` against the signature; return them as numpy arrays of the right dtype."""
@@ -170,43 +268,130 @@ class Executable:
                     f"argument {i}: expected element type {spec.dtype} ({spec}) but got {a.dtype}"
                 )
             if tuple(a.shape) != spec.shape:
-                raise BackendError(f"argument {i}: expected shape {spec.shape} ({spec}) but got {tuple(a.shape)}")
+                extra = " (leading axis: one entry per replica)" if self.num_replicas > 1 else ""
+                raise BackendError(
+                    f"argument {i}: expected shape {spec.shape} ({spec}){extra} but got {tuple(a.shape)}")
             out.append(a)
         return out
 
     def put(self, args: Sequence[np.ndarray]):
-        """Copy validated arguments to the device (returns device buffers for :meth:`execute`)."""
-        import jax
-        from jax._src import config
-
+        """Copy validated arguments to the device(s) (returns device buffers for :meth:`execute`)."""
+        args = self.check_args(args)
         # Without x64 enabled (jax's default), device_put would narrow 64-bit types to 32 bits;
         # enable it for this transfer only, leaving the user's jax configuration as it is.
-        with config.enable_x64(True):
-            return [jax.device_put(a, self._device) for a in self.check_args(args)]
+        with jax.enable_x64(True):
+            if not self.multi_device:
+                return [jax.device_put(a, self._device) for a in args]
+            return [self._put_sharded(a, spec, sh) for a, spec, sh in zip(args, self.local_in_specs, self.in_shardings)]
+
+    def _put_sharded(self, a: np.ndarray, spec: TensorSpec, sh: ShardSpec):
+        r_count, p_count = self.num_replicas, self.num_partitions
+        pieces = []
+        me = jax.process_index()
+        for r in range(r_count):
+            value = a[r] if r_count > 1 else a
+            for p in range(p_count):
+                device = self.devices[r * p_count + p]
+                if device.process_index == me:  # in a multi-process job, each process feeds its own devices
+                    piece = np.ascontiguousarray(value[sh.index(spec.shape, p)])
+                    pieces.append(jax.device_put(piece, device))
+        # The executable takes, per argument, one buffer per device in device-assignment order. A jax Array
+        # whose mesh lists the devices in that order and cuts the array into the same piece shape carries
+        # them there (XLA reads the buffers; the pieces' placement is ours, above).
+        names = tuple(f"d{i}" for i in range(len(spec.shape) + 2))
+        mesh = jax.sharding.Mesh(np.array(self.devices, dtype=object).reshape((r_count,) + sh.mesh_shape()), names)
+        carrier = jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec(*names[1:len(spec.shape) + 1]))
+        return jax.make_array_from_single_device_arrays(spec.shape, carrier, pieces)
 
     def execute(self, buffers) -> list:
-        """Run on device buffers; return device arrays (call ``np.asarray`` on them).
+        """Run on device buffers; return device arrays (pass them to :meth:`fetch` for numpy arrays).
 
+        One device: one array per result. Several: per result, the list of its per-device arrays.
         Waits until the results are computed: XLA runs asynchronously and reads ``buffers`` meanwhile,
         so they must stay referenced (here, by this call) until the results are ready.
         """
         results = self._loaded.execute_sharded(buffers)
-        outs = [r[0] for r in results.disassemble_into_single_device_arrays()]
-        for o in outs:
-            o.block_until_ready()
-        return outs
+        per_device = results.disassemble_into_single_device_arrays()
+        for outs in per_device:
+            for o in outs:
+                o.block_until_ready()
+        if not self.multi_device:
+            return [outs[0] for outs in per_device]
+        return per_device
+
+    def fetch(self, outs) -> list[np.ndarray]:
+        """Numpy results from :meth:`execute`'s device arrays (assembled from shards when partitioned)."""
+        if not self.multi_device:
+            return [np.asarray(o) for o in outs]
+        index = {d: k for k, d in enumerate(self.devices)}
+        result = []
+        for shards, spec, sh, gspec in zip(outs, self.local_out_specs, self.out_shardings, self.out_specs):
+            full = np.empty(gspec.shape, gspec.dtype)
+            done = set()
+            for k, piece in self._all_pieces(shards, index):
+                r, p = divmod(k, self.num_partitions)
+                where = sh.index(spec.shape, p)
+                key = (r, tuple((s.start, s.stop) for s in where))
+                if key in done:
+                    continue  # a replicated piece: every holder has the same value
+                done.add(key)
+                if self.num_replicas > 1:
+                    full[r][where] = piece
+                else:
+                    full[where] = piece
+            result.append(full)
+        return result
+
+    def _all_pieces(self, shards, index):
+        """``(device number, numpy piece)`` of every device; across processes through an all-gather."""
+        local = sorted(((index[next(iter(o.devices()))], o) for o in shards), key=lambda t: t[0])
+        if jax.process_count() == 1:
+            return [(k, np.asarray(o)) for k, o in local]
+        with jax.enable_x64(True):
+            gathered = np.asarray(multihost_utils.process_allgather(np.stack([np.asarray(o) for _, o in local])))
+        owners = [[k for k, d in enumerate(self.devices) if d.process_index == q] for q in range(jax.process_count())]
+        return [(k, gathered[q][j]) for q, ks in enumerate(owners) for j, k in enumerate(ks)]
 
     def __call__(self, *args: np.ndarray) -> list[np.ndarray]:
         buffers = self.put(args)
-        outs = self.execute(buffers)
-        return [np.asarray(o) for o in outs]
+        return self.fetch(self.execute(buffers))
 
 
-def compile(module: ir.Module | str, platform: str = "cpu", *, function: str = "main") -> Executable:
+def _select_devices(backend, platform: str, needed: int, num_replicas: int, num_partitions: int, devices):
+    available = list(backend.devices())
+    if devices is None:
+        count = needed
+    elif isinstance(devices, int):
+        count = devices
+        if count < needed:
+            raise BackendError(
+                f"the program needs {needed} devices (mhlo.num_replicas = {num_replicas} x mhlo.num_partitions = "
+                f"{num_partitions}) but {count} were given")
+    else:
+        chosen = list(devices)
+        if len(chosen) < needed:
+            raise BackendError(
+                f"the program needs {needed} devices (mhlo.num_replicas = {num_replicas} x mhlo.num_partitions = "
+                f"{num_partitions}) but {len(chosen)} were given")
+        return chosen[:needed]
+    if len(available) < max(count, needed):
+        hint = (" (on CPU: hlokit-run --devices N, or XLA_FLAGS=--xla_force_host_platform_device_count=N "
+                "before jax starts)" if platform == "cpu" else "")
+        raise BackendError(
+            f"the program needs {max(count, needed)} devices (mhlo.num_replicas = {num_replicas} x "
+            f"mhlo.num_partitions = {num_partitions}) but platform '{platform}' has {len(available)}{hint}")
+    return available[:needed]
+
+
+def compile(module: ir.Module | str, platform: str = "cpu", *, function: str = "main", devices=None) -> Executable:
     """Compile ``module`` (an ``ir.Module`` or MLIR text) with XLA for ``platform``; cached.
 
-    ``function`` names the entry function (default ``main``). Raises :class:`BackendError` when the
-    platform is unavailable, the signature has non-static or non-tensor types, or XLA rejects the program.
+    ``function`` names the entry function (default ``main``). The module's ``mhlo.num_replicas`` and
+    ``mhlo.num_partitions`` give the devices it needs (R × P); ``devices`` is None (the platform's first
+    R × P devices), a device count (at least R × P) or a sequence of jax devices. Programs with ``sdy``
+    attributes are partitioned by Shardy, others with ``mhlo.sharding`` by GSPMD (XLA's SPMD partitioner).
+    Raises :class:`BackendError` when the platform is unavailable or has too few devices, the signature has
+    non-static or non-tensor types, a sharding does not divide its dimension, or XLA rejects the program.
     """
     if isinstance(module, str):
         import hlokit
@@ -214,26 +399,38 @@ def compile(module: ir.Module | str, platform: str = "cpu", *, function: str = "
         module = hlokit.parse(module, context=hlokit.make_context())
     in_specs, out_specs = signature(module, function)
     text = _entry_text(module, function)
-    key = (hashlib.sha256(text.encode()).hexdigest(), platform, function)
+    num_replicas, num_partitions = module_device_needs(module)
+    needed = num_replicas * num_partitions
+    if num_partitions > 1:
+        try:
+            check_declared_shardings(module, _find_function(module, function), [s.shape for s in in_specs],
+                                     [s.shape for s in out_specs])
+        except LayoutError as err:
+            raise BackendError(err.diagnostics) from None
+    _prepare_jax()
+    backend = _backend(platform)
+    chosen = _select_devices(backend, platform, needed, num_replicas, num_partitions, devices)
+    key = (hashlib.sha256(text.encode()).hexdigest(), platform, function, tuple(d.id for d in chosen))
     with _LOCK:
         if key in _CACHE:
             return _CACHE[key]
-    _prepare_jax()
-    backend = _backend(platform)
-    from jax._src import compiler
-    from jaxlib import _jax
-
-    device = backend.local_devices()[0]
-    options = compiler.get_compile_options(
-        num_replicas=_int_attr(module, "mhlo.num_replicas"),
-        num_partitions=_int_attr(module, "mhlo.num_partitions"),
+    options = jax_backend.get_compile_options(
+        num_replicas=num_replicas,
+        num_partitions=num_partitions,
+        device_assignment=np.array(chosen, dtype=object).reshape(num_replicas, num_partitions),
     )
+    build = options.executable_build_options
+    build.use_spmd_partitioning = num_partitions > 1
+    build.use_shardy_partitioner = uses_shardy(module)
     try:
-        loaded = backend.compile_and_load(text, _jax.DeviceList((device,)), options)
+        loaded = backend.compile_and_load(text, xla_client.DeviceList(tuple(chosen)), options)
     except Exception as exc:
         msg = str(exc).strip().splitlines()
         raise BackendError(f"XLA could not compile the program: {' '.join(msg[:3])}") from None
-    exe = Executable(loaded, device, in_specs, out_specs, platform)
+    try:
+        exe = Executable(loaded, chosen, in_specs, out_specs, platform, num_replicas, num_partitions)
+    except LayoutError as err:
+        raise BackendError(err.diagnostics) from None
     with _LOCK:
         _CACHE[key] = exe
     return exe

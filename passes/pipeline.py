@@ -14,8 +14,12 @@ apply to Python and C++ passes alike.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
+import re
+import sys
+import tempfile
 import traceback
 from typing import Iterable, Sequence
 
@@ -52,13 +56,26 @@ class PipelineElement:
         return s
 
 
+# Deepest op-anchor nesting ``a(b(c(...)))`` accepted; real pipelines nest two or three levels.
+MAX_PIPELINE_DEPTH = 64
+
+
+def _shown(text: str, limit: int = 120) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def parse_pipeline(text: str) -> list[PipelineElement]:
-    """Parse MLIR's textual pipeline syntax into a list of :class:`PipelineElement` trees."""
+    """Parse MLIR's textual pipeline syntax into a list of :class:`PipelineElement` trees.
+
+    Raises :class:`PipelineError` (``invalid pass pipeline '...': <reason> at position N``) for text that
+    is malformed or nests op anchors deeper than :data:`MAX_PIPELINE_DEPTH`.
+    """
     pos = 0
     n = len(text)
+    depth = 0
 
     def error(msg: str) -> PipelineError:
-        return PipelineError(f"invalid pass pipeline '{text}': {msg} at position {pos}")
+        return PipelineError(f"invalid pass pipeline '{_shown(text)}': {msg} at position {pos}")
 
     def skip_ws():
         nonlocal pos
@@ -80,14 +97,15 @@ def parse_pipeline(text: str) -> list[PipelineElement]:
             return elements
 
     def parse_element() -> PipelineElement:
-        nonlocal pos
+        nonlocal pos, depth
         skip_ws()
         start = pos
         while pos < n and (text[pos].isalnum() or text[pos] in "-_."):
             pos += 1
         name = text[start:pos]
         if not name:
-            raise error("expected a pass or op name")
+            found = f"'{text[pos]}'" if pos < n else "the end of the text"
+            raise error(f"expected a pass or op name, found {found}")
         el = PipelineElement(name)
         skip_ws()
         if pos < n and text[pos] == "{":
@@ -112,11 +130,16 @@ def parse_pipeline(text: str) -> list[PipelineElement]:
             pos += 1
             skip_ws()
         if pos < n and text[pos] == "(":
+            if depth >= MAX_PIPELINE_DEPTH:
+                raise error(f"op anchors nested more than {MAX_PIPELINE_DEPTH} deep")
+            depth += 1
             pos += 1
             el.children = parse_list(")")
+            depth -= 1
             skip_ws()
             if pos >= n or text[pos] != ")":
-                raise error("expected ')'")
+                found = f"'{text[pos]}'" if pos < n else "the end of the text"
+                raise error(f"expected ',' or ')' after '{name}(...', found {found}")
             pos += 1
         return el
 
@@ -215,6 +238,7 @@ def build_pass_manager(
                 except ValueError as exc:
                     raise PipelineError(str(exc)) from None
             else:
+                _check_nested_pipelines(el, context)
                 steps.append((path, el.text()))
 
     for el in elements:
@@ -247,21 +271,89 @@ def build_pass_manager(
     return pm
 
 
+@contextlib.contextmanager
+def _captured_stderr(into: list[str]):
+    """Collect what C++ writes to file descriptor 2 (LLVM's option parser reports bad values there)."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as tmp:
+        os.dup2(tmp.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            tmp.seek(0)
+            into.append(tmp.read().decode("utf-8", "replace"))
+
+
+def _mlir_reason(exc: Exception | None, captured: str) -> str:
+    """The first meaningful line of an MLIR pipeline-parser failure (from the exception or stderr)."""
+    lines = [l.strip() for l in (captured + "\n" + (str(exc) if exc else "")).splitlines()]
+    for line in lines:
+        line = re.sub(r"^MLIR Textual PassPipeline Parser:\d+:\d+: error: ", "", line)
+        line = re.sub(r"^<Pass-Options-Parser>: ", "", line).lstrip(": ").strip()
+        if line and not line.startswith("failed to add"):
+            return line
+    return "rejected by MLIR's pass pipeline parser"
+
+
+_NESTED_PIPELINE_OPTION = re.compile(r"(?:^|\s)default-pipeline=")
+
+
+def _nested_pipeline_value(options: str, start: int) -> str:
+    """The value of a pipeline-valued option starting at ``start`` (up to whitespace outside brackets)."""
+    depth, i = 0, start
+    while i < len(options):
+        c = options[i]
+        if c in "({":
+            depth += 1
+        elif c in ")}":
+            depth -= 1
+        elif c.isspace() and depth <= 0:
+            break
+        i += 1
+    return options[start:i]
+
+
+def _check_nested_pipelines(el: PipelineElement, context: ir.Context) -> None:
+    """Parse pipeline-valued options (``inline{default-pipeline=...}``) now: MLIR parses them only when
+    the pass runs, prints a bad one to stderr and goes on as if it were valid."""
+    step = el.text()
+    for m in _NESTED_PIPELINE_OPTION.finditer(el.options):
+        value = _nested_pipeline_value(el.options, m.end()).strip("'\"")
+        if not value:
+            continue
+        if value.count("(") != value.count(")") or value.count("{") != value.count("}"):
+            raise PipelineError(f"invalid pass pipeline '{_shown(step)}': default-pipeline '{value}' has unbalanced brackets")
+        captured: list[str] = []
+        try:
+            with _captured_stderr(captured):
+                passmanager.PassManager.parse(f"builtin.module(func.func({value}))", context=context)
+        except ValueError as exc:
+            raise PipelineError(
+                f"invalid pass pipeline '{_shown(step)}': default-pipeline '{value}': {_mlir_reason(exc, captured[0])}"
+            ) from None
+
+
 def _add_upstream(pm, path, group: list[str], implicit_nesting: bool) -> None:
     text = _nest(path, ",".join(group))
+    captured: list[str] = []
     try:
-        pm.add(text)
+        with _captured_stderr(captured):
+            pm.add(text)
         return
     except ValueError as exc:
         first_error = exc
     if implicit_nesting and not path:
         try:
-            pm.add(f"func.func({','.join(group)})")
+            with _captured_stderr([]):
+                pm.add(f"func.func({','.join(group)})")
             return
         except ValueError:
             pass
-    msg = str(first_error).replace("MLIR Textual PassPipeline Parser:1:1: error: ", "").split("\n")[0]
-    raise PipelineError(f"invalid pass pipeline '{text}': {msg.strip()}") from None
+    msg = _mlir_reason(first_error, captured[0] if captured else "")
+    raise PipelineError(f"invalid pass pipeline '{_shown(text)}': {msg}") from None
 
 
 def run_pipeline(module: ir.Module | ir.Operation, pipeline: str, *, source_name: str | None = None) -> None:

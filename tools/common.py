@@ -27,6 +27,7 @@ __all__ = [
     "tool_main",
     "write_output",
     "finish",
+    "check_output_path",
     "read_text",
     "process_chunks",
     "ChunkResult",
@@ -40,7 +41,17 @@ def tool_main(name: str, body: Callable[[Sequence[str]], int], argv: Sequence[st
         return body(argv)
     except HlokitError as err:
         sys.stdout.flush()
-        print(err.render(), file=sys.stderr)
+        print(err.render(err.default_file or name), file=sys.stderr)  # no file: the tool name prefixes it
+        return 1
+    except SystemExit as exc:
+        # argparse reports a bad command line as "usage: ...\nTOOL: error: ..." and exit code 2;
+        # every other bad input of hlokit exits 1.
+        return 1 if exc.code == 2 else exc.code
+    except RecursionError:
+        if os.environ.get("HLOKIT_TRACEBACK"):
+            raise
+        sys.stdout.flush()
+        print(f"{name}: error: the input is nested too deeply to be processed", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print(f"{name}: interrupted", file=sys.stderr)
@@ -78,6 +89,20 @@ def write_output(path: str | None, data: str | bytes) -> None:
     except OSError as err:
         os.unlink(tmp)
         raise HlokitError(f"cannot write output file '{path}': {err.strerror}") from None
+
+
+def check_output_path(path: str | None, option: str = "-o") -> None:
+    """Refuse an output path whose directory does not exist (or is a file) before any work is done.
+
+    Raises :class:`~hlokit.diagnostics.HlokitError` naming ``option`` and the path.
+    """
+    if path in (None, "-"):
+        return
+    if os.path.isdir(path):
+        raise HlokitError(f"{option}: cannot write '{path}': it is a directory")
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise HlokitError(f"{option}: cannot write '{path}': directory '{os.path.dirname(path) or '.'}' does not exist")
 
 
 def finish(path: str | None, ok: bool, output: str | bytes) -> int:

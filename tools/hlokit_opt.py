@@ -17,7 +17,7 @@ from typing import Sequence
 import hlokit
 from hlokit.passes import all_passes, build_pass_manager, parse_pipeline, run_pass_manager
 from hlokit.passes.pipeline import PipelineElement
-from hlokit.tools.common import finish, process_chunks, tool_main
+from hlokit.tools.common import check_output_path, finish, process_chunks, tool_main
 
 UPSTREAM_EXAMPLES = (
     "canonicalize, cse, inline, symbol-dce, symbol-privatize, sccp, loop-invariant-code-motion, "
@@ -74,6 +74,7 @@ def _pass_flags(unknown: Sequence[str]) -> list[PipelineElement]:
 
 def run(argv: Sequence[str]) -> int:
     args, unknown = _parser().parse_known_args(argv)
+    check_output_path(args.output)
     flag_elements = _pass_flags(unknown)
     if args.pass_pipeline and flag_elements:
         raise hlokit.HlokitError("--pass-pipeline cannot be combined with pass flags")

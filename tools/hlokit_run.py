@@ -29,8 +29,8 @@ from typing import Sequence
 import numpy as np
 
 import hlokit
-from hlokit.backend import BackendError, Executable, TensorSpec, compile, initialize, prepare_devices
-from hlokit.tools.common import read_text, source_name, tool_main, write_output
+from hlokit.backend import BackendError, Executable, TensorSpec, compile, initialize, module_device_needs, prepare_devices, signature
+from hlokit.tools.common import check_output_path, read_text, source_name, tool_main, write_output
 
 
 def random_input(spec: TensorSpec, rng: np.random.Generator) -> np.ndarray:
@@ -51,11 +51,26 @@ def random_input(spec: TensorSpec, rng: np.random.Generator) -> np.ndarray:
 
 
 def load_inputs(path: str, specs: list[TensorSpec]) -> list[np.ndarray]:
-    """Read ``arg_0``, ``arg_1``, ... from an ``.npz``; HlokitError for a missing/extra/mistyped input."""
+    """Read ``arg_0``, ``arg_1``, ... from an ``.npz`` (no pickled objects).
+
+    Raises HlokitError (``PATH: error: --inputs: ...``) for a file that is missing or not a readable
+    ``.npz`` (truncated, corrupt, empty, a single ``.npy`` array), an object array, or a missing, extra,
+    wrongly shaped or wrongly typed key.
+    """
+
+    def fail(msg: str) -> hlokit.HlokitError:
+        return hlokit.HlokitError(f"--inputs: {msg}", file=path)
+
     try:
         npz = np.load(path, allow_pickle=False)
-    except (OSError, ValueError) as exc:
-        raise hlokit.HlokitError(f"cannot read inputs: {exc}", file=path) from None
+    except FileNotFoundError:
+        raise fail("no such file") from None
+    except IsADirectoryError:
+        raise fail("is a directory, expected an .npz file") from None
+    except Exception as exc:  # zipfile / numpy raise many kinds for a damaged file
+        raise fail(f"not a readable .npz file (numpy.savez): {type(exc).__name__}: {exc or 'no data'}") from None
+    if not isinstance(npz, np.lib.npyio.NpzFile):
+        raise fail("is a single .npy array; expected an .npz archive with keys arg_0, arg_1, ... (numpy.savez)")
     with npz:
         keys = set(npz.files)
         expected = [f"arg_{i}" for i in range(len(specs))]
@@ -63,24 +78,68 @@ def load_inputs(path: str, specs: list[TensorSpec]) -> list[np.ndarray]:
         extra = sorted(keys - set(expected))
         if missing:
             want = ", ".join(f"{k} ({specs[int(k[4:])]})" for k in missing)
-            raise hlokit.HlokitError(f"missing input(s) {want}; the program takes {len(specs)} argument(s)", file=path)
+            raise fail(f"missing input(s) {want}; the program takes {len(specs)} argument(s)")
         if extra:
-            raise hlokit.HlokitError(
+            raise fail(
                 f"unexpected input(s) {', '.join(extra)}: the program takes {len(specs)} argument(s) "
-                f"(arg_0..arg_{len(specs) - 1})" if specs else f"unexpected input(s) {', '.join(extra)}: the program takes no arguments",
-                file=path,
+                f"(arg_0..arg_{len(specs) - 1})" if specs else f"unexpected input(s) {', '.join(extra)}: the program takes no arguments"
             )
         out = []
         for k, spec in zip(expected, specs):
-            a = npz[k]
+            try:
+                a = npz[k]
+            except ValueError as exc:
+                if "allow_pickle" in str(exc):
+                    raise fail(f"input {k} is an object array (pickled Python objects are not read); expected {spec}") from None
+                raise fail(f"input {k} cannot be read: {exc}") from None
+            except Exception as exc:
+                raise fail(f"input {k} cannot be read: {type(exc).__name__}: {exc or 'no data'}") from None
             if a.dtype.kind == "V" and a.dtype.itemsize == spec.dtype.itemsize:
                 a = a.view(spec.dtype)  # ml_dtypes arrays (bf16, f8, ...) come back from .npz as raw bytes
             if a.dtype != spec.dtype:
-                raise hlokit.HlokitError(f"input {k}: expected element type {spec.dtype} ({spec}) but got {a.dtype}", file=path)
+                raise fail(f"input {k}: expected element type {spec.dtype} ({spec}) but got {a.dtype}")
             if tuple(a.shape) != spec.shape:
-                raise hlokit.HlokitError(f"input {k}: expected shape {spec.shape} ({spec}) but got {tuple(a.shape)}", file=path)
+                raise fail(f"input {k}: expected shape {spec.shape} ({spec}) but got {tuple(a.shape)}")
             out.append(a)
         return out
+
+
+def nbytes(spec: TensorSpec) -> int:
+    """Bytes of one array of ``spec`` (Python ints: no overflow for absurd shapes)."""
+    n = spec.dtype.itemsize
+    for d in spec.shape:
+        n *= int(d)
+    return n
+
+
+def physical_memory() -> int | None:
+    """Bytes of physical memory of this machine (None where the OS does not say)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def check_memory(name: str, specs: list[TensorSpec], out_specs: list[TensorSpec], limit: int | None) -> None:
+    """Refuse a program whose arguments plus results need more than ``limit`` bytes, before allocating."""
+    if limit is None:
+        return
+    need = sum(nbytes(s) for s in specs) + sum(nbytes(s) for s in out_specs)
+    if need > limit:
+        big = max(list(specs) + list(out_specs), key=nbytes)
+        raise hlokit.HlokitError(
+            f"the arguments and results of this program need {_size(need)}, more than this machine's "
+            f"memory ({_size(limit)}); the largest is {big} ({_size(nbytes(big))})",
+            file=name,
+        )
+
+
+def _size(n: int) -> str:
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"):
+        if n < 1024 or unit == "EiB":
+            return f"{n:.4g} {unit}" if unit != "bytes" else f"{n} bytes"
+        n /= 1024
+    return str(n)
 
 
 def summarize(a: np.ndarray) -> str:
@@ -157,12 +216,30 @@ def run(argv: Sequence[str]) -> int:
     if args.num_processes > 1 and not os.environ.get(_CHILD):
         return run_job_process(argv, args)
     if args.repeat < 1:
-        raise hlokit.HlokitError("--repeat must be at least 1")
+        raise hlokit.HlokitError(f"--repeat: expected a positive number of runs, got {args.repeat}")
+    if args.seed < 0 or args.seed >= 2**128:
+        raise hlokit.HlokitError(f"--seed: expected an integer in [0, 2**128), got {args.seed}")
+    check_output_path(args.output, "--output")
+    if args.inputs and not os.path.isfile(args.inputs):
+        what = "is a directory" if os.path.isdir(args.inputs) else "no such file"
+        raise hlokit.HlokitError(f"--inputs: {what}", file=args.inputs)
     t0 = time.perf_counter()
     ctx = hlokit.make_context()
     name = source_name(args.program)
     module = hlokit.parse(read_text(args.program), context=ctx, source_name=name)
     t_parse = time.perf_counter() - t0
+
+    try:
+        in_specs, out_specs = signature(module, args.function)
+    except BackendError as err:
+        raise hlokit.HlokitError(err.diagnostics, file=name) from None
+    num_replicas, _ = module_device_needs(module)
+    if num_replicas > 1:  # a multi-replica program takes and returns one slice per replica (leading axis)
+        in_specs = [TensorSpec((num_replicas, *s.shape), s.dtype) for s in in_specs]
+        out_specs = [TensorSpec((num_replicas, *s.shape), s.dtype) for s in out_specs]
+    check_memory(name, in_specs, out_specs, physical_memory())
+    if args.inputs:  # before compiling: a bad inputs file is reported at once
+        inputs = load_inputs(args.inputs, in_specs)
 
     t0 = time.perf_counter()
     try:
@@ -177,9 +254,7 @@ def run(argv: Sequence[str]) -> int:
         raise hlokit.HlokitError(err.diagnostics, file=name) from None
     t_compile = time.perf_counter() - t0
 
-    if args.inputs:
-        inputs = load_inputs(args.inputs, exe.in_specs)
-    else:
+    if not args.inputs:
         rng = np.random.default_rng(args.seed)
         inputs = [random_input(s, rng) for s in exe.in_specs]
 

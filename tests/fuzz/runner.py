@@ -1,0 +1,52 @@
+"""Run the fuzzer and print counts per tool mode and class.
+
+    python benchmarks/fuzz.py --seed 0 --count 2000 --jobs 2 [--save] [--show CLASS]
+
+``--save`` writes every failing case to ``tests/fuzz/reproducers/`` (a JSON file per case);
+``--show CLASS`` prints the stderr tail of the cases of that class. Exit 1 when a case failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from fuzz.fuzzer import OK_CLASSES, REPRODUCERS, run_many, save_reproducer, table
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="fuzz", description=__doc__.split("\n\n")[0])
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--count", type=int, default=300)
+    p.add_argument("--start", type=int, default=0)
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--timeout", type=float, default=60.0)
+    p.add_argument("--no-fork", action="store_true", help="a new Python process per case (no fork server)")
+    p.add_argument("--save", action="store_true", help=f"save failures to {REPRODUCERS}")
+    p.add_argument("--show", action="append", default=[], metavar="CLASS", help="print the failures of CLASS")
+    args = p.parse_args(argv)
+    t0 = time.perf_counter()
+    done = [0]
+
+    def progress(res):
+        done[0] += 1
+        if done[0] % 100 == 0:
+            print(f"  ... {done[0]}/{args.count} ({time.perf_counter() - t0:.0f} s)", file=sys.stderr)
+
+    results = run_many(args.seed, args.count, jobs=args.jobs, timeout=args.timeout, start=args.start, progress=progress,
+                        fork=not args.no_fork)
+    print(f"seed {args.seed}, cases {args.start}..{args.start + args.count - 1}, jobs {args.jobs}, "
+          f"{time.perf_counter() - t0:.1f} s")
+    print(table(results))
+    bad = [r for r in results if r.cls not in OK_CLASSES]
+    for r in bad:
+        c = r.case
+        line = [l for l in r.stderr.splitlines() if l.strip()][-1:] or [""]
+        print(f"FAIL {r.cls:<16} #{c.index:<5} {c.mode:<22} {c.mutation:<24} {c.input_name}: {line[0][:200]}")
+        if r.cls in args.show:
+            print("    argv:", c.argv)
+            print("    " + r.stderr[-1500:].replace("\n", "\n    "))
+        if args.save:
+            save_reproducer(r)
+    return 1 if bad else 0

@@ -1,0 +1,104 @@
+"""The robustness fuzzer in CI (tests/fuzz): bad input of every kind ends in a clean error or success.
+
+* ``test_fuzz_default`` — a few hundred deterministic cases (seed 1) through every tool and mode.
+* ``test_fuzz_slow`` (``-m slow``) — 2,000 cases (seed 0, the cases of the before/after table).
+* ``test_reproducer`` — every saved failure in ``tests/fuzz/reproducers/`` replayed in a new process.
+
+A failure of a class in :data:`KNOWN_OPEN` (bad input that another module still reports badly) is
+listed but not counted while it stays in its documented form; every other non-clean result fails.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import re
+import sys
+
+import pytest
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+
+from fuzz import fuzzer  # noqa: E402
+
+DEFAULT_CASES = 600  # about 70 s on 2 cores
+SLOW_CASES = 2000
+
+# (class, mode regex, stderr regex, where it is to be fixed): results that are not clean errors yet,
+# tolerated only in exactly this form and listed in the report; anything else fails the test.
+KNOWN_OPEN = [
+    # The StableHLO reader prints its own diagnostics ('loc("-":0:0): error: ...', 'error: failed to
+    # deserialize portable artifact ...') to stderr before hlokit's located line.
+    ("unprefixed_error", r"translate-deserialize", r"(?m)^(loc\(.*\): error: |error: failed to deserialize)",
+     "tools/hlokit_translate.py"),
+    # XLA's HLO text parser CHECK-fails (abort) on a parameter number out of range:
+    # 'Check failed: param_no >= 0 && param_no < parameter_count'; it needs to run contained.
+    ("abort", r"translate-from-hlo", r"Check failed: ", "tools/hlokit_translate.py"),
+    # jaxlib's HLO -> StableHLO importer raises JaxRuntimeError (INVALID_ARGUMENT: layout / shape
+    # overflow) that hlo_text_to_stablehlo does not catch: the catch-all 'internal error' line.
+    ("internal_error", r"translate-from-hlo", r"internal error: JaxRuntimeError: INVALID_ARGUMENT", "tools/hlokit_translate.py"),
+    # A dimension of 2**32 makes MLIR's parser raise ValueError('SmallVector unable to grow ...') from
+    # ir.Operation.parse, which hlokit.parse does not turn into a located ParseError.
+    ("internal_error", r".", r"internal error: ValueError: SmallVector unable to grow", "python/hlokit/core.py"),
+]
+
+
+def _tolerated(res: fuzzer.Result) -> bool:
+    return any(
+        res.cls == cls and re.search(m, res.case.mode) and re.search(e, res.stderr) for cls, m, e, _ in KNOWN_OPEN
+    )
+
+
+def _check(results: list[fuzzer.Result]) -> None:
+    bad = [r for r in results if r.cls not in fuzzer.OK_CLASSES and not _tolerated(r)]
+    if bad:
+        lines = [fuzzer.table(results)]
+        for r in bad[:30]:
+            tail = [l for l in r.stderr.splitlines() if l.strip()][-3:]
+            lines.append(f"{r.cls} case {r.case.index} {r.case.mode} {r.case.mutation} {r.case.argv}: {tail}")
+        pytest.fail("\n".join(lines), pytrace=False)
+
+
+def test_fuzz_default():
+    _check(fuzzer.run_many(1, DEFAULT_CASES, jobs=2, timeout=120))
+
+
+@pytest.mark.slow
+def test_fuzz_slow():
+    _check(fuzzer.run_many(0, SLOW_CASES, jobs=2, timeout=120))
+
+
+def test_cases_are_deterministic():
+    for i in (0, 7, 123):
+        a, b = fuzzer.make_case(5, i), fuzzer.make_case(5, i)
+        assert a.to_json() == b.to_json()
+    assert fuzzer.make_case(5, 1).to_json() != fuzzer.make_case(6, 1).to_json()
+
+
+@pytest.mark.parametrize(
+    "rc, stderr, out, cls",
+    [
+        (0, "", False, "success"),
+        (1, "f.mlir:3:4: error: bad\n", False, "clean_error"),
+        (1, "hlokit-opt: error: bad\n", False, "clean_error"),
+        (1, "error: bad\n", False, "unprefixed_error"),
+        (1, "f.mlir: error: \n", False, "unprefixed_error"),
+        (1, "hlokit-run: error: internal error: ValueError: x\n", False, "internal_error"),
+        (1, "f.mlir:1:1: error: bad\n", True, "partial_output"),
+        (0, "MLIR Textual PassPipeline Parser:1:5: error: x\n", False, "wrong_exit"),
+        (2, "usage: x\nx: error: bad\n", False, "wrong_exit"),
+        (1, "Traceback (most recent call last):\n", False, "traceback"),
+        (-11, "", False, "abort"),
+        (None, "", False, "hang"),
+    ],
+)
+def test_classify(rc, stderr, out, cls):
+    assert fuzzer.classify(rc, stderr, out) == cls
+
+
+REPRODUCERS = sorted(fuzzer.REPRODUCERS.glob("*.json"))
+
+
+@pytest.mark.parametrize("path", REPRODUCERS, ids=[p.stem for p in REPRODUCERS])
+def test_reproducer(path):
+    res = fuzzer.replay(path, timeout=120)
+    assert res.cls in fuzzer.OK_CLASSES or _tolerated(res), (res.cls, res.stderr[-2000:])

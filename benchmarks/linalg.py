@@ -1,0 +1,71 @@
+"""Run time of LAPACK-legalized programs against jaxlib's LAPACK originals on XLA CPU (and on a GPU).
+
+    python benchmarks/linalg.py [--platform cpu|cuda] [--repeat 20] [--functions cholesky,...]
+
+For each function of ``examples/linalg/export.py`` that the pass legalizes fully (today: potrf, trsm and
+getrf programs), n in 16, 64, 256 and batch 1 and 32, in one process:
+* original: the exported program (``lapack_*_ffi`` custom calls) compiled by XLA CPU;
+* legalized: the program after ``--stablehlo-legalize-lapack-custom-calls`` compiled for ``--platform``.
+Prints the median of ``--repeat`` timed runs of each (after one warm-up; compile time excluded) and the
+ratio legalized / original. On a GPU platform the original still runs on CPU (it cannot run on a GPU).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import pathlib
+import statistics
+import time
+
+import numpy as np
+
+import hlokit
+import hlokit.passes.stablehlo_legalize_lapack_custom_calls  # noqa: F401  (registers the pass)
+from hlokit import backend
+from hlokit.passes import run_pipeline
+
+REPO = pathlib.Path(__file__).resolve().parents[1]
+_spec = importlib.util.spec_from_file_location("linalg_export", REPO / "examples" / "linalg" / "export.py")
+export = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(export)
+
+FULLY_LEGALIZED = ["cholesky", "solve_triangular_lower", "solve", "inv"]
+
+
+def median_time(exe, args, repeat: int) -> float:
+    """Median wall time of ``repeat`` runs of ``exe`` on device buffers (after one warm-up run)."""
+    buffers = exe.put(args)
+    exe.execute(buffers)
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        exe.execute(buffers)
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--platform", default="cpu")
+    parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--functions", default=",".join(FULLY_LEGALIZED))
+    parser.add_argument("--dtype", default="float32")
+    opts = parser.parse_args(argv)
+    print(f"{'function':24s} {'n':>4s} {'batch':>5s} {'LAPACK cpu (ms)':>16s} "
+          f"{'legalized ' + opts.platform + ' (ms)':>20s} {'ratio':>7s}")
+    for name in opts.functions.split(","):
+        for n in (16, 64, 256):
+            for batch in ((), (32,)):
+                text = export.lower(name, opts.dtype, batch, n)
+                module = hlokit.parse(text, context=hlokit.make_context())
+                run_pipeline(module, "builtin.module(func.func(stablehlo-legalize-lapack-custom-calls))")
+                args = export.inputs(name, opts.dtype, batch, n, cond=10.0)
+                t_orig = median_time(backend.compile(text, "cpu"), args, opts.repeat)
+                t_new = median_time(backend.compile(module, opts.platform), args, opts.repeat)
+                b = batch[0] if batch else 1
+                print(f"{name:24s} {n:4d} {b:5d} {t_orig * 1e3:16.3f} {t_new * 1e3:20.3f} {t_new / t_orig:7.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,408 @@
+"""``--stablehlo-legalize-lapack-custom-calls`` on programs JAX exports for CPU (``examples/linalg/export.py``).
+
+The legalized program runs on XLA CPU and its results are compared with the original (jaxlib's LAPACK
+kernels) on the same inputs. Both sides are backward stable, so the relative forward difference is
+bounded by ``c * n * eps * cond(A)`` (Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed.,
+Thm 8.5 for triangular solves, Thm 10.3 / 10.5 for Cholesky): the tolerances below are that bound with a
+stated constant, evaluated on the inputs' condition number.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import hlokit
+import hlokit.passes.stablehlo_legalize_lapack_custom_calls as lapack_pass
+from hlokit import backend
+from hlokit.diagnostics import PassError
+from hlokit.passes import run_pipeline
+
+from conftest import REPO
+
+_spec = importlib.util.spec_from_file_location("hlokit_linalg_export", REPO / "examples" / "linalg" / "export.py")
+export = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(export)
+
+PIPELINE = "builtin.module(func.func(stablehlo-legalize-lapack-custom-calls))"
+STRICT = "builtin.module(func.func(stablehlo-legalize-lapack-custom-calls{strict=true}))"
+
+#: Functions whose every LAPACK call is potrf or trsm.
+FULL = [
+    "cholesky",
+    "cho_solve",
+    "solve_triangular_lower",
+    "solve_triangular_upper_trans_unit",
+    "solve_triangular_lower_adjoint",
+    "triangular_solve_right",
+]
+#: Condition numbers per precision (well and ill conditioned).
+CONDS = {"float32": (10.0, 1e3), "complex64": (10.0, 1e3), "float64": (10.0, 1e8), "complex128": (10.0, 1e8)}
+#: The constant c of the bound c * n * eps * cond.
+C = 8.0
+
+
+def _legalize(text: str, pipeline: str = PIPELINE) -> str:
+    m = hlokit.parse(text, context=hlokit.make_context())
+    run_pipeline(m, pipeline)
+    return str(m)
+
+
+def _cond(a: np.ndarray) -> float:
+    return float(np.max(np.linalg.cond(a.astype(np.complex128))))
+
+
+def _rel(got: np.ndarray, want: np.ndarray) -> float:
+    scale = max(float(np.max(np.abs(want))), np.finfo(np.float64).tiny)
+    return float(np.max(np.abs(got - want))) / scale
+
+
+@pytest.mark.parametrize("dtype", export.DTYPES)
+@pytest.mark.parametrize(
+    "name, batch", [(name, (2, 3)) for name in FULL] + [("cholesky", ()), ("solve_triangular_lower", ())])
+def test_legalized_equals_lapack_on_xla_cpu(name, dtype, batch):
+    n = 6
+    text = export.lower(name, dtype, batch, n)
+    assert "lapack_" in text
+    legal = _legalize(text)
+    assert "lapack_" not in legal
+    original, legalized = backend.compile(text), backend.compile(legal)
+    eps = np.finfo(np.dtype(dtype)).eps
+    for seed, cond in enumerate(CONDS[dtype]):  # well and ill conditioned
+        args = export.inputs(name, dtype, batch, n, cond=cond, seed=seed)
+        kappa = _cond(args[0])
+        for g, w in zip(legalized(*args), original(*args)):
+            assert g.shape == w.shape and g.dtype == w.dtype
+            assert _rel(g, w) <= C * n * eps * kappa, (name, dtype, cond, _rel(g, w), kappa)
+
+
+@pytest.mark.parametrize("dtype", export.DTYPES)
+def test_cholesky_not_positive_definite_gives_nan_like_lapack(dtype):
+    # Batch element 1 is indefinite: LAPACK reports info > 0 and JAX returns NaN there.
+    n = 4
+    text = export.lower("cholesky", dtype, (3,), n)
+    (a,) = export.inputs("cholesky", dtype, (3,), n)
+    a[1] = a[1] - 2.0 * np.eye(n)
+    want = backend.compile(text)(a)[0]
+    got = backend.compile(_legalize(text))(a)[0]
+    lower = np.tril(np.ones((n, n), bool))
+    assert np.isnan(want[1][lower]).all() and np.isnan(got[1][lower]).all()
+    np.testing.assert_array_equal(got[1][~lower], want[1][~lower])  # zeros above (jnp masks)
+    np.testing.assert_allclose(got[[0, 2]], want[[0, 2]], rtol=C * n * np.finfo(np.dtype(dtype)).eps * 10)
+
+
+# The custom call as JAX emits it (column-major layouts: LAPACK reads the matrix, not its transpose).
+_POTRF = """
+func.func @main(%a: tensor<3x4x4x{t}>) -> (tensor<3x4x4x{t}>, tensor<3xi32>) {{
+  %0:2 = stablehlo.custom_call @lapack_{c}potrf_ffi(%a) {{mhlo.backend_config = {{uplo = {uplo} : ui8}},
+      mhlo.frontend_attributes = {{num_batch_dims = "1"}}, operand_layouts = [dense<[1, 2, 0]> : tensor<3xindex>],
+      result_layouts = [dense<[1, 2, 0]> : tensor<3xindex>, dense<0> : tensor<1xindex>]}}
+      : (tensor<3x4x4x{t}>) -> (tensor<3x4x4x{t}>, tensor<3xi32>)
+  return %0#0, %0#1 : tensor<3x4x4x{t}>, tensor<3xi32>
+}}
+"""
+_LETTER = {"float32": ("s", "f32"), "float64": ("d", "f64"), "complex64": ("c", "complex<f32>"),
+           "complex128": ("z", "complex<f64>")}
+
+
+@pytest.mark.parametrize("uplo", ["L", "U"])
+@pytest.mark.parametrize("dtype", export.DTYPES)
+def test_potrf_factor_and_info_match_lapack(dtype, uplo):
+    c, t = _LETTER[dtype]
+    text = _POTRF.format(c=c, t=t, uplo=ord(uplo))
+    n = 4
+    (a,) = export.inputs("cholesky", dtype, (3,), n, cond=100.0)
+    a[2] = a[2] - 2.0 * np.eye(n)  # indefinite: info > 0
+    want_f, want_info = backend.compile(text)(a)
+    got_f, got_info = backend.compile(_legalize(text))(a)
+    assert got_info.dtype == np.int32 and got_info.shape == (3,)
+    assert want_info[0] == want_info[1] == 0 and want_info[2] > 0
+    np.testing.assert_array_equal(got_info != 0, want_info != 0)
+    # The computed triangle: backward-stable factors; the other triangle: the input, as LAPACK leaves it.
+    tri = np.tril if uplo == "L" else np.triu
+    tol = C * n * np.finfo(np.dtype(dtype)).eps * _cond(a[:2])
+    assert _rel(tri(got_f[:2]), tri(want_f[:2])) <= tol
+    other = np.triu if uplo == "L" else np.tril
+    np.testing.assert_array_equal(other(got_f, 1) if uplo == "L" else other(got_f, -1),
+                                  other(a, 1) if uplo == "L" else other(a, -1))
+
+
+def test_committed_examples_are_what_export_py_writes():
+    for name, dtype, batch, n in export.COMMITTED:
+        text = (REPO / "examples" / "linalg" / export.file_name(name, dtype, batch, n)).read_text()
+        assert export.export(name, dtype, batch, n) == text, name
+
+
+def test_every_committed_example_loses_its_potrf_and_trsm_calls():
+    for name, dtype, batch, n in export.COMMITTED:
+        legal = _legalize((REPO / "examples" / "linalg" / export.file_name(name, dtype, batch, n)).read_text())
+        assert "potrf_ffi" not in legal and "trsm_ffi" not in legal, name
+
+
+def test_examples_cholesky_is_fully_legalized_and_runs():
+    text = (REPO / "examples" / "cholesky.mlir").read_text()
+    legal = _legalize(text)
+    assert "custom_call" not in legal
+    x = np.random.default_rng(0).standard_normal((16, 16)).astype(np.float32)
+    want = backend.compile(text)(x)[0]
+    got = backend.compile(legal)(x)[0]
+    assert _rel(got, want) <= 1e-4
+
+
+def test_other_targets_are_left_and_the_program_still_runs():
+    # qr = geqrf + orgqr (not legalized yet): left as they are, the program runs unchanged.
+    text = export.lower("qr", "float64", (2,), 5)
+    legal = _legalize(text)
+    assert "lapack_dgeqrf_ffi" in legal and "lapack_dorgqr_ffi" in legal
+    args = export.inputs("qr", "float64", (2,), 5)
+    for g, w in zip(backend.compile(legal)(*args), backend.compile(text)(*args)):
+        np.testing.assert_array_equal(g, w)
+
+
+#: Functions whose LAPACK calls are getrf and trsm.
+LU_FUNCTIONS = ["lu", "lu_factor", "solve", "inv", "det", "slogdet", "matrix_power"]
+
+
+def _lu_cases():
+    # The default run: every function in f32 and c128, lu and solve in all four types; -m slow: all.
+    for name in LU_FUNCTIONS:
+        for dtype in export.DTYPES:
+            quick = dtype in ("float32", "complex128") or name in ("lu", "solve")
+            yield pytest.param(name, dtype, marks=() if quick else pytest.mark.slow)
+
+
+@pytest.mark.parametrize("name, dtype", list(_lu_cases()))
+def test_getrf_programs_equal_lapack_on_xla_cpu(name, dtype):
+    # lu_factor (jax.scipy.linalg) takes one matrix; the others are batched 2x3.
+    batch = () if name == "lu_factor" else (2, 3)
+    n = 6
+    text = export.lower(name, dtype, batch, n)
+    legal = _legalize(text)
+    assert "lapack_" not in legal and "stablehlo.while" in legal
+    original, legalized = backend.compile(text), backend.compile(legal)
+    eps = np.finfo(np.dtype(dtype)).eps
+    for seed, cond in enumerate(CONDS[dtype]):
+        args = export.inputs(name, dtype, batch, n, cond=cond, seed=seed)
+        kappa = _cond(args[0])
+        for g, w in zip(legalized(*args), original(*args)):
+            assert g.shape == w.shape and g.dtype == w.dtype
+            if g.dtype.kind == "i":  # pivots and permutations: the same rows chosen as LAPACK
+                np.testing.assert_array_equal(g, w)
+            else:
+                # inv and matrix_power(-3) amplify by cond more than once (A^-3: cond^3 at most).
+                power = 3 if name == "matrix_power" else 1
+                assert _rel(g, w) <= C * n * eps * kappa**power, (name, dtype, cond, _rel(g, w), kappa)
+
+
+_GETRF = """
+func.func @main(%a: tensor<2x3x3xf64>) -> (tensor<2x3x3xf64>, tensor<2x3xi32>, tensor<2xi32>) {
+  %0:3 = stablehlo.custom_call @lapack_dgetrf_ffi(%a) {mhlo.backend_config = {},
+      mhlo.frontend_attributes = {num_batch_dims = "1"}, operand_layouts = [dense<[1, 2, 0]> : tensor<3xindex>],
+      result_layouts = [dense<[1, 2, 0]> : tensor<3xindex>, dense<[1, 0]> : tensor<2xindex>, dense<0> : tensor<1xindex>]}
+      : (tensor<2x3x3xf64>) -> (tensor<2x3x3xf64>, tensor<2x3xi32>, tensor<2xi32>)
+  return %0#0, %0#1, %0#2 : tensor<2x3x3xf64>, tensor<2x3xi32>, tensor<2xi32>
+}
+"""
+
+
+def test_getrf_singular_factors_pivots_and_info_match_lapack():
+    a = np.array([[[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]],    # info 3 (last pivot is 0)
+                  [[0.0, 0.0, 1.0], [0.0, 0.0, 2.0], [0.0, 0.0, 3.0]]])   # info 1, first column zero
+    want = backend.compile(_GETRF)(a)
+    got = backend.compile(_legalize(_GETRF))(a)
+    np.testing.assert_array_equal(got[2], want[2])
+    assert list(want[2]) == [3, 1]
+    np.testing.assert_array_equal(got[1], want[1])
+    np.testing.assert_allclose(got[0], want[0], atol=1e-15)
+
+
+def test_strict_refuses_an_unlegalized_target_with_a_location():
+    text = export.lower("qr", "float32", (), 4)
+    m = hlokit.parse(text, context=hlokit.make_context(), source_name="qr.mlir")
+    before = str(m)
+    with pytest.raises(PassError) as info:
+        run_pipeline(m, STRICT)
+    line = text.splitlines().index(next(x for x in text.splitlines() if "lapack_sgeqrf_ffi" in x)) + 1
+    assert str(info.value).startswith(f"qr.mlir:{line}:")
+    assert "error: cannot legalize custom_call @lapack_sgeqrf_ffi" in str(info.value)
+    assert str(m) == before
+
+
+def test_malformed_backend_config_is_a_located_error_and_changes_nothing():
+    text = _POTRF.format(c="s", t="f32", uplo=ord("X"))
+    m = hlokit.parse(text, context=hlokit.make_context())
+    before = str(m)
+    with pytest.raises(PassError, match="uplo"):
+        run_pipeline(m, PIPELINE)
+    assert str(m) == before
+
+
+def test_backend_config_reads_flags_as_characters():
+    text = export.lower("solve_triangular_upper_trans_unit", "float32", (), 4)
+    m = hlokit.parse(text, context=hlokit.make_context())
+    calls = []
+    m.operation.walk(lambda o: calls.append(o) or 0 if o.name == "stablehlo.custom_call" else 0)
+    (call,) = [o for o in calls if lapack_pass.lapack_routine(o) == ("s", "trsm")]
+    assert lapack_pass.backend_config(call) == {"side": "L", "uplo": "U", "trans_x": "T", "diag": "U"}
+
+
+@pytest.mark.parametrize("dtype", export.DTYPES)
+@pytest.mark.parametrize("name", ["solve_triangular_lower", "solve_triangular_lower_adjoint", "triangular_solve_right"])
+def test_interpreter_runs_legalized_triangular_solves(name, dtype):
+    n = 5
+    text = export.lower(name, dtype, (2,), n)
+    legal = _legalize(text)
+    args = export.inputs(name, dtype, (2,), n, cond=10.0)
+    want = backend.compile(text)(*args)
+    got = hlokit.interpret(legal, args)
+    eps = np.finfo(np.dtype(dtype)).eps
+    for g, w in zip(got, want):
+        assert _rel(np.asarray(g), w) <= C * n * eps * _cond(args[0])
+
+
+
+@pytest.mark.parametrize("dtype", export.DTYPES)
+@pytest.mark.parametrize("name", ["lu", "solve", "inv", "slogdet"])
+def test_interpreter_runs_legalized_getrf_programs(name, dtype):
+    n = 4
+    text = export.lower(name, dtype, (2,), n)
+    legal = _legalize(text)
+    args = export.inputs(name, dtype, (2,), n, cond=10.0)
+    want = backend.compile(text)(*args)
+    got = hlokit.interpret(legal, args)
+    eps = np.finfo(np.dtype(dtype)).eps
+    for g, w in zip(got, want):
+        g = np.asarray(g)
+        assert g.shape == w.shape and g.dtype == w.dtype
+        if g.dtype.kind == "i":
+            np.testing.assert_array_equal(g, w)
+        else:
+            assert _rel(g, w) <= C * n * eps * _cond(args[0])
+
+# -- numpy references of the loop algorithms (passes/lapack/reference.py) against LAPACK ----------------
+
+from hlokit.passes.lapack import reference  # noqa: E402
+
+_BATCH = (2, 3)
+
+
+def _matrix(dtype, shape, cond, seed):
+    """``U diag(s) V^H`` with singular values from 1 to 1/cond (random unitary U, V)."""
+    rng = np.random.default_rng(seed)
+    cplx = np.dtype(dtype).kind == "c"
+    m, n = shape[-2], shape[-1]
+
+    def unitary(k):
+        x = rng.standard_normal((*shape[:-2], k, k))
+        if cplx:
+            x = x + 1j * rng.standard_normal(x.shape)
+        return np.linalg.qr(x)[0]
+
+    k = min(m, n)
+    s = np.geomspace(1.0, 1.0 / cond, k)
+    a = (unitary(m)[..., :, :k] * s[..., None, :]) @ np.conj(np.swapaxes(unitary(n)[..., :, :k], -1, -2))
+    return a.astype(dtype)
+
+
+def _eps(dtype):
+    return float(np.finfo(np.dtype(dtype)).eps)
+
+
+# The oracle is jaxlib's LAPACK itself (jax.lax.linalg on CPU calls ?getrf, ?geqrf + ?orgqr/?ungqr).
+
+
+@pytest.mark.parametrize("shape", [(5, 5), (6, 4), (4, 6)])
+@pytest.mark.parametrize("dtype", export.DTYPES)
+def test_reference_getrf_matches_lapack(dtype, shape):
+    a = _matrix(dtype, (*_BATCH, *shape), 100.0, 1)
+    lu, ipiv, info = reference.getrf(a)
+    with jax.enable_x64(True):
+        want_lu, want_piv, _ = (np.asarray(x) for x in jax.lax.linalg.lu(a))
+    np.testing.assert_array_equal(ipiv, want_piv + 1)  # jax returns LAPACK's pivots minus 1
+    assert (info == 0).all()
+    assert _rel(lu, want_lu) <= 8 * min(shape) * _eps(dtype) * 100.0
+
+
+def test_reference_getrf_singular_reports_info_like_lapack():
+    a = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]])
+    text = export.lower("lu", "float64", (), 3)
+    getrf = text[text.index("stablehlo.custom_call"):].split("\n")[0]
+    assert "lapack_dgetrf_ffi" in getrf
+    module = (
+        'func.func @main(%arg0: tensor<3x3xf64>) -> (tensor<3x3xf64>, tensor<3xi32>, tensor<i32>) {\n'
+        f'  %0:3 = {getrf}\n'
+        '  return %0#0, %0#1, %0#2 : tensor<3x3xf64>, tensor<3xi32>, tensor<i32>\n}'
+    )
+    want_lu, want_piv, want_info = backend.compile(module)(a)
+    lu, ipiv, info = reference.getrf(a)
+    assert info == want_info == 3
+    np.testing.assert_array_equal(ipiv, want_piv)
+    np.testing.assert_allclose(lu, want_lu, atol=1e-15)
+
+
+@pytest.mark.parametrize("shape", [(5, 5), (6, 4), (4, 6)])
+@pytest.mark.parametrize("dtype", export.DTYPES)
+def test_reference_geqrf_orgqr_match_lapack(dtype, shape):
+    a = _matrix(dtype, (*_BATCH, *shape), 100.0, 2)
+    qr, tau = reference.geqrf(a)
+    m, n = shape
+    k = min(m, n)
+    tol = 16 * max(m, n) * _eps(dtype)
+    q = reference.orgqr(qr[..., :, :k], tau)
+    r = np.triu(qr[..., :k, :])
+    with jax.enable_x64(True):
+        want_q, want_r = (np.asarray(x) for x in jnp.linalg.qr(a))
+        want_full = np.asarray(jnp.linalg.qr(a, mode="complete")[0])
+    # Same Householder conventions (signs of R's diagonal, phases): same Q and R up to rounding.
+    assert _rel(q, want_q) <= tol * 100.0  # forward error with cond(A) = 100
+    assert _rel(r, want_r) <= tol * 100.0
+    # Q R = A and Q^H Q = I (backward stability, independent of the condition number).
+    assert _rel(q @ r, a) <= tol
+    assert _rel(np.conj(np.swapaxes(q, -1, -2)) @ q, np.eye(k)) <= tol
+    # Complete Q (orgqr of the zero-padded factor, as jnp.linalg.qr(mode="complete") calls it).
+    if m > n:
+        padded = np.concatenate([qr, np.zeros((*_BATCH, m, m - n), qr.dtype)], axis=-1)
+        full = reference.orgqr(padded, tau)
+        assert _rel(full, want_full) <= tol * 100.0
+
+
+@pytest.mark.parametrize("dtype", export.DTYPES)
+def test_reference_syevd_matches_lapack(dtype):
+    n = 6
+    a = _matrix(dtype, (*_BATCH, n, n), 1.0, 3)
+    h = a + np.conj(np.swapaxes(a, -1, -2))
+    h[..., 0, 1] = 99.0  # the upper triangle is not read (uplo 'L')
+    v, w, info = reference.syevd(h)
+    herm = np.tril(h) + np.conj(np.swapaxes(np.tril(h, -1), -1, -2))
+    want_w = np.linalg.eigvalsh(herm)
+    norm = np.max(np.linalg.norm(herm, 2, axis=(-2, -1)))
+    tol = 16 * n * _eps(dtype)
+    assert (info == 0).all() and w.dtype == np.dtype(dtype).type(0).real.dtype
+    assert np.max(np.abs(w - want_w)) <= tol * norm  # Weyl: eigenvalues are perfectly conditioned
+    assert (np.diff(w, axis=-1) >= 0).all()
+    assert _rel(herm @ v, v * w[..., None, :]) <= tol * 4
+    assert _rel(np.conj(np.swapaxes(v, -1, -2)) @ v, np.eye(n)) <= tol
+
+
+@pytest.mark.parametrize("shape", [(5, 5), (6, 4), (4, 6)])
+@pytest.mark.parametrize("dtype", export.DTYPES)
+def test_reference_gesdd_matches_lapack(dtype, shape):
+    a = _matrix(dtype, (*_BATCH, *shape), 1e3, 4)
+    m, n = shape
+    k = min(m, n)
+    tol = 16 * max(m, n) * _eps(dtype)
+    want_s = np.linalg.svd(a, compute_uv=False)
+    s, _, _, _ = reference.gesdd(a, "N")
+    assert np.max(np.abs(s - want_s)) <= tol  # ||A||_2 = 1: singular values are perfectly conditioned
+    for mode in ("S", "A"):
+        s, u, vt, info = reference.gesdd(a, mode)
+        assert (info == 0).all() and np.max(np.abs(s - want_s)) <= tol
+        assert u.shape[-1] == (k if mode == "S" else m) and vt.shape[-2] == (k if mode == "S" else n)
+        recon = (u[..., :, :k] * s[..., None, :]) @ vt[..., :k, :]
+        assert _rel(recon, a) <= tol
+        assert _rel(np.conj(np.swapaxes(u, -1, -2)) @ u, np.eye(u.shape[-1])) <= tol * 10
+        assert _rel(vt @ np.conj(np.swapaxes(vt, -1, -2)), np.eye(vt.shape[-2])) <= tol * 10

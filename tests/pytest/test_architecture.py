@@ -1,0 +1,219 @@
+"""Architecture rules of docs/architecture.md, checked on the source tree.
+
+* The import graph of the ``hlokit`` package has no cycle: module-level imports, and also the imports
+  inside functions (a function-local import must never be a way to dodge a cycle).
+* No module imports another module's private (``_``-prefixed) name.
+* Registries refuse a second entry of the same name (pass, interpreter op, indexing rule, translate mode).
+"""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+#: top-level source folders and the package each one is installed as (pyproject.toml's package-dir).
+PACKAGE_DIRS = {
+    "hlokit": ROOT / "python" / "hlokit",
+    "hlokit.passes": ROOT / "passes",
+    "hlokit.dialects": ROOT / "dialects",
+    "hlokit.tools": ROOT / "tools",
+}
+
+
+def _modules() -> dict[str, pathlib.Path]:
+    """Every module of the hlokit package: dotted name -> file."""
+    mods: dict[str, pathlib.Path] = {}
+    for pkg, folder in PACKAGE_DIRS.items():
+        for path in folder.rglob("*.py"):
+            rel = path.relative_to(folder).with_suffix("")
+            parts = [p for p in rel.parts if p != "__init__"]
+            name = ".".join([pkg, *parts])
+            # a nested mapped package (hlokit.passes inside python/hlokit) is not double counted
+            mods.setdefault(name, path)
+    return mods
+
+
+MODULES = _modules()
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    t = node.test
+    return (isinstance(t, ast.Name) and t.id == "TYPE_CHECKING") or (
+        isinstance(t, ast.Attribute) and t.attr == "TYPE_CHECKING"
+    )
+
+
+def _resolve(module: str, node: ast.ImportFrom) -> str:
+    if node.level == 0:
+        return node.module or ""
+    base = module.split(".")
+    if not MODULES[module].name == "__init__.py":
+        base = base[:-1]
+    base = base[: len(base) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def _imports(module: str, *, local: bool) -> list[tuple[str, list[str], int]]:
+    """(imported module, imported names, line) for each import of ``module``.
+
+    ``local=False``: module-level imports only (also inside module-level ``if``/``try``, never under
+    ``if TYPE_CHECKING``); ``local=True``: every import, function bodies included.
+    """
+    tree = ast.parse(MODULES[module].read_text(), str(MODULES[module]))
+    out: list[tuple[str, list[str], int]] = []
+
+    def visit(node: ast.AST, in_function: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and _is_type_checking(child):
+                continue
+            fn = in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+            if fn and not local:
+                continue
+            if isinstance(child, ast.Import):
+                out.extend((a.name, [], child.lineno) for a in child.names)
+            elif isinstance(child, ast.ImportFrom):
+                out.append((_resolve(module, child), [a.name for a in child.names], child.lineno))
+            visit(child, fn)
+
+    visit(tree, False)
+    return out
+
+
+def _graph(*, local: bool) -> dict[str, set[str]]:
+    """Edges between hlokit modules. ``from pkg import sub`` counts as an edge to the submodule ``pkg.sub``;
+    the implicit import of a module's parent packages is not an edge (Python runs a package's
+    ``__init__`` before its submodules, and that is never a cycle by itself)."""
+    graph: dict[str, set[str]] = {m: set() for m in MODULES}
+    for module in MODULES:
+        for target, names, _ in _imports(module, local=local):
+            if target not in MODULES:
+                continue
+            subs = [f"{target}.{n}" for n in names if f"{target}.{n}" in MODULES]
+            attrs = [n for n in names if f"{target}.{n}" not in MODULES]
+            graph[module].update(subs)
+            if attrs or not names:
+                if not module.startswith(target + ".") or attrs:
+                    graph[module].add(target)
+    for module in graph:
+        graph[module].discard(module)
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    counter = [0]
+
+    def strong(v: str) -> None:
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                strong(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                found.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            strong(v)
+    return found
+
+
+def _path_in(graph: dict[str, set[str]], comp: list[str]) -> str:
+    """One concrete cycle inside the component, for the failure message."""
+    members = set(comp)
+    start = comp[0]
+    prev = {start: None}
+    frontier = [start]
+    while frontier:
+        nxt = []
+        for v in frontier:
+            for w in sorted(graph[v] & members):
+                if w == start:
+                    path = [v]
+                    while prev[path[-1]] is not None:
+                        path.append(prev[path[-1]])
+                    return " -> ".join(reversed(path)) + f" -> {start}"
+                if w not in prev:
+                    prev[w] = v
+                    nxt.append(w)
+        frontier = nxt
+    return " <-> ".join(comp)
+
+
+def test_the_walker_sees_the_whole_package():
+    for name in ("hlokit", "hlokit.core", "hlokit.passes.registry", "hlokit.tools.hlokit_opt",
+                 "hlokit.interpreter.evaluator", "hlokit.analysis.indexing", "hlokit.dialects.check"):
+        assert name in MODULES, name
+    assert len(MODULES) > 30
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    comps = _cycles(graph)
+    assert comps == [["a", "b", "c"]]
+    assert _path_in(graph, comps[0]) == "a -> b -> c -> a"
+
+
+@pytest.mark.parametrize("local", [False, True], ids=["module-level", "with-function-local"])
+def test_no_import_cycle(local):
+    graph = _graph(local=local)
+    cycles = _cycles(graph)
+    assert not cycles, "import cycles:\n" + "\n".join(_path_in(graph, c) for c in cycles)
+
+
+def test_no_private_name_imported_across_modules():
+    bad = []
+    for module in MODULES:
+        for target, names, line in _imports(module, local=True):
+            if not target.startswith("hlokit"):
+                continue
+            for n in names:
+                if n.startswith("_") and not n.startswith("__"):
+                    bad.append(f"{MODULES[module].relative_to(ROOT)}:{line}: imports {target}.{n}")
+    assert not bad, "\n".join(bad)
+
+
+def test_no_private_attribute_of_another_module():
+    """``import hlokit.x as m`` then ``m._name``: the same rule, reached through a module alias."""
+    bad = []
+    for module, path in MODULES.items():
+        tree = ast.parse(path.read_text(), str(path))
+        aliases: dict[str, str] = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.name in MODULES and a.asname:
+                        aliases[a.asname] = a.name
+            elif isinstance(node, ast.ImportFrom):
+                target = _resolve(module, node)
+                for a in node.names:
+                    if f"{target}.{a.name}" in MODULES:
+                        aliases[a.asname or a.name] = f"{target}.{a.name}"
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                    and node.value.id in aliases and aliases[node.value.id] != module
+                    and node.attr.startswith("_") and not node.attr.startswith("__")):
+                bad.append(f"{path.relative_to(ROOT)}:{node.lineno}: uses {aliases[node.value.id]}.{node.attr}")
+    assert not bad, "\n".join(bad)

@@ -22,6 +22,7 @@ from jaxlib.mlir._mlir_libs import _stablehlo
 
 import hlokit
 from hlokit.diagnostics import Diagnostic, HlokitError, diagnostic_from_mlir, location_position
+from hlokit.passes.chlo import find_chlo_ops
 from hlokit.tools.common import read_text, source_name, write_output
 from hlokit.tools.translate_registry import register_translate_mode
 
@@ -44,31 +45,27 @@ def target_version(target: str | None) -> str:
     return target
 
 
+def _position(op, name: str) -> tuple[str, int, int]:
+    file, line, col = location_position(op.location)
+    return file or name, line, col
+
+
 def check_no_chlo(module: ir.Module, name: str) -> None:
     """Raise :class:`~hlokit.diagnostics.HlokitError` located at the first CHLO op of ``module``.
 
     CHLO is outside StableHLO's compatibility guarantees (StableHLO compatibility RFC), so neither a
     portable artifact nor XLA's HLO converter takes it; the message names the legalization to run first.
     """
-    found: list[Diagnostic] = []
-
-    def visit(op):
-        if op.name.startswith("chlo.") and not found:
-            file, line, col = location_position(op.location)
-            found.append(
-                Diagnostic(
-                    "error",
-                    f"'{op.name}' is a CHLO op: CHLO has no compatibility guarantee and cannot be "
-                    "serialized; legalize it first: hlokit-opt --chlo-legalize-to-stablehlo INPUT | "
-                    "hlokit-translate --serialize --target=... -",
-                    file or name,
-                    line,
-                    col,
-                )
-            )
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit)
+    found = [
+        Diagnostic(
+            "error",
+            f"'{op.name}' is a CHLO op: CHLO has no compatibility guarantee and cannot be serialized; "
+            "legalize it first: hlokit-opt --chlo-legalize-to-stablehlo INPUT | "
+            "hlokit-translate --serialize --target=... -",
+            *_position(op, name),
+        )
+        for op in find_chlo_ops(module, first_only=True)
+    ]
     if found:
         raise HlokitError(found)
 
@@ -110,10 +107,24 @@ def deserialize(data: bytes, context: ir.Context, name: str = "-") -> ir.Module:
             "(write one with hlokit-translate --serialize --target=...)",
             file=name,
         )
+    reasons: list[str] = []
+
+    def collect(diag) -> bool:  # the reader's own diagnostics join our error instead of going to stderr
+        try:
+            if diag.severity == ir.DiagnosticSeverity.ERROR:
+                reasons.append(str(diag.message))
+        except Exception:  # noqa: BLE001 - a message that is not UTF-8 (corrupt names in the artifact)
+            reasons.append("a diagnostic whose text is not valid UTF-8")
+        return True
+
+    handler = context.attach_diagnostic_handler(collect)
     try:
         return _stablehlo.deserialize_portable_artifact(context, data)
     except Exception as exc:
-        raise HlokitError(f"cannot deserialize the StableHLO portable artifact: {exc}", file=name) from None
+        why = "; ".join(dict.fromkeys(reasons + [str(exc)]))
+        raise HlokitError(f"cannot deserialize the StableHLO portable artifact: {why}", file=name) from None
+    finally:
+        handler.detach()
 
 
 def add_serialize_arguments(parser: argparse.ArgumentParser) -> None:

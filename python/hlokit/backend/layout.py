@@ -21,6 +21,7 @@ from jaxlib import xla_client
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import sdy
 
+from hlokit import attributes
 from hlokit.diagnostics import HlokitError
 
 __all__ = ["ShardSpec", "LayoutError", "module_device_needs", "uses_shardy", "uses_sharding", "declared_pieces",
@@ -31,14 +32,10 @@ class LayoutError(HlokitError):
     """A sharding hlokit cannot map onto the devices (does not divide a dimension, or is unsupported)."""
 
 
-def _int_attr(module: ir.Module, name: str) -> int:
-    attrs = module.operation.attributes
-    return ir.IntegerAttr(attrs[name]).value if name in attrs else 1
-
-
 def module_device_needs(module: ir.Module) -> tuple[int, int]:
     """``(num_replicas, num_partitions)`` from the module attributes (1 where absent)."""
-    return _int_attr(module, "mhlo.num_replicas"), _int_attr(module, "mhlo.num_partitions")
+    op = module.operation
+    return attributes.int_value(op, "mhlo.num_replicas", 1), attributes.int_value(op, "mhlo.num_partitions", 1)
 
 
 def _names(attrs) -> list[str]:

@@ -19,6 +19,7 @@ import hlokit
 from hlokit import passes
 from hlokit.core import read_source
 from hlokit.diagnostics import Diagnostic, HlokitError, ParseError, location_position
+from hlokit.passes.chlo import find_chlo_ops
 from hlokit.dialects.check_syntax import OPS as CHECK_OPS
 from hlokit.dialects.check_syntax import to_generic
 from hlokit.interpreter.evaluator import Interpreter, InterpreterError
@@ -92,15 +93,7 @@ def check_registered(module: ir.Module, name: str = "-") -> None:
 
 def prepare_module(module: ir.Module, name: str = "-") -> ir.Module:
     """Legalize CHLO ops with hlokit's ``chlo-legalize-to-stablehlo`` pass (when any are present)."""
-    has_chlo = []
-
-    def visit(op):
-        if op.name.startswith("chlo."):
-            has_chlo.append(op)
-            return ir.WalkResult.INTERRUPT
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit)
+    has_chlo = find_chlo_ops(module, first_only=True)
     if not has_chlo:
         return module
     if passes.get_pass("chlo-legalize-to-stablehlo") is None:

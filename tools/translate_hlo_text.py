@@ -13,6 +13,7 @@ import re
 from jaxlib.mlir import ir
 
 import hlokit
+from hlokit.core import ContainedError, run_contained
 from hlokit.diagnostics import Diagnostic, HlokitError
 from hlokit.tools.common import finish, process_chunks
 from hlokit.tools.translate_portable import check_no_chlo
@@ -30,14 +31,27 @@ def hlo_text_to_stablehlo(text: str, context: ir.Context, name: str = "-") -> ir
     """
     from jaxlib import _hlo, _jax
 
+    def convert() -> bytes:
+        try:
+            proto = _hlo.hlo_module_from_text(text).as_serialized_hlo_module_proto()
+        except Exception as exc:  # noqa: BLE001 - the parser's message, located below
+            raise ContainedError(f"parse: {exc}") from None
+        try:
+            return bytes(_jax.mlir.hlo_to_stablehlo(proto))
+        except Exception as exc:  # noqa: BLE001 - e.g. JaxRuntimeError INVALID_ARGUMENT (shape overflow)
+            raise ContainedError(f"import: {exc}") from None
+
+    # XLA's HLO parser CHECK-fails (aborts the process) on some input, e.g. an out-of-range parameter
+    # number: it runs in a forked child, and a crash there is a located error here.
     try:
-        proto = _hlo.hlo_module_from_text(text).as_serialized_hlo_module_proto()
-    except Exception as exc:
-        m = _HLO_POS.search(str(exc))
-        if m:
+        bytecode = run_contained(convert, what="XLA's HLO text parser", source_name=name)
+    except ContainedError as exc:
+        stage, _, msg = str(exc).partition(": ")
+        m = _HLO_POS.search(msg)
+        if stage == "parse" and m:
             raise HlokitError(Diagnostic("error", m.group(3), name, int(m.group(1)), int(m.group(2)))) from None
-        raise HlokitError(f"cannot parse XLA HLO text: {exc}", file=name) from None
-    bytecode = _jax.mlir.hlo_to_stablehlo(proto)
+        what = "cannot parse XLA HLO text" if stage == "parse" else "cannot import XLA HLO into StableHLO"
+        raise HlokitError(f"{what}: {msg.strip().splitlines()[0] if msg.strip() else msg}", file=name) from None
     return hlokit.parse(bytecode, context=context, source_name=name)
 
 

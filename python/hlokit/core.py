@@ -12,10 +12,11 @@ import os
 import re
 import signal
 import sys
+import tempfile
 import time
 import warnings
 import weakref
-from typing import Union
+from typing import Callable, Union
 
 import numpy as np
 from jaxlib.mlir import ir
@@ -33,6 +34,8 @@ __all__ = [
     "DIALECTS",
     "MAX_NESTING",
     "check_bytecode",
+    "ContainedError",
+    "run_contained",
     "check_nesting",
     "make_context",
     "parse",
@@ -192,6 +195,10 @@ def parse(
                 op = ir.Operation.parse(_wrap_in_module(source), source_name=source_name, context=ctx)
         except ir.MLIRError as err:
             raise ParseError(diagnostics_from_mlir_error(err), file=source_name) from None
+        except (ValueError, MemoryError, OverflowError) as err:
+            # MLIR's parser can fail outside its diagnostics, e.g. a dimension of 2**32 makes an
+            # llvm::SmallVector refuse to grow ("SmallVector unable to grow ..."): still a parse error.
+            raise ParseError(f"the MLIR parser gave up on this input: {err}", file=source_name) from None
         module = _to_module(op.operation, ir.Location.file(source_name, 1, 1, 1, 1, ctx))
     if ctx in _TEXT_DIALECT_CONTEXTS:
         _check_registered(module, text_dialects, source_name)
@@ -314,6 +321,57 @@ def check_bytecode(data: bytes, *, source_name: str = "-", timeout: float | None
         raise ParseError([_diagnostic_from_dict(d) for d in json.loads(message)], file=source_name)
     if code != 0:
         raise ParseError(Diagnostic("error", f"{what}: {message.decode('utf-8', 'replace')}", file=source_name))
+
+
+class ContainedError(Exception):
+    """A function run by :func:`run_contained` raised: ``str(err)`` is its message."""
+
+
+def run_contained(fn: Callable[[], bytes], *, what: str, source_name: str = "-", timeout: float = 60.0) -> bytes:
+    """Run ``fn`` (returning bytes) in a forked child and return its result here.
+
+    For upstream C++ that can abort (``Check failed``, ``LLVM ERROR``) or hang on user input: a crash
+    or a timeout of the child becomes a :class:`ParseError` ``"{what}: ... crashed (signal N)"`` /
+    ``"did not finish within N s"``; an exception raised by ``fn`` comes back as
+    :class:`ContainedError` with its message. The result travels through a temporary file (any size).
+    Where ``os.fork`` does not exist, ``fn`` runs in this process.
+    """
+    if not hasattr(os, "fork"):
+        return fn()
+    with tempfile.TemporaryDirectory(prefix="hlokit-") as tmp:
+        out = os.path.join(tmp, "result")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pid = os.fork()
+        if pid == 0:  # child: never returns into the caller's code
+            status = 0
+            try:
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, 2)  # the C++ abort text is replaced by our diagnostic
+                try:
+                    data = fn()
+                except Exception as err:  # noqa: BLE001 - reported to the parent as text
+                    data = str(err).encode("utf-8", "replace")
+                    status = 4
+                with open(out, "wb") as f:
+                    f.write(data)
+            except BaseException:  # noqa: BLE001
+                status = 5
+            finally:
+                os._exit(status)
+        waited, status = _wait_child(pid, timeout)
+        if not waited:
+            raise ParseError(Diagnostic("error", f"{what}: did not finish within {timeout:.0f} s", file=source_name))
+        if os.WIFSIGNALED(status):
+            raise ParseError(Diagnostic("error", f"{what}: crashed on this input (signal {os.WTERMSIG(status)})",
+                                        file=source_name))
+        code = os.WEXITSTATUS(status)
+        data = open(out, "rb").read() if os.path.exists(out) else b""
+        if code == 4:
+            raise ContainedError(data.decode("utf-8", "replace"))
+        if code != 0:
+            raise ParseError(Diagnostic("error", f"{what}: failed (exit {code})", file=source_name))
+        return data
 
 
 def _read_all(fd: int) -> bytes:

@@ -25,20 +25,7 @@ SLOW_CASES = 2000
 
 # (class, mode regex, stderr regex, where it is to be fixed): results that are not clean errors yet,
 # tolerated only in exactly this form and listed in the report; anything else fails the test.
-KNOWN_OPEN = [
-    # The StableHLO reader prints its own diagnostics ('loc("-":0:0): error: ...', 'error: failed to
-    # deserialize portable artifact ...') to stderr before hlokit's located line.
-    ("unprefixed_error", r"translate-deserialize", r"(?m)^(loc\(.*\): error: |error: failed to deserialize)",
-     "tools/hlokit_translate.py"),
-    # XLA's HLO text parser CHECK-fails (abort) on a parameter number out of range:
-    # 'Check failed: param_no >= 0 && param_no < parameter_count'; it needs to run contained.
-    ("abort", r"translate-from-hlo", r"Check failed: ", "tools/hlokit_translate.py"),
-    # jaxlib's HLO -> StableHLO importer raises JaxRuntimeError (INVALID_ARGUMENT: layout / shape
-    # overflow) that hlo_text_to_stablehlo does not catch: the catch-all 'internal error' line.
-    ("internal_error", r"translate-from-hlo", r"internal error: JaxRuntimeError: INVALID_ARGUMENT", "tools/hlokit_translate.py"),
-    # A dimension of 2**32 makes MLIR's parser raise ValueError('SmallVector unable to grow ...') from
-    # ir.Operation.parse, which hlokit.parse does not turn into a located ParseError.
-    ("internal_error", r".", r"internal error: ValueError: SmallVector unable to grow", "python/hlokit/core.py"),
+KNOWN_OPEN: list[tuple[str, str, str, str]] = [
 ]
 
 

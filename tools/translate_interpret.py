@@ -31,6 +31,10 @@ from hlokit.tools.translate_registry import register_translate_mode
 _ARGS_EXAMPLE = "i.e. --args=[dense<1> : tensor<2xi32>, ...]"
 
 
+#: ``--max-steps`` default: loop iterations of one ``while`` (at ~10 us per small iteration, ~100 s).
+DEFAULT_MAX_STEPS = 10_000_000
+
+
 def add_arguments(parser) -> None:
     """The options of ``--interpret``: ``--args``, ``--probe-output-dir``, ``--interpreter-print-dense``,
     ``--entry-function``."""
@@ -41,6 +45,9 @@ def add_arguments(parser) -> None:
                    help="directory for interpreter.probe output")
     g.add_argument("--interpreter-print-dense", "-interpreter-print-dense", action="store_true",
                    help="print results as dense<...> attributes")
+    g.add_argument("--max-steps", "-max-steps", type=int, default=DEFAULT_MAX_STEPS, metavar="N",
+                   help="the most iterations one stablehlo.while may run before the run fails with an error "
+                        f"(default {DEFAULT_MAX_STEPS:,}; 0: no limit)")
     g.add_argument("--entry-function", "-entry-function", default="main", metavar="NAME",
                    help="function to run (default: main, or the module's only function)")
 
@@ -55,6 +62,7 @@ def parse_args(text: str, context: ir.Context) -> list[np.ndarray]:
 
     s = text.strip()
     if not (s.startswith("[") and s.endswith("]")):
+        # upstream stablehlo-translate's wording, typo included: the conformance suite checks this text
         raise HlokitError(f"expectected array attribute string for args, {_ARGS_EXAMPLE}")
     body = s[1:-1].strip()
     if not body:
@@ -87,6 +95,8 @@ def run(args) -> int:
     from hlokit.interpreter.api import entry_function, load_program, prepare_module
     from hlokit.interpreter.values import format_dense, format_value
 
+    if args.max_steps < 0:
+        raise HlokitError(f"--max-steps: expected a number of iterations >= 0 (0: no limit), got {args.max_steps}")
     ctx = hlokit.make_context(allow_unregistered_dialects=args.allow_unregistered_dialect)
     arg_values = parse_args(args.args, ctx) if args.args is not None else []
 
@@ -98,7 +108,7 @@ def run(args) -> int:
         prepare_module(module, name)
         buf = sys.stdout if args.output == "-" else io.StringIO()
         interp = Interpreter(module, probe_dir=args.probe_output_dir, out=buf,
-                             print_dense=args.interpreter_print_dense)
+                             print_dense=args.interpreter_print_dense, max_steps=args.max_steps or None)
         if not interp.functions:
             return None
         fn = entry_function(interp, args.entry_function)

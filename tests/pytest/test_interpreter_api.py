@@ -308,3 +308,13 @@ def test_translate_failed_check_exits_1_and_goes_on(tmp_path):
     assert p.returncode == 1
     assert f"{f}:3:3: error: check.expect_eq_const failed" in p.stderr
     assert "%0 = tensor<i32> {1}" in p.stdout  # the second chunk still ran
+
+
+def test_a_result_larger_than_memory_is_a_located_out_of_memory_error():
+    text = """func.func @main(%a: tensor<f32>) -> tensor<100000x100000x1000xf32> {
+  %c = stablehlo.broadcast_in_dim %a, dims = [] : (tensor<f32>) -> tensor<100000x100000x1000xf32>
+  return %c : tensor<100000x100000x1000xf32>
+}"""
+    with pytest.raises(hlokit.interpreter.InterpreterError) as exc:
+        hlokit.interpret(text, [np.float32(1)])
+    assert "out of memory: Unable to allocate" in str(exc.value) and ":2:" in str(exc.value)

@@ -378,3 +378,43 @@ def test_loop_with_if_and_case_matches_xla(data):
 @given(data=st.data())
 def test_loop_with_if_and_case_matches_xla_sweep(data):
     _check_loop(data)
+
+
+_ENDLESS = """
+func.func @main(%x: tensor<i32>) -> tensor<i32> {
+  %r = stablehlo.while(%i = %x) : tensor<i32>
+    cond {
+      %t = stablehlo.constant dense<true> : tensor<i1>
+      stablehlo.return %t : tensor<i1>
+    } do {
+      %one = stablehlo.constant dense<1> : tensor<i32>
+      %n = stablehlo.add %i, %one : tensor<i32>
+      stablehlo.return %n : tensor<i32>
+    }
+  return %r : tensor<i32>
+}
+"""
+
+
+def test_max_steps_stops_a_loop_that_never_ends_at_the_while():
+    with pytest.raises(hlokit.interpreter.InterpreterError) as exc:
+        hlokit.interpret(_ENDLESS, [np.int32(0)], max_steps=100)
+    msg = str(exc.value)
+    assert "'stablehlo.while' ran 100 iterations" in msg and ":3:" in msg
+
+
+def test_max_steps_lets_a_loop_below_the_limit_finish():
+    text = _ENDLESS.replace("dense<true>", "dense<false>")
+    assert int(hlokit.interpret(text, [np.int32(5)], max_steps=1)[0]) == 5
+
+
+def test_cli_max_steps(tmp_path):
+    import subprocess
+    path = tmp_path / "endless.mlir"
+    path.write_text(_ENDLESS)
+    p = subprocess.run(["hlokit-translate", "--interpret", "--max-steps", "50", "--args",
+                        "[dense<0> : tensor<i32>]", str(path)], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 1 and f"{path}:3:" in p.stderr and "ran 50 iterations" in p.stderr, p.stderr
+    p = subprocess.run(["hlokit-translate", "--interpret", "--max-steps", "-1", str(path)],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 1 and "--max-steps: expected" in p.stderr, p.stderr

@@ -152,6 +152,7 @@ def interpret(
     function: str = "main",
     probe_dir: str | None = None,
     out: TextIO | None = None,
+    max_steps: int | None = None,
 ) -> list[np.ndarray]:
     """Run ``function`` of a StableHLO program on ``args`` with hlokit's reference interpreter.
 
@@ -163,6 +164,8 @@ def interpret(
 
     ``function`` defaults to ``main`` (a module with a single function runs that one).
     ``probe_dir``: directory for ``interpreter.probe``; ``out``: stream of ``interpreter.print``.
+    ``max_steps``: the most iterations any one ``stablehlo.while`` may run (None: unbounded); a loop
+    that reaches it raises :class:`~hlokit.interpreter.InterpreterError` at the op.
 
     Raises :class:`~hlokit.interpreter.InterpreterError` (located at the op) when a ``check`` fails,
     an argument does not match the signature, an op is unsupported, or the spec defines an error;
@@ -170,7 +173,7 @@ def interpret(
     """
     module = load_program(program)
     prepare_module(module)
-    interp = Interpreter(module, probe_dir=probe_dir, out=out)
+    interp = Interpreter(module, probe_dir=probe_dir, out=out, max_steps=max_steps)
     name = entry_function(interp, function)
     try:
         values = [as_value(a) for a in args]

@@ -24,6 +24,7 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from hlokit import attributes
+from hlokit.interpreter.evaluator import InterpreterError
 from hlokit.interpreter.registry import register
 from hlokit.interpreter.values import TOKEN, Token, Value
 
@@ -55,17 +56,31 @@ def case(index: np.ndarray, branches: Sequence[Branch]) -> list[Value]:
     return list(branches[i]())
 
 
+class LoopLimitError(Exception):
+    """A ``while`` ran ``limit`` iterations and its condition was still true."""
+
+    def __init__(self, limit: int):
+        super().__init__(limit)
+        self.limit = limit
+
+
 def while_(
     operand: Sequence[Value],
     cond: Callable[..., Sequence[Value]],
     body: Callable[..., Sequence[Value]],
+    max_iterations: int | None = None,
 ) -> list[Value]:
     """Spec ``while``: ``results = operand``; while ``cond(*results)[0]`` (a 0-d i1) is true,
-    ``results = body(*results)``. Runs the body zero or more times; an infinite loop does not return
-    (spec: TBD, #383)."""
+    ``results = body(*results)``. Runs the body zero or more times. The spec leaves an infinite loop
+    undefined (TBD); with ``max_iterations`` the loop raises :class:`LoopLimitError` after that many
+    runs of the body instead of never returning."""
     results = list(operand)
+    n = 0
     while bool(np.asarray(cond(*results)[0])):
+        if max_iterations is not None and n >= max_iterations:
+            raise LoopLimitError(max_iterations)
         results = list(body(*results))
+        n += 1
     return results
 
 
@@ -125,7 +140,13 @@ def _case(op, operands, interp):
 
 @register("stablehlo.while")
 def _while(op, operands, interp):
-    return while_(operands, _function(interp, op.regions[0]), _function(interp, op.regions[1]))
+    try:
+        return while_(operands, _function(interp, op.regions[0]), _function(interp, op.regions[1]),
+                      interp.max_loop_iterations)
+    except LoopLimitError as err:
+        raise InterpreterError(
+            f"'stablehlo.while' ran {err.limit} iterations and its condition is still true "
+            "(the limit is --max-steps / interpret(max_steps=...))", op.location) from None
 
 
 @register("stablehlo.optimization_barrier")

@@ -107,8 +107,12 @@ class Interpreter:
         probe_dir: str | None = None,
         out: TextIO | None = None,
         print_dense: bool = False,
+        max_steps: int | None = None,
     ):
         self.module = module
+        #: the most iterations one ``stablehlo.while`` may run (None: no limit); beyond it the loop is an
+        #: InterpreterError at the op, so a loop that never ends does not hang the caller.
+        self.max_loop_iterations = max_steps
         self.probe_dir = probe_dir
         self.out = out if out is not None else sys.stdout
         self.print_dense = print_dense
@@ -218,6 +222,8 @@ class Interpreter:
                 raise InterpreterError(f"'{op.operation.name}': {err}", op.location) from None
             except RecursionError:
                 raise InterpreterError(f"'{op.operation.name}': recursion too deep", op.location) from None
+            except MemoryError as err:  # numpy refuses before allocating: "Unable to allocate 3.55 PiB ..."
+                raise InterpreterError(f"'{op.operation.name}': out of memory: {err}", op.location) from None
             except Exception as err:  # numpy errors etc.: located, never a traceback
                 raise InterpreterError(
                     f"'{op.operation.name}': internal error: {type(err).__name__}: {err}", op.location

@@ -410,11 +410,14 @@ def test_max_steps_lets_a_loop_below_the_limit_finish():
 
 def test_cli_max_steps(tmp_path):
     import subprocess
+    import sys
+
+    tool = [sys.executable, "-c", "from hlokit.tools.hlokit_translate import main; raise SystemExit(main())"]
     path = tmp_path / "endless.mlir"
     path.write_text(_ENDLESS)
-    p = subprocess.run(["hlokit-translate", "--interpret", "--max-steps", "50", "--args",
+    p = subprocess.run([*tool, "--interpret", "--max-steps", "50", "--args",
                         "[dense<0> : tensor<i32>]", str(path)], capture_output=True, text=True, timeout=120)
     assert p.returncode == 1 and f"{path}:3:" in p.stderr and "ran 50 iterations" in p.stderr, p.stderr
-    p = subprocess.run(["hlokit-translate", "--interpret", "--max-steps", "-1", str(path)],
+    p = subprocess.run([*tool, "--interpret", "--max-steps", "-1", str(path)],
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 1 and "--max-steps: expected" in p.stderr, p.stderr

@@ -22,19 +22,32 @@ Operand and result layouts of the custom calls are physical (column-major, as LA
 logical tensors are the same, so layouts need no rewrite. Batch dimensions lead (``num_batch_dims`` in
 ``mhlo.frontend_attributes`` equals rank - 2) and map to the StableHLO ops' batch dimensions.
 
+The expansions are written on hlokit's IR builder (:mod:`hlokit.passes.builder`): one template
+function per signature (routine, operand and result types, ``backend_config``) is built with an
+``Emitter``, parsed once per context and cloned in place of each call (``instantiate``). Every call is
+checked and its template built before the first rewrite, so a refused call leaves the module unchanged.
+
 Other ``lapack_*`` targets (geqrf, orgqr/ungqr, syevd/heevd, gesdd, geev) are left as they are;
 with ``strict=true`` the pass refuses them with a located error before changing anything.
 """
 
 from __future__ import annotations
 
+import math
 import re
 
-import numpy as np
 from jaxlib.mlir import ir
-from jaxlib.mlir.dialects import stablehlo
 
 from hlokit import attributes
+from hlokit.passes.builder import (
+    COMPLEX_TYPES,
+    Emitter,
+    TemplateCache,
+    UnsupportedError,
+    V,
+    instantiate,
+    shape_prefix,
+)
 from hlokit.passes.registry import Option, Pass, fail, register_pass
 
 __all__ = [
@@ -78,203 +91,132 @@ def backend_config(op) -> dict[str, str]:
     return out
 
 
-# -- small builders (each one op; to be ported onto hlokit's IR builder layer) ------------------------
+# -- the expansions, written on hlokit's IR builder (passes/builder.py) --------------------------------
 
 
-def _tensor(shape, element: ir.Type) -> ir.RankedTensorType:
-    return ir.RankedTensorType.get(list(shape), element)
+def _reduce(e: Emitter, x: V, dim: int, init, op: str) -> V:
+    """``reduce`` of ``x`` over ``dim`` with the binary ``stablehlo.<op>`` body and a 0-d ``init``."""
+    (r,) = e.reduce([x], [e.scalar(init, x.t)], [dim], lambda acc, v: e.bin(op, acc, v))
+    return r
 
 
-_NUMPY_OF = {"f32": np.float32, "f64": np.float64, "complex<f32>": np.complex64, "complex<f64>": np.complex128,
-             "i32": np.int32}
+def _splat(e: Emitter, value, t: str, shape) -> V:
+    """A splat constant ``value`` of element type ``t`` and static ``shape``."""
+    return e.const(value, t=t, s=shape_prefix(shape))
 
 
-def _const(value, element: ir.Type, shape=()) -> ir.Value:
-    """A constant of element type f32, f64, complex<f32>, complex<f64> or i32: a rank-0 ``constant``,
-    broadcast (``broadcast_in_dim``) to ``shape`` when it is not rank 0."""
-    array = np.array(value, dtype=_NUMPY_OF[str(element)])
-    scalar = stablehlo.ConstantOp(ir.DenseElementsAttr.get(array, type=_tensor([], element))).result
-    return _bcast(scalar, shape, []) if len(shape) else scalar
-
-
-def _bcast(value: ir.Value, shape, dims) -> ir.Value:
-    element = ir.RankedTensorType(value.type).element_type
-    return stablehlo.BroadcastInDimOp(_tensor(shape, element), value, list(dims)).result
-
-
-def _reshape(value: ir.Value, shape) -> ir.Value:
-    element = ir.RankedTensorType(value.type).element_type
-    return stablehlo.ReshapeOp(_tensor(shape, element), value).result
-
-
-def _reduce(value: ir.Value, dim: int, init, body) -> ir.Value:
-    """``reduce`` of ``value`` over ``dim`` with the binary op class ``body`` (MaxOp, MinOp, AddOp)."""
-    t = ir.RankedTensorType(value.type)
-    keep = [d for i, d in enumerate(t.shape) if i != dim]
-    red = stablehlo.ReduceOp([_tensor(keep, t.element_type)], [value], [_const(init, t.element_type)], [dim])
-    scalar = _tensor([], t.element_type)
-    block = red.regions[0].blocks.append(scalar, scalar)
-    with ir.InsertionPoint(block):
-        stablehlo.ReturnOp([body(block.arguments[0], block.arguments[1]).result])
-    return red.result
-
-
-def _dslice(value: ir.Value, starts: list[ir.Value], sizes) -> ir.Value:
-    return stablehlo.DynamicSliceOp(value, starts, list(sizes)).result
-
-
-def _iota(shape, dim: int, element: ir.Type) -> ir.Value:
-    return stablehlo.IotaOp(_tensor(shape, element), dim).result
-
-
-def _compare(lhs: ir.Value, rhs: ir.Value, direction: str, kind: str) -> ir.Value:
-    return stablehlo.CompareOp(
-        lhs, rhs, stablehlo.ComparisonDirectionAttr.get(direction),
-        compare_type=stablehlo.ComparisonTypeAttr.get(kind),
-    ).result
-
-
-def _select(pred: ir.Value, on_true: ir.Value, on_false: ir.Value) -> ir.Value:
-    return stablehlo.SelectOp(pred, on_true, on_false).result
-
-
-def _triangle_mask(shape, lower: bool) -> ir.Value:
-    """i1 mask of the (inclusive) lower or upper triangle of the trailing two dimensions of ``shape``."""
-    i32 = ir.IntegerType.get_signless(32)
-    rows = _iota(shape, len(shape) - 2, i32)
-    cols = _iota(shape, len(shape) - 1, i32)
-    return _compare(rows, cols, "GE" if lower else "LE", "SIGNED")
-
-
-def build_cholesky(a: ir.Value, lower: bool) -> tuple[ir.Value, ir.Value]:
+def build_cholesky(e: Emitter, a: V, lower: bool) -> tuple[V, V]:
     """``potrf`` of ``a`` (``[*batch, n, n]``, f32/f64/complex): ``(factor, info)``.
 
-    ``factor`` is ``stablehlo.cholesky`` in the ``lower``/upper triangle and ``a`` in the other one (what
-    LAPACK leaves there); ``info`` (i32 ``[*batch]``) is 0 when every diagonal entry of the factor is
-    > 0, else the 1-based index of the first that is not (NaN included).
+    ``factor`` is ``stablehlo.cholesky`` (StableHLO spec, "cholesky") in the ``lower``/upper triangle
+    and ``a`` in the other one (what LAPACK leaves there); ``info`` (i32 ``[*batch]``) is 0 when every
+    diagonal entry of the factor is > 0, else the 1-based index of the first that is not (NaN included).
     """
-    t = ir.RankedTensorType(a.type)
-    shape = list(t.shape)
+    shape = a.shape
     rank, n = len(shape), shape[-1]
-    chol = stablehlo.CholeskyOp(a, lower=lower).result
-    factor = _select(_triangle_mask(shape, lower), chol, a)
-    real = stablehlo.RealOp(chol).result if isinstance(t.element_type, ir.ComplexType) else chol
-    real_t = ir.RankedTensorType(real.type)
-    zero = _const(0.0, real_t.element_type, shape)
-    i32 = ir.IntegerType.get_signless(32)
-    rows = _iota(shape, rank - 2, i32)
-    cols = _iota(shape, rank - 1, i32)
-    on_diagonal = _compare(rows, cols, "EQ", "SIGNED")
-    positive = _compare(real, zero, "GT", "FLOAT")  # false for NaN
-    bad = stablehlo.AndOp(on_diagonal, stablehlo.NotOp(positive).result).result
+    (chol,) = e.op("stablehlo.cholesky", [a], [(a.s, a.t)], f"lower = {'true' if lower else 'false'}")
+    rows = e.iota(shape, rank - 2, "i32")
+    cols = e.iota(shape, rank - 1, "i32")
+    factor = e.select(e.cmp("GE" if lower else "LE", rows, cols, "SIGNED"), chol, a)
+    real = e.real(chol) if a.t in COMPLEX_TYPES else chol
+    on_diagonal = e.cmp("EQ", rows, cols, "SIGNED")
+    positive = e.cmp("GT", real, e.const(0.0, real), "FLOAT")  # false for NaN
+    bad = e.land(on_diagonal, e.lnot(positive))
     big = n + 1
-    one = _const(1, i32, shape)
-    index = _select(bad, stablehlo.AddOp(cols, one).result, _const(big, i32, shape))
-    first = _reduce(_reduce(index, rank - 1, big, stablehlo.MinOp), rank - 2, big, stablehlo.MinOp)
-    batch = shape[:-2]
-    none = _compare(first, _const(big, i32, batch), "EQ", "SIGNED")
-    info = _select(none, _const(0, i32, batch), first)
+    index = e.select(bad, cols + 1, e.const(big, cols))
+    first = _reduce(e, _reduce(e, index, rank - 1, big, "minimum"), rank - 2, big, "minimum")
+    none = e.cmp("EQ", first, e.const(big, first), "SIGNED")
+    info = e.select(none, e.const(0, first), first)
     return factor, info
 
 
 _TRANSPOSE = {"N": "NO_TRANSPOSE", "T": "TRANSPOSE", "C": "ADJOINT"}
 
 
-def build_triangular_solve(a: ir.Value, b: ir.Value, side: str, uplo: str, trans: str, diag: str) -> ir.Value:
+def build_triangular_solve(e: Emitter, a: V, b: V, side: str, uplo: str, trans: str, diag: str) -> V:
     """``trsm`` with alpha 1: ``x`` with ``op(a) x = b`` (side 'L') or ``x op(a) = b`` (side 'R').
 
     ``op`` is identity, transpose or conjugate transpose for ``trans`` 'N', 'T', 'C'; ``a`` is lower
-    (``uplo`` 'L') or upper triangular, with an implicit unit diagonal for ``diag`` 'U'.
+    (``uplo`` 'L') or upper triangular, with an implicit unit diagonal for ``diag`` 'U'. One
+    ``stablehlo.triangular_solve`` (StableHLO spec, "triangular_solve"); ``x`` has ``b``'s type.
     """
-    return stablehlo.TriangularSolveOp(
-        a, b, side == "L", uplo == "L", diag == "U", stablehlo.TransposeAttr.get(_TRANSPOSE[trans])
-    ).result
+    def flag(v: bool) -> str:
+        return "true" if v else "false"
+
+    attrs = (f"left_side = {flag(side == 'L')}, lower = {flag(uplo == 'L')}, "
+             f"unit_diagonal = {flag(diag == 'U')}, transpose_a = #stablehlo<transpose {_TRANSPOSE[trans]}>")
+    (x,) = e.op("stablehlo.triangular_solve", [a, b], [(b.s, b.t)], attrs)
+    return x
 
 
 # -- getrf: LU with partial pivoting as a stablehlo.while (passes/lapack/reference.py: getrf) ----------
 
-def _getrf_body(k: ir.Value, lu: ir.Value, ipiv: ir.Value, info: ir.Value) -> list[ir.Value]:
+def _getrf_body(e: Emitter, k: V, lu: V, ipiv: V, info: V) -> list[V]:
     """One step of right-looking LU (``?getf2``) at column ``k``; returns the next loop carry."""
-    t = ir.RankedTensorType(lu.type)
-    shape = list(t.shape)
+    shape = lu.shape
     r = len(shape) - 2
     batch, m, n = shape[:r], shape[r], shape[r + 1]
-    elem = t.element_type
-    is_complex = isinstance(elem, ir.ComplexType)
-    real = ir.ComplexType(elem).element_type if is_complex else elem
-    i32 = ir.IntegerType.get_signless(32)
-    zero_i = _const(0, i32)
+    elem = lu.t
+    is_complex = elem in COMPLEX_TYPES
+    real = elem[len("complex<"):-1] if is_complex else elem
+    zero_i = e.scalar(0, "i32")
     bdims = list(range(r))
 
-    def at(value, full):  # broadcast a scalar i32 (k) to ``full``
-        return _bcast(value, full, [])
+    def at(value: V, full) -> V:  # broadcast a scalar i32 (k) to ``full``
+        return e.broadcast_in_dim(value, full, [])
 
-    col = _reshape(_dslice(lu, [zero_i] * r + [zero_i, k], batch + [m, 1]), batch + [m])
-    if is_complex:
-        mag = stablehlo.AddOp(stablehlo.AbsOp(stablehlo.RealOp(col).result).result,
-                              stablehlo.AbsOp(stablehlo.ImagOp(col).result).result).result
-    else:
-        mag = stablehlo.AbsOp(col).result
-    rows_m = _iota(batch + [m], r, i32)
-    mag = _select(_compare(rows_m, at(k, batch + [m]), "GE", "SIGNED"), mag, _const(-1.0, real, batch + [m]))
-    best = _reduce(mag, r, -np.inf, stablehlo.MaxOp)
-    is_best = _compare(mag, _bcast(best, batch + [m], bdims), "EQ", "FLOAT")
-    p = _reduce(_select(is_best, rows_m, _const(m, i32, batch + [m])), r, m, stablehlo.MinOp)
-    p = _select(_compare(p, _const(m, i32, batch), "EQ", "SIGNED"), at(k, batch), p)
-    one_b = _const(1, i32, batch)
-    ipiv = stablehlo.DynamicUpdateSliceOp(
-        ipiv, _reshape(stablehlo.AddOp(p, one_b).result, batch + [1]), [zero_i] * r + [k]).result
-    rows, cols = _iota(shape, r, i32), _iota(shape, r + 1, i32)
+    col = e.reshape(e.dynamic_slice(lu, [zero_i] * r + [zero_i, k], batch + [m, 1]), batch + [m])
+    mag = e.abs(e.real(col)) + e.abs(e.imag(col)) if is_complex else e.abs(col)
+    rows_m = e.iota(batch + [m], r, "i32")
+    mag = e.select(e.cmp("GE", rows_m, at(k, batch + [m]), "SIGNED"), mag, _splat(e, -1.0, real, batch + [m]))
+    best = _reduce(e, mag, r, -math.inf, "maximum")
+    is_best = e.cmp("EQ", mag, e.broadcast_in_dim(best, batch + [m], bdims), "FLOAT")
+    p = _reduce(e, e.select(is_best, rows_m, _splat(e, m, "i32", batch + [m])), r, m, "minimum")
+    p = e.select(e.cmp("EQ", p, _splat(e, m, "i32", batch), "SIGNED"), at(k, batch), p)
+    ipiv = e.dynamic_update_slice(ipiv, e.reshape(p + _splat(e, 1, "i32", batch), batch + [1]), [zero_i] * r + [k])
+    rows, cols = e.iota(shape, r, "i32"), e.iota(shape, r + 1, "i32")
     full_dims = list(range(r + 2))
-    row_k = _bcast(_dslice(lu, [zero_i] * r + [k, zero_i], batch + [1, n]), shape, full_dims)
-    onehot_p = _compare(rows, _bcast(p, shape, bdims), "EQ", "SIGNED")
-    row_p = _reduce(_select(onehot_p, lu, _const(0, elem, shape)), r, 0, stablehlo.AddOp)
-    row_p = _bcast(row_p, shape, bdims + [r + 1])
-    is_row_k = _compare(rows, at(k, shape), "EQ", "SIGNED")
-    lu = _select(is_row_k, row_p, _select(onehot_p, row_k, lu))
-    pivot = _dslice(lu, [zero_i] * r + [k, k], batch + [1, 1])
-    zero = _compare(pivot, _const(0, elem, batch + [1, 1]), "EQ", "FLOAT")
-    zero_b = _reshape(zero, batch)
-    first = stablehlo.AndOp(_compare(info, _const(0, i32, batch), "EQ", "SIGNED"), zero_b).result
-    info = _select(first, at(stablehlo.AddOp(k, _const(1, i32)).result, batch), info)
-    safe = _select(zero, _const(1, elem, batch + [1, 1]), pivot)
-    col = _dslice(lu, [zero_i] * r + [zero_i, k], batch + [m, 1])
-    below = _compare(_iota(batch + [m, 1], r, i32), at(k, batch + [m, 1]), "GT", "SIGNED")
-    scale = stablehlo.AndOp(below, _bcast(stablehlo.NotOp(zero).result, batch + [m, 1], full_dims)).result
-    quotient = stablehlo.DivOp(col, _bcast(safe, batch + [m, 1], full_dims)).result
-    l = _select(scale, quotient, col)
-    l_full = _bcast(l, shape, full_dims)
-    lu = _select(_compare(cols, at(k, shape), "EQ", "SIGNED"), l_full, lu)
-    urow = _bcast(_dslice(lu, [zero_i] * r + [k, zero_i], batch + [1, n]), shape, full_dims)
-    update = stablehlo.SubtractOp(lu, stablehlo.MulOp(l_full, urow).result).result
-    trailing = stablehlo.AndOp(_compare(rows, at(k, shape), "GT", "SIGNED"),
-                               _compare(cols, at(k, shape), "GT", "SIGNED")).result
-    lu = _select(trailing, update, lu)
-    return [stablehlo.AddOp(k, _const(1, i32)).result, lu, ipiv, info]
+    row_k = e.broadcast_in_dim(e.dynamic_slice(lu, [zero_i] * r + [k, zero_i], batch + [1, n]), shape, full_dims)
+    onehot_p = e.cmp("EQ", rows, e.broadcast_in_dim(p, shape, bdims), "SIGNED")
+    row_p = _reduce(e, e.select(onehot_p, lu, _splat(e, 0, elem, shape)), r, 0, "add")
+    row_p = e.broadcast_in_dim(row_p, shape, bdims + [r + 1])
+    is_row_k = e.cmp("EQ", rows, at(k, shape), "SIGNED")
+    lu = e.select(is_row_k, row_p, e.select(onehot_p, row_k, lu))
+    pivot = e.dynamic_slice(lu, [zero_i] * r + [k, k], batch + [1, 1])
+    zero = e.cmp("EQ", pivot, _splat(e, 0, elem, batch + [1, 1]), "FLOAT")
+    first = e.land(e.cmp("EQ", info, _splat(e, 0, "i32", batch), "SIGNED"), e.reshape(zero, batch))
+    info = e.select(first, at(k + 1, batch), info)
+    safe = e.select(zero, _splat(e, 1, elem, batch + [1, 1]), pivot)
+    col = e.dynamic_slice(lu, [zero_i] * r + [zero_i, k], batch + [m, 1])
+    below = e.cmp("GT", e.iota(batch + [m, 1], r, "i32"), at(k, batch + [m, 1]), "SIGNED")
+    scale = e.land(below, e.broadcast_in_dim(e.lnot(zero), batch + [m, 1], full_dims))
+    quotient = col / e.broadcast_in_dim(safe, batch + [m, 1], full_dims)
+    l_full = e.broadcast_in_dim(e.select(scale, quotient, col), shape, full_dims)
+    lu = e.select(e.cmp("EQ", cols, at(k, shape), "SIGNED"), l_full, lu)
+    urow = e.broadcast_in_dim(e.dynamic_slice(lu, [zero_i] * r + [k, zero_i], batch + [1, n]), shape, full_dims)
+    update = lu - l_full * urow
+    trailing = e.land(e.cmp("GT", rows, at(k, shape), "SIGNED"), e.cmp("GT", cols, at(k, shape), "SIGNED"))
+    lu = e.select(trailing, update, lu)
+    return [k + 1, lu, ipiv, info]
 
 
-def build_getrf(a: ir.Value) -> list[ir.Value]:
+def build_getrf(e: Emitter, a: V) -> list[V]:
     """``getrf`` of ``a`` (``[*batch, m, n]``): ``[lu, ipiv (1-based, i32 [*batch, min(m, n)]), info]``.
 
     A ``stablehlo.while`` over ``k`` in ``[0, min(m, n))`` carrying ``(k, lu, ipiv, info)``; each step is
     :func:`_getrf_body` (pivot = first maximum of ``|x|`` (``|re| + |im|`` for complex) on or below the
     diagonal, as LAPACK's ``i?amax``; row swap by one-hot masks; ``info`` = 1-based first zero pivot).
     """
-    t = ir.RankedTensorType(a.type)
-    shape = list(t.shape)
+    shape = a.shape
     batch, m, n = shape[:-2], shape[-2], shape[-1]
     kmax = min(m, n)
-    i32 = ir.IntegerType.get_signless(32)
-    init = [_const(0, i32), a, _const(0, i32, batch + [kmax]), _const(0, i32, batch)]
-    types = [v.type for v in init]
-    loop = stablehlo.WhileOp(types, init)
-    cond = loop.regions[0].blocks.append(*types)
-    with ir.InsertionPoint(cond):
-        stablehlo.ReturnOp([_compare(cond.arguments[0], _const(kmax, i32), "LT", "SIGNED")])
-    body = loop.regions[1].blocks.append(*types)
-    with ir.InsertionPoint(body):
-        stablehlo.ReturnOp(_getrf_body(*body.arguments))
-    return list(loop.results)[1:]
+    init = [e.scalar(0, "i32"), a, _splat(e, 0, "i32", batch + [kmax]), _splat(e, 0, "i32", batch)]
+    out = e.while_loop(
+        init,
+        lambda k, *_: e.cmp("LT", k, e.scalar(kmax, "i32"), "SIGNED"),
+        lambda k, lu, ipiv, info: _getrf_body(e, k, lu, ipiv, info),
+    )
+    return out[1:]
 
 
 # -- the pass ----------------------------------------------------------------------------------------
@@ -298,21 +240,22 @@ def _check_batch(op) -> None:
             raise fail(f"num_batch_dims {nb} does not match operand rank {rank}", op)
 
 
-def _rewrite_potrf(op, config: dict[str, str]) -> list[ir.Value]:
-    return list(build_cholesky(op.operands[0], config["uplo"] == "L"))
+def _rewrite_potrf(e: Emitter, args: list[V], config: dict[str, str]) -> list[V]:
+    return list(build_cholesky(e, args[0], config["uplo"] == "L"))
 
 
-def _rewrite_getrf(op, config: dict[str, str]) -> list[ir.Value]:
-    return build_getrf(op.operands[0])
+def _rewrite_getrf(e: Emitter, args: list[V], config: dict[str, str]) -> list[V]:
+    return build_getrf(e, args[0])
 
 
-def _rewrite_trsm(op, config: dict[str, str]) -> list[ir.Value]:
-    a, b = op.operands
-    return [build_triangular_solve(a, b, config["side"], config["uplo"], config["trans_x"], config["diag"])]
+def _rewrite_trsm(e: Emitter, args: list[V], config: dict[str, str]) -> list[V]:
+    a, b = args
+    return [build_triangular_solve(e, a, b, config["side"], config["uplo"], config["trans_x"], config["diag"])]
 
 
-#: routine -> (operand count, allowed backend_config flags, rewrite). A rewrite returns the values that
-#: replace the custom call's results, in order.
+#: routine -> (operand count, allowed backend_config flags, rewrite). A rewrite writes the expansion
+#: with an :class:`~hlokit.passes.builder.Emitter` on the template's arguments (the call's operands) and
+#: returns the values that replace the custom call's results, in order.
 LEGALIZED_ROUTINES = {
     "potrf": (1, {"uplo": "LU"}, _rewrite_potrf),
     "trsm": (2, {"side": "LR", "uplo": "LU", "trans_x": "NTC", "diag": "UN"}, _rewrite_trsm),
@@ -334,6 +277,43 @@ def _check(op, routine: str) -> dict[str, str]:
     return config
 
 
+def _template(cache: TemplateCache, op, routine: str, config: dict[str, str]) -> ir.Operation:
+    """The parsed template of ``op``'s signature (routine, operand and result types, backend_config),
+    built and parsed on first use. PassError at the op when it cannot be built."""
+    key = (routine, tuple(str(v.type) for v in op.operands), tuple(str(v.type) for v in op.results),
+           tuple(sorted(config.items())))
+    fn = cache.funcs.get(key)
+    if fn is not None:
+        return fn
+    e = Emitter()
+    types = []
+    for v in op.operands:
+        if not isinstance(v.type, ir.RankedTensorType):
+            raise fail(f"{routine} operand of type {v.type} (expected a ranked tensor)", op)
+        t = ir.RankedTensorType(v.type)
+        types.append((shape_prefix(t.shape), str(t.element_type)))
+    args = e.args(types)
+    try:
+        values = LEGALIZED_ROUTINES[routine][2](e, args, config)
+        for old, new in zip(op.results, values):
+            if str(old.type) != new.ty:  # pragma: no cover - guarded by the builders
+                raise fail(f"internal: result type {new.ty} != {old.type}", op)
+        text = e.text(f"lapack_{routine}_{len(cache.funcs)}", args, values[:len(op.results)])
+        return cache.parse(key, text, f"lapack {routine}")
+    except UnsupportedError as err:
+        raise fail(str(err), op) from None
+
+
+def _relocate(clone: ir.Operation, loc: ir.Location) -> None:
+    """Give every op of a cloned template (nested ones included) the location ``loc``."""
+    def visit(o):
+        o.location = loc
+        return ir.WalkResult.ADVANCE
+
+    for inner in clone.regions[0].blocks[0].operations:
+        inner.operation.walk(visit)
+
+
 @register_pass
 class StablehloLegalizeLapackCustomCalls(Pass):
     """Rewrite jaxlib's ``lapack_*_ffi`` custom calls as StableHLO (see the module docstring)."""
@@ -344,6 +324,14 @@ class StablehloLegalizeLapackCustomCalls(Pass):
     options = (
         Option("strict", bool, False, "refuse a lapack_* custom call this pass cannot legalize"),
     )
+
+    def _cache(self, context: ir.Context) -> TemplateCache:
+        caches = self.__dict__.setdefault("_caches", {})
+        entry = caches.get(id(context))
+        if entry is None or entry.context is not context:
+            entry = TemplateCache(context)
+            caches[id(context)] = entry
+        return entry
 
     def run_on_operation(self, func_op: ir.Operation) -> None:
         calls = []
@@ -356,6 +344,9 @@ class StablehloLegalizeLapackCustomCalls(Pass):
             return ir.WalkResult.ADVANCE
 
         func_op.walk(collect)
+        if not calls:
+            return
+        cache = self._cache(func_op.context)
         plan = []
         for o, routine in calls:
             rewrite = LEGALIZED_ROUTINES.get(routine)
@@ -365,12 +356,6 @@ class StablehloLegalizeLapackCustomCalls(Pass):
                         f"cannot legalize custom_call @{attributes.str_value(o, 'call_target_name')} "
                         f"(legalized LAPACK routines: {', '.join(sorted(LEGALIZED_ROUTINES))})", o)
                 continue
-            plan.append((o, rewrite[2], _check(o, routine)))
-        for o, build, config in plan:
-            with ir.InsertionPoint(o), o.location:
-                values = build(o, config)
-            for old, new in zip(o.results, values):
-                if old.type != new.type:  # pragma: no cover - guarded by the builders
-                    raise fail(f"internal: result type {new.type} != {old.type}", o)
-                old.replace_all_uses_with(new)
-            o.erase()
+            plan.append((o, _template(cache, o, routine, _check(o, routine))))
+        for o, fn in plan:  # every call checked and its template built before any rewrite
+            instantiate(cache, fn, o, prepare=lambda clone, o=o: _relocate(clone, o.location))

@@ -281,9 +281,19 @@ def _ulps(x: np.ndarray, y: np.ndarray) -> int:
     return int(np.max(np.abs(xi - yi)))
 
 
+def _xla_rng_keys_known():
+    """XLA draws the ``rng`` key from per-process random state, which is implementation-defined and may
+    change between releases: the interpreter's keys are those of jaxlib 0.10.2's XLA CPU."""
+    import jaxlib
+
+    if jaxlib.__version__ != "0.10.2":
+        pytest.skip(f"rng keys are XLA CPU's of jaxlib 0.10.2; this is jaxlib {jaxlib.__version__}")
+
+
 def test_rng_matches_xla_in_a_fresh_process():
     """Every rng op of one module, executed twice (the counter advances), against XLA CPU in a fresh
     process: UNIFORM bit-exact; NORMAL within 2 ULP (XLA's log/sin/cos approximations)."""
+    _xla_rng_keys_known()
     text = rng_program(RNG_CASES)
     proc = subprocess.run([sys.executable, "-c", _RNG_SCRIPT], input=text, capture_output=True,
                           text=True, timeout=300)
@@ -386,6 +396,7 @@ func.func @main() -> (tensor<4xf32>, tensor<3xui32>) {
 
 def test_rng_in_a_loop_matches_xla_in_a_fresh_process():
     """An rng op in a while body draws new numbers each iteration (its counter advances), like XLA's."""
+    _xla_rng_keys_known()
     proc = subprocess.run([sys.executable, "-c", _RNG_SCRIPT], input=LOOP_PROGRAM, capture_output=True,
                           text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]

@@ -38,6 +38,7 @@ __all__ = [
     "Emitter",
     "V",
     "TemplateCache",
+    "relocate",
     "instantiate",
     "splice",
     "UnsupportedError",
@@ -527,6 +528,15 @@ class TemplateCache:
         self.texts: dict[tuple, str] = {}
         self.funcs: dict[tuple, ir.Operation] = {}
 
+    @classmethod
+    def per_context(cls, caches: dict, context: ir.Context) -> "TemplateCache":
+        """The cache of ``context`` kept in ``caches`` (``id(context)`` -> cache), made on first use; an
+        entry left by a dead context whose id was reused is replaced."""
+        entry = caches.get(id(context))
+        if entry is None or entry.context is not context:
+            entry = caches[id(context)] = cls(context)
+        return entry
+
     def parse(self, key: tuple, text: str, what: str) -> ir.Operation:
         """Parse template ``text`` (from :meth:`Emitter.text`), keep it under ``key`` and return it;
         UnsupportedError (naming ``what``) when the text does not parse (a bug in an expansion)."""
@@ -561,6 +571,18 @@ def instantiate(cache: TemplateCache, template: ir.Operation, op: ir.Operation,
         res.replace_all_uses_with(val)
     op.erase()
     clone.erase()
+
+
+def relocate(clone: ir.Operation, loc: ir.Location) -> None:
+    """Give every op of a cloned template (a ``func.func``; nested ops included) the location ``loc``,
+    so that errors and debug info point at the op the template replaces."""
+
+    def visit(o):
+        o.location = loc
+        return ir.WalkResult.ADVANCE
+
+    for inner in clone.regions[0].blocks[0].operations:
+        inner.operation.walk(visit)
 
 
 def splice(root: ir.Operation, callee: str, block: ir.Block) -> None:

@@ -23,7 +23,7 @@ from jaxlib.mlir import ir
 
 from hlokit import attributes
 from hlokit.diagnostics import PassError
-from hlokit.passes.builder import TemplateCache, UnsupportedError, instantiate, splice
+from hlokit.passes.builder import TemplateCache, UnsupportedError, instantiate, relocate, splice
 from hlokit.passes.chlo import TABLE, OpInfo, find_chlo_ops, read_attrs, template_for
 from hlokit.passes.chlo.structured import SCAN_BODY, build_constant
 from hlokit.passes.registry import Pass, register_pass
@@ -78,12 +78,7 @@ class ChloLegalizeToStablehlo(Pass):
     anchor = "func.func"
 
     def _cache(self, context: ir.Context) -> TemplateCache:
-        caches = self.__dict__.setdefault("_caches", {})
-        entry = caches.get(id(context))
-        if entry is None or entry.context is not context:
-            entry = TemplateCache(context)
-            caches[id(context)] = entry
-        return entry
+        return TemplateCache.per_context(self.__dict__.setdefault("_caches", {}), context)
 
     def run_on_operation(self, func_op: ir.Operation) -> None:
         found = find_chlo_ops(func_op)
@@ -102,14 +97,7 @@ class ChloLegalizeToStablehlo(Pass):
     @staticmethod
     def _prepare_scan(clone: ir.Operation, op: ir.Operation) -> None:
         """Give the cloned scan template the op's location and move the op's body into the loop."""
-        loc = op.location
-
-        def relocate(o):
-            o.location = loc
-            return ir.WalkResult.ADVANCE
-
-        for inner in clone.regions[0].blocks[0].operations:
-            inner.operation.walk(relocate)
+        relocate(clone, op.location)
         splice(clone, SCAN_BODY, op.regions[0].blocks[0])
 
     def _plan(self, op: ir.Operation, cache: TemplateCache):

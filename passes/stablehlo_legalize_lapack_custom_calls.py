@@ -46,6 +46,7 @@ from hlokit.passes.builder import (
     UnsupportedError,
     V,
     instantiate,
+    relocate,
     shape_prefix,
 )
 from hlokit.passes.registry import Option, Pass, fail, register_pass
@@ -304,16 +305,6 @@ def _template(cache: TemplateCache, op, routine: str, config: dict[str, str]) ->
         raise fail(str(err), op) from None
 
 
-def _relocate(clone: ir.Operation, loc: ir.Location) -> None:
-    """Give every op of a cloned template (nested ones included) the location ``loc``."""
-    def visit(o):
-        o.location = loc
-        return ir.WalkResult.ADVANCE
-
-    for inner in clone.regions[0].blocks[0].operations:
-        inner.operation.walk(visit)
-
-
 @register_pass
 class StablehloLegalizeLapackCustomCalls(Pass):
     """Rewrite jaxlib's ``lapack_*_ffi`` custom calls as StableHLO (see the module docstring)."""
@@ -326,12 +317,7 @@ class StablehloLegalizeLapackCustomCalls(Pass):
     )
 
     def _cache(self, context: ir.Context) -> TemplateCache:
-        caches = self.__dict__.setdefault("_caches", {})
-        entry = caches.get(id(context))
-        if entry is None or entry.context is not context:
-            entry = TemplateCache(context)
-            caches[id(context)] = entry
-        return entry
+        return TemplateCache.per_context(self.__dict__.setdefault("_caches", {}), context)
 
     def run_on_operation(self, func_op: ir.Operation) -> None:
         calls = []
@@ -358,4 +344,4 @@ class StablehloLegalizeLapackCustomCalls(Pass):
                 continue
             plan.append((o, _template(cache, o, routine, _check(o, routine))))
         for o, fn in plan:  # every call checked and its template built before any rewrite
-            instantiate(cache, fn, o, prepare=lambda clone, o=o: _relocate(clone, o.location))
+            instantiate(cache, fn, o, prepare=lambda clone, o=o: relocate(clone, o.location))

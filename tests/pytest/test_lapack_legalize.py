@@ -255,38 +255,36 @@ def test_backend_config_reads_flags_as_characters():
     assert lapack_pass.backend_config(call) == {"side": "L", "uplo": "U", "trans_x": "T", "diag": "U"}
 
 
+def _interpret_legalized(name, dtype, n):
+    """The legalized program of ``name`` (batch 2, n x n) on the interpreter, the original on XLA CPU, and
+    the error bound ``C n eps cond(A)`` between them: ``(got, want, tol)``."""
+    text = export.lower(name, dtype, (2,), n)
+    args = export.inputs(name, dtype, (2,), n, cond=10.0)
+    want = backend.compile(text)(*args)
+    got = hlokit.interpret(_legalize(text), args)
+    return got, want, C * n * np.finfo(np.dtype(dtype)).eps * _cond(args[0])
+
+
 @pytest.mark.parametrize("dtype", export.DTYPES)
 @pytest.mark.parametrize("name", ["solve_triangular_lower", "solve_triangular_lower_adjoint", "triangular_solve_right"])
 def test_interpreter_runs_legalized_triangular_solves(name, dtype):
-    n = 5
-    text = export.lower(name, dtype, (2,), n)
-    legal = _legalize(text)
-    args = export.inputs(name, dtype, (2,), n, cond=10.0)
-    want = backend.compile(text)(*args)
-    got = hlokit.interpret(legal, args)
-    eps = np.finfo(np.dtype(dtype)).eps
+    got, want, tol = _interpret_legalized(name, dtype, 5)
     for g, w in zip(got, want):
-        assert _rel(np.asarray(g), w) <= C * n * eps * _cond(args[0])
+        assert _rel(np.asarray(g), w) <= tol
 
 
 
 @pytest.mark.parametrize("dtype", export.DTYPES)
 @pytest.mark.parametrize("name", ["lu", "solve", "inv", "slogdet"])
 def test_interpreter_runs_legalized_getrf_programs(name, dtype):
-    n = 4
-    text = export.lower(name, dtype, (2,), n)
-    legal = _legalize(text)
-    args = export.inputs(name, dtype, (2,), n, cond=10.0)
-    want = backend.compile(text)(*args)
-    got = hlokit.interpret(legal, args)
-    eps = np.finfo(np.dtype(dtype)).eps
+    got, want, tol = _interpret_legalized(name, dtype, 4)
     for g, w in zip(got, want):
         g = np.asarray(g)
         assert g.shape == w.shape and g.dtype == w.dtype
         if g.dtype.kind == "i":
             np.testing.assert_array_equal(g, w)
         else:
-            assert _rel(g, w) <= C * n * eps * _cond(args[0])
+            assert _rel(g, w) <= tol
 
 # -- numpy references of the loop algorithms (passes/lapack/reference.py) against LAPACK ----------------
 

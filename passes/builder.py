@@ -404,6 +404,28 @@ class Emitter:
         return self.emit("dynamic_broadcast_in_dim", [x, shape_tensor], shape_prefix(shape), x.t,
                          f"broadcast_dimensions = {_array(dims)}")
 
+    def broadcast_to(self, x: V, shape: Sequence[int], dims: Sequence[int], shape_tensor: Callable[[], V]) -> V:
+        """Broadcast ``x`` to ``shape`` (operand dimension i -> ``dims[i]``): ``broadcast_in_dim`` when
+        ``shape`` is static, else ``dynamic_broadcast_in_dim`` to ``shape_tensor()`` (called only then; it
+        returns the runtime shape as a rank-1 integer tensor)."""
+        if all(d >= 0 for d in shape):
+            return self.broadcast_in_dim(x, shape, dims)
+        return self.dynamic_broadcast_in_dim(x, shape_tensor(), shape, dims)
+
+    def dynamic_iota(self, shape_tensor: V, shape: Sequence[int], dim: int, t: str = "i32") -> V:
+        """``stablehlo.dynamic_iota`` of the runtime shape ``shape_tensor`` (static knowledge ``shape``,
+        ``-1``: dynamic) counting along ``dim``."""
+        return self.emit("dynamic_iota", [shape_tensor], shape_prefix(shape), t, f"iota_dimension = {dim} : i64")
+
+    def real_dynamic_slice(self, x: V, start: V, limit: V, strides: V, shape: Sequence[int]) -> V:
+        """``stablehlo.real_dynamic_slice`` with rank-1 integer ``start`` / ``limit`` / ``strides`` tensors;
+        ``shape`` is the static knowledge of the result (``-1``: dynamic)."""
+        return self.emit("real_dynamic_slice", [x, start, limit, strides], shape_prefix(shape), x.t)
+
+    def dynamic_reshape(self, x: V, shape_tensor: V, shape: Sequence[int]) -> V:
+        """``stablehlo.dynamic_reshape`` to the runtime shape ``shape_tensor`` (static knowledge ``shape``)."""
+        return self.emit("dynamic_reshape", [x, shape_tensor], shape_prefix(shape), x.t)
+
     def get_dimension_size(self, x: V, dim: int) -> V:
         """``stablehlo.get_dimension_size`` -> tensor<i32>."""
         return self.emit("get_dimension_size", [x], "", "i32", f"dimension = {dim} : i64")
@@ -568,6 +590,10 @@ def instantiate(cache: TemplateCache, template: ir.Operation, op: ir.Operation,
         inner.location = loc
         inner.move_before(op)
     for res, val in zip(op.results, body[-1].operands):
+        if val.type != res.type and isinstance(val, ir.OpResult) and any(val.owner == o.operation for o in body[:-1]):
+            # Templates are written on plain shapes: give the value that replaces a result the result's
+            # exact type back (a ``#stablehlo.bounds<...>`` encoding of a bounded dynamic dimension).
+            val.set_type(res.type)
         res.replace_all_uses_with(val)
     op.erase()
     clone.erase()

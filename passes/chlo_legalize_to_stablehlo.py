@@ -127,7 +127,7 @@ class ChloLegalizeToStablehlo(Pass):
         if dynamic and not spec.dynamic_ok:
             raise PassError(
                 f"'{name}' with a dynamic shape is not supported by chlo-legalize-to-stablehlo "
-                "(static shapes only; elementwise, broadcasting and constant_like ops take dynamic shapes)",
+                "(static shapes only; elementwise, broadcasting, constant_like, top_k and ragged_dot ops take dynamic shapes)",
                 op.location,
             )
         attr_key = tuple(sorted((k, str(v)) for k, v in attrs.items()))

@@ -1,7 +1,7 @@
 """Builders of the structured CHLO ops: top_k, constant_like, ragged_dot, scan (and constant).
 
-Each ``build_<op>(e, args, info)`` writes the op's expansion into a template (static shapes, except
-``constant_like``, which takes dynamic ones). ``chlo.constant`` needs no template:
+Each ``build_<op>(e, args, info)`` writes the op's expansion into a template (``constant_like``,
+``top_k`` and ``ragged_dot`` take dynamic shapes; ``scan`` static ones). ``chlo.constant`` needs no template:
 :func:`build_constant` rewrites it in place (its value is copied to a ``stablehlo.constant``).
 """
 
@@ -17,21 +17,31 @@ __all__ = ["build_top_k", "build_constant_like", "build_ragged_dot", "build_scan
 
 def build_top_k(e: Emitter, args: list[V], info) -> list[V]:
     """``chlo.top_k(x, k)``: the k largest entries of the last dimension and their i32/i64 indices —
-    a stable descending ``sort`` of (x, iota) (``TOTALORDER`` for floats, so NaN sorts first) then
-    ``slice`` (as XLA's TopK, https://openxla.org/xla/operation_semantics#topk)."""
+    a stable descending ``sort`` of (x, iota) (``TOTALORDER`` for floats, so NaN sorts first; ``true``
+    before ``false`` for i1) then a slice of the first k (as XLA's TopK,
+    https://openxla.org/xla/operation_semantics#topk). Dynamic dimensions (the sorted one included):
+    ``dynamic_iota`` and ``real_dynamic_slice`` on the runtime shape."""
     (x,) = args
     shape = info.operand_shapes[0]
     k = info.attrs["k"]
     if not shape:
         raise UnsupportedError("'chlo.top_k' needs an operand of rank >= 1")
     last = len(shape) - 1
-    idx = e.iota(shape, last, "i32")
+    out_shape = list(shape[:-1]) + [k]
+    dynamic = any(d < 0 for d in shape)
+    idx = e.dynamic_iota(e.shape_of(x, shape), shape, last, "i32") if dynamic else e.iota(shape, last, "i32")
     ctype = "TOTALORDER" if x.t in FLOAT_TYPES else None
     vals, inds = e.sort([x, idx], last, lambda a, b, c, d: e.cmp("GT", a, b, ctype))
-    out_shape = list(shape[:-1]) + [k]
-    zeros, ones = [0] * len(shape), [1] * len(shape)
-    rv = e.slice(vals, zeros, out_shape, ones)
-    ri = e.slice(inds, zeros, out_shape, ones)
+    if dynamic:
+        zeros = e.const(0, t="i32", s=f"{len(shape)}x")
+        ones = e.const(1, t="i32", s=f"{len(shape)}x")
+        limit = e.shape_of(x, out_shape)  # runtime sizes of the leading dims, then k
+        rv = e.real_dynamic_slice(vals, zeros, limit, ones, out_shape)
+        ri = e.real_dynamic_slice(inds, zeros, limit, ones, out_shape)
+    else:
+        zeros, ones = [0] * len(shape), [1] * len(shape)
+        rv = e.slice(vals, zeros, out_shape, ones)
+        ri = e.slice(inds, zeros, out_shape, ones)
     return [rv, e.convert(ri, info.result_elems[1])]
 
 
@@ -92,14 +102,45 @@ def build_ragged_dot(e: Emitter, args: list[V], info) -> list[V]:
             "(mode 2) or batch (mode 3), with no rhs group dimension in modes 2 and 3"
         )
     m = ls[lr[0]]
+    _static_groups(gss, m, rs[rg[0]])
     prod = e.dot_general(lhs, rhs, lb, rb, lc, rc, rt)
     out_shape = prod.shape
     m_pos = nb + lhs_free.index(lr[0])
     g_pos = nb + len(lhs_free) + rhs_free.index(rg[0])
     mask = _group_mask(e, gs, gss, m)  # [lead..., m, g]
-    mask_b = e.broadcast_in_dim(mask, out_shape, [out_pos(d) for d in lead] + [m_pos, g_pos])
-    sel = e.select(mask_b, prod, e.const(0.0 if rt not in INT_TYPES else 0, prod))
+    runtime = _memo(lambda: e.shape_of(prod, out_shape))
+    mask_b = e.broadcast_to(mask, out_shape, [out_pos(d) for d in lead] + [m_pos, g_pos], runtime)
+    sel = e.select(mask_b, prod, _zeros(e, rt, out_shape, runtime))
     return [e.reduce_sum(sel, [g_pos])]
+
+
+def _memo(fn):
+    """``fn`` called at most once (a runtime shape tensor is built only when a dynamic shape needs it)."""
+    cell = []
+
+    def get():
+        if not cell:
+            cell.append(fn())
+        return cell[0]
+
+    return get
+
+
+def _zeros(e: Emitter, t: str, shape, runtime) -> V:
+    """Zeros of element type ``t`` and ``shape`` (broadcast to ``runtime()`` when it is dynamic)."""
+    zero = 0.0 if t not in INT_TYPES else 0
+    if all(d >= 0 for d in shape):
+        return e.const(zero, t=t, s=shape_prefix(shape))
+    return e.broadcast_to(e.const(zero, t=t, s=""), shape, [], runtime)
+
+
+def _static_groups(gss, n: int, g: int | None = None) -> None:
+    """The ragged dimension (size ``n``), the group count and ``group_sizes`` must be static."""
+    if n < 0 or any(d < 0 for d in gss) or (g is not None and g < 0):
+        raise UnsupportedError(
+            "'chlo.ragged_dot' with a dynamic ragged dimension, group dimension or group_sizes shape is not "
+            "supported (other dimensions may be dynamic)"
+        )
 
 
 def _group_mask(e: Emitter, gs: V, gss, n: int) -> V:
@@ -140,12 +181,14 @@ def _ragged_dot_contracting(e: Emitter, lhs: V, rhs: V, gs: V, info, lb, rb, lc,
             "the ragged one..., g]"
         )
     g, k = gss[-1], ls[k_dim]
+    _static_groups(gss, k)
     rt = info.result_elems[0]
     mask = _group_mask(e, gs, gss, k)  # [lead..., k, g]
     grouped = [g] + list(ls)
-    lhs_b = e.broadcast_in_dim(lhs, grouped, [1 + d for d in range(len(ls))])
-    mask_b = e.broadcast_in_dim(mask, grouped, [1 + d for d in lead] + [1 + k_dim, 0])
-    masked = e.select(mask_b, lhs_b, e.const(0.0 if lhs.t not in INT_TYPES else 0, lhs_b))
+    runtime = _memo(lambda: e.concatenate([e.const(g, t="i32", s="1x"), e.shape_of(lhs, ls)], 0))
+    lhs_b = e.broadcast_to(lhs, grouped, [1 + d for d in range(len(ls))], runtime)
+    mask_b = e.broadcast_to(mask, grouped, [1 + d for d in lead] + [1 + k_dim, 0], runtime)
+    masked = e.select(mask_b, lhs_b, _zeros(e, lhs.t, grouped, runtime))
     nb = len(lb)
     # dot_general result: [batch..., g, lhs free..., rhs free...]
     prod = e.dot_general(masked, rhs, [1 + d for d in lb], rb, [1 + d for d in lc], rc, rt)

@@ -5,8 +5,8 @@ To find how ``chlo.acos`` is lowered, look it up here (``build_acos`` in
 
 * ``elementwise``: the expansion depends only on element types; its template is shape-independent;
 * ``broadcast``: the broadcast family (static or dynamic shapes);
-* ``structured``: shapes and attributes shape the expansion (static shapes; ``constant_like`` also
-  takes dynamic ones);
+* ``structured``: shapes and attributes shape the expansion (``constant_like``, ``top_k`` and
+  ``ragged_dot`` also take dynamic shapes; ``scan`` static ones);
 * ``direct``: rewritten in place without a template (``chlo.constant``).
 """
 
@@ -39,8 +39,11 @@ class OpSpec:
     @property
     def dynamic_ok(self) -> bool:
         """Whether the lowering takes dynamic (``?``) dimensions."""
-        return self.kind in ("elementwise", "broadcast", "direct") or self.build is st.build_constant_like
+        return self.kind in ("elementwise", "broadcast", "direct") or self.build in DYNAMIC_STRUCTURED
 
+
+#: Structured builders that take dynamic dimensions.
+DYNAMIC_STRUCTURED = (st.build_constant_like, st.build_top_k, st.build_ragged_dot)
 
 REAL = FLOAT_TYPES + MINI_FLOAT_TYPES
 REAL_OR_COMPLEX = REAL + COMPLEX_TYPES
@@ -98,7 +101,7 @@ TABLE: dict[str, OpSpec] = {
     "chlo.broadcast_zeta": OpSpec(b.build_broadcast_zeta, REAL, "broadcast"),
     # structured (hlokit.passes.chlo.structured)
     "chlo.constant_like": OpSpec(st.build_constant_like, ANY, "structured"),
-    "chlo.top_k": OpSpec(st.build_top_k, FLOAT_TYPES + INT_TYPES, "structured"),
+    "chlo.top_k": OpSpec(st.build_top_k, FLOAT_TYPES + INT_TYPES + ("i1",), "structured"),
     "chlo.ragged_dot": OpSpec(st.build_ragged_dot, ANY, "structured"),
     "chlo.scan": OpSpec(st.build_scan, ANY, "structured"),
     "chlo.constant": OpSpec(st.build_constant, ANY, "direct"),

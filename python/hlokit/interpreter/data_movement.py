@@ -9,7 +9,8 @@ so every element type (ml_dtypes included), NaN payloads and signed zeros pass t
 
 Ops: broadcast_in_dim, concatenate, dynamic_slice, dynamic_update_slice, pad, reshape, reverse, slice,
 transpose; sort, gather, scatter; the dynamic variants dynamic_broadcast_in_dim, dynamic_reshape,
-dynamic_pad, dynamic_gather, real_dynamic_slice, and get_dimension_size (spec sections of the same names).
+dynamic_pad, dynamic_gather, real_dynamic_slice, get_dimension_size (spec sections of the same names) and
+set_dimension_size (bounded dynamism).
 Region-taking ops (sort, scatter) run their regions on whole arrays through
 :func:`hlokit.interpreter.regions.region_callable`. :func:`window_view` (every window of a padded
 operand as one strided view) and :func:`padding_pairs` serve the window ops of ``reduce`` and
@@ -47,6 +48,7 @@ __all__ = [
     "gather",
     "scatter",
     "get_dimension_size",
+    "set_dimension_size",
     "window_view",
     "padding_pairs",
     "known_comparator",
@@ -761,3 +763,23 @@ def get_dimension_size(operand: np.ndarray, dimension: int) -> np.ndarray:
 @register("stablehlo.get_dimension_size")
 def _get_dimension_size(op, operands, interp):
     return [get_dimension_size(operands[0], attributes.int_value(op, "dimension"))]
+
+
+def set_dimension_size(operand: np.ndarray, size: int, dimension: int) -> np.ndarray:
+    """``set_dimension_size`` (StableHLO's bounded-dynamism op; XLA operation semantics "SetDimensionSize"):
+    the result is ``operand`` whose dimension ``dimension`` has the runtime size ``size``, i.e. its first
+    ``size`` elements along that dimension (the static size is the bound). Raises ``InterpreterError``
+    when ``size`` is negative or larger than the bound."""
+    dim = int(dimension)
+    bound = operand.shape[dim]
+    if not 0 <= size <= bound:
+        raise InterpreterError(f"set_dimension_size: size {size} is outside [0, {bound}] (the dimension's bound)")
+    index = [builtins.slice(None)] * operand.ndim
+    index[dim] = builtins.slice(0, size)
+    return operand[tuple(index)]
+
+
+@register("stablehlo.set_dimension_size")
+def _set_dimension_size(op, operands, interp):
+    operand, size = operands
+    return [set_dimension_size(operand, int(size), attributes.int_value(op, "dimension"))]

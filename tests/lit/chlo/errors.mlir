@@ -12,21 +12,25 @@ func.func @unranked(%x: tensor<*xf32>) -> tensor<*xf32> {
 
 // -----
 
-func.func @dynamic_top_k(%x: tensor<?x5xf32>) -> tensor<?x2xf32> {
-  // expected-error @+1 {{'chlo.top_k' with a dynamic shape is not supported by chlo-legalize-to-stablehlo (static shapes only; elementwise, broadcasting and constant_like ops take dynamic shapes)}}
-  %0:2 = chlo.top_k(%x, k = 2) : tensor<?x5xf32> -> (tensor<?x2xf32>, tensor<?x2xi32>)
-  return %0#0 : tensor<?x2xf32>
+func.func @dynamic_scan(%x: tensor<?xf32>, %c: tensor<f32>) -> tensor<?xf32> {
+  // expected-error @+1 {{'chlo.scan' with a dynamic shape (tensor<?xf32>) is not supported}}
+  %0:2 = chlo.scan(%x) inits(%c) dimension=0 {
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %s, %s : tensor<f32>, tensor<f32>
+  } : (tensor<?xf32>, tensor<f32>) -> (tensor<?xf32>, tensor<f32>)
+  return %0#0 : tensor<?xf32>
 }
 
 // -----
 
 // The first failing op is reported; earlier supported ops are not half-rewritten.
-// ragged_dot needs static shapes; the chlo.constant before it is not half-rewritten either.
-func.func @ragged_dynamic(%l: tensor<?x8x3xf32>, %r: tensor<2x3x5xf32>, %g: tensor<2xi32>) -> (tensor<?x8x5xf32>, tensor<4xf32>) {
+// ragged_dot needs a static ragged dimension; the chlo.constant before it is not half-rewritten either.
+func.func @ragged_dynamic(%l: tensor<4x?x3xf32>, %r: tensor<2x3x5xf32>, %g: tensor<2xi32>) -> (tensor<4x?x5xf32>, tensor<4xf32>) {
   %c = chlo.constant dense<1.0> : tensor<4xf32>
-  // expected-error @+1 {{'chlo.ragged_dot' with a dynamic shape is not supported by chlo-legalize-to-stablehlo}}
-  %0 = "chlo.ragged_dot"(%l, %r, %g) {ragged_dot_dimension_numbers = #chlo.ragged_dot<lhs_batching_dimensions = [], rhs_batching_dimensions = [], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1], lhs_ragged_dimensions = [1], rhs_group_dimensions = [0]>} : (tensor<?x8x3xf32>, tensor<2x3x5xf32>, tensor<2xi32>) -> tensor<?x8x5xf32>
-  return %0, %c : tensor<?x8x5xf32>, tensor<4xf32>
+  // expected-error @+1 {{'chlo.ragged_dot' with a dynamic ragged dimension, group dimension or group_sizes shape is not supported (other dimensions may be dynamic)}}
+  %0 = "chlo.ragged_dot"(%l, %r, %g) {ragged_dot_dimension_numbers = #chlo.ragged_dot<lhs_batching_dimensions = [], rhs_batching_dimensions = [], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1], lhs_ragged_dimensions = [1], rhs_group_dimensions = [0]>} : (tensor<4x?x3xf32>, tensor<2x3x5xf32>, tensor<2xi32>) -> tensor<4x?x5xf32>
+  return %0, %c : tensor<4x?x5xf32>, tensor<4xf32>
 }
 
 // -----

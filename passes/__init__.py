@@ -1,6 +1,7 @@
 """hlokit's passes, written in Python, and the pipeline machinery that runs them with upstream passes.
 
-* :mod:`hlokit.passes.registry` — :class:`Pass`, :class:`PatternPass`, :func:`register_pass`.
+* :mod:`hlokit.passes.registry` — :class:`Pass`, :class:`PatternPass`, :func:`register_pass`, and named
+  pipelines (:func:`register_pipeline`, e.g. ``stablehlo-lower-to-core``).
 * :mod:`hlokit.passes.pipeline` — textual pipelines mixing Python and C++ passes in one PassManager.
 * :mod:`hlokit.passes.builder` — the IR-building layer every pass uses (``Emitter``, ``V``).
 * :mod:`hlokit.passes.chlo` — CHLO lowerings (one ``build_<op>`` per op, indexed by ``chlo.table``) and
@@ -20,25 +21,33 @@ from hlokit.passes.pipeline import (
 from hlokit.passes.registry import (
     Option,
     Pass,
+    PassPipeline,
     PatternPass,
     all_passes,
+    all_pipelines,
     fail,
     get_pass,
+    get_pipeline,
     register_pass,
+    register_pipeline,
 )
 
 __all__ = [
     "Option",
     "Pass",
+    "PassPipeline",
     "PatternPass",
     "PipelineElement",
     "PipelineError",
     "all_passes",
+    "all_pipelines",
     "build_pass_manager",
     "fail",
     "get_pass",
+    "get_pipeline",
     "parse_pipeline",
     "register_pass",
+    "register_pipeline",
     "run_pass_manager",
     "run_pipeline",
 ]

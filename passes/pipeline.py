@@ -27,7 +27,7 @@ from jaxlib.mlir import ir, passmanager
 from jaxlib.mlir._mlir_libs import _stablehlo
 
 from hlokit.diagnostics import HlokitError, PassError, diagnostics_from_mlir_error
-from hlokit.passes.registry import Pass, get_pass, parse_options
+from hlokit.passes.registry import Pass, get_pass, get_pipeline, parse_options
 
 __all__ = ["PipelineElement", "parse_pipeline", "build_pass_manager", "run_pipeline", "PipelineError"]
 
@@ -220,16 +220,25 @@ def build_pass_manager(
 ) -> passmanager.PassManager:
     """Build one ``PassManager`` (anchored on ``root``) from pipeline elements.
 
-    ``implicit_nesting`` (for passes given as command-line flags) nests an upstream pass restricted to
+    A registered named pipeline (:func:`hlokit.passes.registry.register_pipeline`) is expanded in place,
+    at the anchor it appears at. ``implicit_nesting`` (for passes given as command-line flags) nests an upstream pass restricted to
     ``func.func`` under ``func.func(...)``, as mlir-opt does. Raises :class:`PipelineError` for an
     unknown pass or a bad option.
     """
     steps: list[tuple[tuple[str, ...], object]] = []
 
-    def flatten(els: Iterable[PipelineElement], path: tuple[str, ...]):
+    def flatten(els: Iterable[PipelineElement], path: tuple[str, ...], expanding: tuple[str, ...] = ()):
         for el in els:
             if el.children is not None:
-                flatten(el.children, path + (el.name,))
+                flatten(el.children, path + (el.name,), expanding)
+                continue
+            named = get_pipeline(el.name)
+            if named is not None:
+                if el.options:
+                    raise PipelineError(f"pipeline '{el.name}' takes no options")
+                if el.name in expanding:
+                    raise PipelineError(f"pipeline '{el.name}' includes itself")
+                flatten(parse_pipeline(named.text), path, expanding + (el.name,))
                 continue
             cls = get_pass(el.name)
             if cls is not None:

@@ -192,7 +192,7 @@ def register_pass(cls: type[Pass]) -> type[Pass]:
     Raises ValueError when ``argument`` is empty or already registered (by any class)."""
     if not cls.argument:
         raise ValueError(f"{cls.__name__} has no 'argument'")
-    if cls.argument in PASSES:
+    if cls.argument in PASSES or cls.argument in PIPELINES:
         raise ValueError(f"pass '{cls.argument}' registered twice ({PASSES[cls.argument].__name__} and {cls.__name__})")
     PASSES[cls.argument] = cls
     return cls
@@ -214,6 +214,49 @@ def parse_options(cls: type[Pass], text: str) -> dict[str, Any]:
             raise ValueError(f"no such option '{name}' for pass '{cls.argument}'")
         out[name] = known[name].convert(value)
     return out
+
+
+@dataclasses.dataclass(frozen=True)
+class PassPipeline:
+    """A named pipeline (MLIR's ``PassPipelineRegistration``): one flag that stands for a sequence of
+    passes, e.g. ``stablehlo-lower-to-core``.
+
+    ``text`` is the body in MLIR's textual pipeline syntax, relative to the anchor the flag appears at
+    (``"chlo-legalize-to-stablehlo,func.func(canonicalize),cse"``); Python and upstream passes mix as in
+    any pipeline. A named pipeline takes no options."""
+
+    argument: str
+    summary: str
+    text: str
+
+
+#: argument -> named pipeline, in registration order.
+PIPELINES: dict[str, PassPipeline] = {}
+
+
+def register_pipeline(argument: str, summary: str, text: str) -> PassPipeline:
+    """Register the named pipeline ``argument`` (valid as ``--argument`` and inside ``--pass-pipeline``).
+
+    Raises ValueError when the name is empty or already names a pass or a pipeline."""
+    if not argument:
+        raise ValueError("a pipeline needs a name")
+    if argument in PIPELINES or argument in PASSES:
+        raise ValueError(f"pipeline '{argument}' registered twice (the name is already taken)")
+    pipeline = PassPipeline(argument, summary, text)
+    PIPELINES[argument] = pipeline
+    return pipeline
+
+
+def get_pipeline(argument: str) -> PassPipeline | None:
+    """The registered named pipeline ``argument``, or None."""
+    load_builtin_passes()
+    return PIPELINES.get(argument)
+
+
+def all_pipelines() -> dict[str, PassPipeline]:
+    """Every registered named pipeline (argument -> :class:`PassPipeline`), builtin ones loaded."""
+    load_builtin_passes()
+    return dict(PIPELINES)
 
 
 #: Every module of hlokit that defines passes, imported by name (each registers its passes).

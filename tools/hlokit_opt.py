@@ -15,7 +15,7 @@ import sys
 from typing import Sequence
 
 import hlokit
-from hlokit.passes import all_passes, build_pass_manager, parse_pipeline, run_pass_manager
+from hlokit.passes import all_passes, all_pipelines, build_pass_manager, parse_pipeline, run_pass_manager
 from hlokit.passes.pipeline import PipelineElement
 from hlokit.tools.common import check_output_path, finish, process_chunks, tool_main
 
@@ -28,8 +28,10 @@ UPSTREAM_EXAMPLES = (
 
 def _parser() -> argparse.ArgumentParser:
     passes = all_passes()
-    width = max([len(a) for a in passes] + [10]) + 4
+    pipelines = all_pipelines()
+    width = max([len(a) for a in [*passes, *pipelines]] + [10]) + 4
     listing = "\n".join(f"  --{a:<{width}}{cls.summary}" for a, cls in passes.items())
+    named = "\n".join(f"  --{a:<{width}}{p.summary}" for a, p in pipelines.items())
     p = argparse.ArgumentParser(
         prog="hlokit-opt",
         allow_abbrev=False,
@@ -38,6 +40,8 @@ def _parser() -> argparse.ArgumentParser:
         epilog=(
             "hlokit's Python passes (also valid inside --pass-pipeline):\n"
             f"{listing}\n\n"
+            "hlokit's named pipelines (also valid inside --pass-pipeline):\n"
+            f"{named}\n\n"
             "Any pass registered in jaxlib's MLIR also works as --<name> or inside --pass-pipeline:\n"
             f"  {UPSTREAM_EXAMPLES}\n"
             "Pass options: --<name>='opt1=v1 opt2=v2' or <name>{opt1=v1} in a pipeline."

@@ -260,3 +260,41 @@ def test_pattern_pass_conversion_reports_failed_to_legalize_at_the_op(ctx, temp_
     with pytest.raises(PassError) as info:
         run_pipeline(module, "builtin.module(func.func(test-negate-to-subtract))")
     assert "in.mlir:3:8: error: failed to legalize operation 'stablehlo.abs'" in str(info.value)
+
+
+@pytest.fixture
+def temp_pipelines():
+    """Register named pipelines for one test only."""
+    registry.load_builtin_passes()
+    saved = dict(registry.PIPELINES)
+    yield registry.register_pipeline
+    registry.PIPELINES.clear()
+    registry.PIPELINES.update(saved)
+
+
+def test_named_pipeline_expands_in_flags_and_inside_pass_pipeline(ctx, temp_pipelines, tmp_path):
+    """A registered pipeline name stands for its passes (Python and upstream mixed) wherever a pass may
+    appear: at the top level, nested under an op anchor, and as a hlokit-opt flag."""
+    temp_pipelines("test-dot-then-dce", "dot to dot_general, then symbol-dce",
+                   "stablehlo-legalize-dot-to-dot-general,symbol-dce")
+    for pipeline in ("builtin.module(test-dot-then-dce)", "builtin.module(canonicalize,test-dot-then-dce,cse)"):
+        module = hlokit.parse(PROGRAM, context=ctx)
+        run_pipeline(module, pipeline)
+        text = str(module)
+        assert "stablehlo.dot_general" in text and "stablehlo.dot " not in text
+        assert "@unused" not in text  # symbol-dce ran
+    pm = build_pass_manager(parse_pipeline("builtin.module(test-dot-then-dce)"), context=ctx)
+    assert "stablehlo-legalize-dot-to-dot-general" in str(pm) and "symbol-dce" in str(pm)
+
+
+def test_named_pipeline_errors(ctx, temp_pipelines):
+    temp_pipelines("test-named", "a pipeline", "cse")
+    with pytest.raises(ValueError, match="registered twice"):
+        temp_pipelines("test-named", "again", "cse")
+    with pytest.raises(ValueError, match="registered twice"):
+        temp_pipelines("stablehlo-legalize-dot-to-dot-general", "a pass's name", "cse")
+    with pytest.raises(PipelineError, match="pipeline 'test-named' takes no options"):
+        build_pass_manager(parse_pipeline("builtin.module(test-named{x=1})"), context=ctx)
+    temp_pipelines("test-loop", "includes itself", "cse,test-loop")
+    with pytest.raises(PipelineError, match="pipeline 'test-loop' includes itself"):
+        build_pass_manager(parse_pipeline("builtin.module(test-loop)"), context=ctx)

@@ -1,12 +1,20 @@
 """hlokit-run: parse and verify a StableHLO program, compile it with XLA, run it, report its outputs.
 
     hlokit-run PROGRAM.mlir [--inputs in.npz] [--output out.npz] [--function main] [--platform cpu]
-               [--seed 0] [--repeat 1] [--devices N]
+               [--seed 0] [--repeat 1] [--devices N] [--engine xla|interpreter|both [--max-ulp N]]
                [--num-processes P --process-id I --coordinator HOST:PORT]
 
 Inputs come from ``--inputs`` (an ``.npz`` with keys ``arg_0``, ``arg_1``, ... in argument order) or, without
 it, are seeded random arrays of the signature's shapes and element types. Prints, per output, its shape,
-dtype, min/max/mean and NaN count, then the parse / compile / run times (run: median of ``--repeat``).
+dtype, min/max/mean and NaN count, then the parse / compile / run times (run: median of ``--repeat``;
+per device for multi-device programs).
+
+``--engine`` picks what runs the program: ``xla`` (default), ``interpreter`` (hlokit's reference
+interpreter, :func:`hlokit.interpret`) or ``both``: the same inputs go to both, and every output gets the
+interpreter's distance from XLA's result: the largest ULP distance (floats and complex; integers and
+booleans: the largest difference), the largest absolute difference and the index of the worst element.
+With ``--max-ulp N`` an output further apart than N makes the run fail (exit 1; ``--output`` is not
+written).
 
 Multi-device programs (``mhlo.num_partitions`` / ``mhlo.num_replicas`` > 1) run on that many XLA devices
 (on CPU, ``--devices N`` host devices, default what the program needs); inputs and outputs are global arrays,
@@ -18,6 +26,7 @@ with a leading replica axis for multi-replica programs (see :class:`hlokit.backe
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import io
 import os
 import statistics
@@ -30,7 +39,10 @@ import numpy as np
 
 import hlokit
 from hlokit.backend import BackendError, Executable, TensorSpec, compile, initialize, module_device_needs, prepare_devices, signature
+from hlokit.dialects.check import ulp_distance
+from hlokit.interpreter import interpret
 from hlokit.tools.common import check_output_path, read_text, source_name, tool_main, write_output
+from hlokit.tools.translate_interpret import DEFAULT_MAX_STEPS
 
 
 def random_input(spec: TensorSpec, rng: np.random.Generator) -> np.ndarray:
@@ -162,6 +174,58 @@ def summarize(a: np.ndarray) -> str:
     )
 
 
+@dataclasses.dataclass
+class Difference:
+    """How far the interpreter's value of one output is from XLA's.
+
+    ``max_ulp``: the largest distance in units in the last place (floats / complex: the larger of the two
+    parts; NaN against NaN is 0, NaN against a number is ``2**bits``); for integers the largest absolute
+    difference, for booleans 1 where they differ. ``max_abs``: the largest absolute difference (NaN
+    pairs excluded; ``inf`` where exactly one side is NaN or infinite). ``worst``: the index of the
+    element with the largest ``max_ulp`` (None for an empty array or a shape mismatch)."""
+
+    max_ulp: float
+    max_abs: float
+    worst: tuple[int, ...] | None
+    shape_mismatch: str | None = None
+
+    def describe(self) -> str:
+        if self.shape_mismatch:
+            return self.shape_mismatch
+        unit = "ULP"
+        where = f" at {list(self.worst)}" if self.worst is not None else ""
+        return f"max {self.max_ulp:.6g} {unit}, max |diff| {self.max_abs:.6g}{where}"
+
+
+def difference(ours: np.ndarray, xla: np.ndarray) -> Difference:
+    """Compare the interpreter's result ``ours`` with XLA's ``xla`` (same dtype and shape expected)."""
+    ours, xla = np.asarray(ours), np.asarray(xla)
+    if ours.shape != xla.shape or ours.dtype != xla.dtype:
+        return Difference(float("inf"), float("inf"), None,
+                          f"interpreter gives {ours.dtype}{list(ours.shape)}, XLA {xla.dtype}{list(xla.shape)}")
+    if ours.size == 0:
+        return Difference(0.0, 0.0, None)
+    dt = ours.dtype
+    if dt == np.bool_:
+        units = (ours != xla).astype(np.float64)
+        absdiff = units
+    elif dt.kind in "iu":
+        wide = np.float64 if dt.itemsize >= 8 else np.int64
+        units = np.abs(ours.astype(wide) - xla.astype(wide)).astype(np.float64)
+        absdiff = units
+    else:
+        units = ulp_distance(ours, xla)
+        a = ours.astype(np.complex128 if dt.kind == "c" else np.float64)
+        b = xla.astype(a.dtype)
+        with np.errstate(invalid="ignore", over="ignore"):
+            absdiff = np.abs(a - b)
+        both_nan = np.isnan(a) & np.isnan(b) if dt.kind != "c" else (np.isnan(a) & np.isnan(b))
+        same = (a == b) | both_nan
+        absdiff = np.where(same, 0.0, np.where(np.isnan(absdiff), np.inf, absdiff))
+    flat = int(np.argmax(units))
+    return Difference(float(units.reshape(-1)[flat]), float(np.max(absdiff)), tuple(int(i) for i in np.unravel_index(flat, units.shape)))
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="hlokit-run",
@@ -175,6 +239,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--platform", default="cpu", choices=["cpu", "cuda", "rocm", "tpu"], help="XLA platform (default: cpu)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default: 0)")
     p.add_argument("--repeat", type=int, default=1, help="run N times, report the median run time")
+    p.add_argument("--engine", default="xla", choices=["xla", "interpreter", "both"],
+                   help="run on XLA (default), on hlokit's reference interpreter, or on both and compare")
+    p.add_argument("--max-ulp", type=float, default=None, metavar="N",
+                   help="--engine both: fail (exit 1) when an output is more than N ULPs from XLA's")
+    p.add_argument("--max-steps", type=int, default=DEFAULT_MAX_STEPS, metavar="N",
+                   help=f"interpreter: most iterations of one while loop (default {DEFAULT_MAX_STEPS}; 0: no limit)")
     # -- multi-device and multi-process (hlokit.backend.prepare_devices, compile(devices=))
     p.add_argument("--devices", type=int, metavar="N", help="CPU: number of XLA host devices (default: what the program needs)")
     p.add_argument("--num-processes", type=int, default=1, metavar="P", help="processes of a multi-process job")
@@ -219,6 +289,14 @@ def run(argv: Sequence[str]) -> int:
         raise hlokit.HlokitError(f"--repeat: expected a positive number of runs, got {args.repeat}")
     if args.seed < 0 or args.seed >= 2**128:
         raise hlokit.HlokitError(f"--seed: expected an integer in [0, 2**128), got {args.seed}")
+    if args.max_ulp is not None and (args.engine != "both" or not args.max_ulp >= 0):
+        raise hlokit.HlokitError("--max-ulp: expected a number >= 0, with --engine both" if args.engine == "both"
+                                 else "--max-ulp compares the engines: use it with --engine both")
+    if args.max_steps < 0:
+        raise hlokit.HlokitError(f"--max-steps: expected a number of iterations >= 0 (0: no limit), got {args.max_steps}")
+    if args.engine != "xla" and args.num_processes > 1:
+        raise hlokit.HlokitError(f"--engine {args.engine}: the interpreter runs in one process; "
+                                 "multi-process jobs run on XLA only (--engine xla)")
     check_output_path(args.output, "--output")
     if args.inputs and not os.path.isfile(args.inputs):
         what = "is a directory" if os.path.isdir(args.inputs) else "no such file"
@@ -233,54 +311,93 @@ def run(argv: Sequence[str]) -> int:
         in_specs, out_specs = signature(module, args.function)
     except BackendError as err:
         raise hlokit.HlokitError(err.diagnostics, file=name) from None
-    num_replicas, _ = module_device_needs(module)
+    num_replicas, num_partitions = module_device_needs(module)
     if num_replicas > 1:  # a multi-replica program takes and returns one slice per replica (leading axis)
         in_specs = [TensorSpec((num_replicas, *s.shape), s.dtype) for s in in_specs]
         out_specs = [TensorSpec((num_replicas, *s.shape), s.dtype) for s in out_specs]
+    if args.engine != "xla" and num_replicas * num_partitions > 1:
+        raise hlokit.HlokitError(
+            f"--engine {args.engine}: this program runs on {num_replicas} replica(s) x {num_partitions} partition(s); "
+            "the interpreter runs single-device programs here (--engine xla runs it on several devices)", file=name)
     check_memory(name, in_specs, out_specs, physical_memory())
     if args.inputs:  # before compiling: a bad inputs file is reported at once
         inputs = load_inputs(args.inputs, in_specs)
 
-    t0 = time.perf_counter()
-    try:
-        prepare_devices(module, args.platform, args.devices, args.num_processes, args.process_id,
-                        args.coordinator, args.timeout)
-        initialize(args.platform)
-        t_init = time.perf_counter() - t0
+    exe = None
+    t_init = t_compile = 0.0
+    times: list[float] = []
+    device_times: list[list[float]] = []
+    outputs = None
+    if args.engine in ("xla", "both"):
         t0 = time.perf_counter()
-        exe: Executable = compile(module, args.platform, function=args.function,
-                                  devices=None if args.num_processes > 1 else args.devices)
-    except BackendError as err:
-        raise hlokit.HlokitError(err.diagnostics, file=name) from None
-    t_compile = time.perf_counter() - t0
+        try:
+            prepare_devices(module, args.platform, args.devices, args.num_processes, args.process_id,
+                            args.coordinator, args.timeout)
+            initialize(args.platform)
+            t_init = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            exe = compile(module, args.platform, function=args.function,
+                          devices=None if args.num_processes > 1 else args.devices)
+        except BackendError as err:
+            raise hlokit.HlokitError(err.diagnostics, file=name) from None
+        t_compile = time.perf_counter() - t0
+        in_specs = exe.in_specs
 
     if not args.inputs:
         rng = np.random.default_rng(args.seed)
-        inputs = [random_input(s, rng) for s in exe.in_specs]
+        inputs = [random_input(s, rng) for s in in_specs]
 
-    times = []
-    buffers = exe.put(inputs)
-    outputs = None
-    for _ in range(args.repeat):
+    if exe is not None:
+        buffers = exe.put(inputs)
+        for _ in range(args.repeat):
+            t0 = time.perf_counter()
+            device_outs = exe.execute(buffers)
+            outputs = exe.fetch(device_outs)
+            times.append(time.perf_counter() - t0)
+            device_times.append(exe.device_times)
+
+    interpreted = None
+    t_interp = 0.0
+    if args.engine in ("interpreter", "both"):
+        # After XLA has compiled the module: the interpreter legalizes CHLO in place.
         t0 = time.perf_counter()
-        device_outs = exe.execute(buffers)
-        outputs = exe.fetch(device_outs)
-        times.append(time.perf_counter() - t0)
+        interpreted = interpret(module, inputs, function=args.function, max_steps=args.max_steps or None)
+        t_interp = time.perf_counter() - t0
+        if outputs is None:
+            outputs = interpreted
 
     if args.process_id != 0:
         return 0  # process 0 reports and writes the outputs
     source = "random (seed %d)" % args.seed if not args.inputs else args.inputs
-    print(f"program: {name}  function: @{args.function}  platform: {args.platform}  inputs: {source}")
-    for i, (a, spec) in enumerate(zip(inputs, exe.in_specs)):
+    engine = "" if args.engine == "xla" else f"  engine: {args.engine}"
+    print(f"program: {name}  function: @{args.function}  platform: {args.platform}  inputs: {source}{engine}")
+    for i, (a, spec) in enumerate(zip(inputs, in_specs)):
         print(f"  arg_{i}: {spec}")
-    if exe.multi_device:
+    if exe is not None and exe.multi_device:
         print(exe.layout())
+    too_far = []
     for i, o in enumerate(outputs):
         print(f"output_{i}: {summarize(o)}")
-    print(
-        f"time: parse {t_parse * 1e3:.2f} ms, XLA start-up {t_init * 1e3:.2f} ms, compile {t_compile * 1e3:.2f} ms, "
-        f"run {statistics.median(times) * 1e3:.3f} ms (median of {args.repeat})"
-    )
+        if args.engine == "both":
+            diff = difference(interpreted[i], o)
+            print(f"  interpreter vs XLA: {diff.describe()}")
+            if args.max_ulp is not None and not diff.max_ulp <= args.max_ulp:
+                too_far.append(f"output_{i} ({diff.describe()})")
+    parts = [f"parse {t_parse * 1e3:.2f} ms"]
+    if exe is not None:
+        parts += [f"XLA start-up {t_init * 1e3:.2f} ms", f"compile {t_compile * 1e3:.2f} ms",
+                  f"run {statistics.median(times) * 1e3:.3f} ms (median of {args.repeat})"]
+    if interpreted is not None:
+        parts.append(f"interpreter {t_interp * 1e3:.2f} ms")
+    print("time: " + ", ".join(parts))
+    if exe is not None and exe.multi_device and device_times and device_times[0]:
+        per = [statistics.median(run[k] for run in device_times) for k in range(len(device_times[0]))]
+        shown = ", ".join(f"{d} {t * 1e3:.3f} ms" for d, t in zip(exe.devices, per))
+        print(f"per-device run time (dispatch to results ready, median): {shown}")
+    if too_far:
+        raise hlokit.HlokitError(
+            f"--engine both: the interpreter and XLA differ by more than --max-ulp {args.max_ulp:g}: " + "; ".join(too_far),
+            file=name)
     if args.output:
         buf = io.BytesIO()
         np.savez(buf, **{f"output_{i}": o for i, o in enumerate(outputs)})

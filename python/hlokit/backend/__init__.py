@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import threading
+import time
 from typing import Sequence
 
 import jax
@@ -217,6 +218,7 @@ class Executable:
         lead = (num_replicas,) if num_replicas > 1 else ()
         self.in_specs = [TensorSpec(lead + s.shape, s.dtype) for s in in_specs]
         self.out_specs = [TensorSpec(lead + s.shape, s.dtype) for s in out_specs]
+        self.device_times: list[float] = []  # seconds per local device, of the last execute()
         self.in_shardings: list[ShardSpec] = []
         self.out_shardings: list[ShardSpec] = []
         if self.multi_device:
@@ -308,16 +310,42 @@ class Executable:
 
         One device: one array per result. Several: per result, the list of its per-device arrays.
         Waits until the results are computed: XLA runs asynchronously and reads ``buffers`` meanwhile,
-        so they must stay referenced (here, by this call) until the results are ready.
+        so they must stay referenced (here, by this call) until the results are ready. Afterwards
+        ``device_times`` holds, per local device in device-assignment order, the seconds from dispatch
+        until that device's results were ready.
         """
+        start = time.perf_counter()
         results = self._loaded.execute_sharded(buffers)
         per_device = results.disassemble_into_single_device_arrays()
-        for outs in per_device:
-            for o in outs:
-                o.block_until_ready()
         if not self.multi_device:
+            for outs in per_device:
+                for o in outs:
+                    o.block_until_ready()
+            self.device_times = [time.perf_counter() - start]
             return [outs[0] for outs in per_device]
+        self.device_times = self._wait_per_device(per_device, start)
         return per_device
+
+    def _wait_per_device(self, per_device, start: float) -> list[float]:
+        """Wait for every result; return, per local device (in device-assignment order), the seconds from
+        dispatch until all of that device's results were ready (polled every 20 µs)."""
+        by_device: dict = {}
+        for outs in per_device:  # per result: one array per device
+            for o in outs:
+                by_device.setdefault(next(iter(o.devices())), []).append(o)
+        pending = {d: arrays for d, arrays in by_device.items()}
+        ready: dict = {}
+        while pending:
+            for d in list(pending):
+                if all(a.is_ready() for a in pending[d]):
+                    ready[d] = time.perf_counter() - start
+                    del pending[d]
+            if pending:
+                time.sleep(2e-5)
+        for arrays in by_device.values():
+            for a in arrays:
+                a.block_until_ready()  # raises the device's error, if any
+        return [ready[d] for d in self.devices if d in ready]
 
     def fetch(self, outs) -> list[np.ndarray]:
         """Numpy results from :meth:`execute`'s device arrays (assembled from shards when partitioned)."""

@@ -8,9 +8,12 @@ against XLA (``hlokit.backend.compile``), compared bit for bit.
 
 from __future__ import annotations
 
+import jax
+import jax.numpy as jnp
 import ml_dtypes
 import numpy as np
 import pytest
+from jax import export
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -903,3 +906,37 @@ def test_dynamic_iota_reads_its_shape_and_checks_it():
     assert out.dtype == np.uint8
     with pytest.raises(hlokit.InterpreterError, match="output_shape \\[3, 3\\] does not match"):
         hlokit.interpret(text, [np.array([3, 3], np.int64)])
+
+
+@pytest.mark.parametrize("dtype,bits", [(np.float16, np.uint16), (ml_dtypes.bfloat16, np.uint16),
+                                        (np.float32, np.uint32), (np.float64, np.uint64)])
+@pytest.mark.parametrize("descending", [False, True])
+def test_sort_keeps_nan_sign_and_payload_of_jax_sort(dtype, bits, descending):
+    """A JAX-exported ``jnp.sort`` (its comparator canonicalises NaN and -0.0 for the comparison only)
+    permutes its operand: every NaN keeps its sign and payload bits (spec ``sort``: the results are a
+    permutation of the inputs). XLA CPU agrees bit for bit except that it canonicalises bf16 NaN
+    payloads (keeping the sign); the permutation itself is checked against a numpy reference."""
+    width = np.dtype(bits).itemsize * 8
+    sign = 1 << (width - 1)
+    quiet = {16: 0x7E00 if dtype == np.float16 else 0x7FC0, 32: 0x7FC00000, 64: 0x7FF8000000000000}[width]
+    raw = np.array([1.0, -2.0, 3.0, 0.0, 0.0, -0.5, 0.0, 0.0, 4.0, -0.0], dtype).view(bits).copy()
+    raw[3] = quiet | 1                 # +NaN with a payload
+    raw[4] = sign | quiet | 3          # -NaN with a payload
+    raw[6] = sign | quiet              # -NaN
+    raw[7] = quiet                     # +NaN
+    x = raw.view(dtype)
+
+    def f(v):
+        return jnp.sort(v, descending=descending)
+
+    with jax.enable_x64(True):
+        text = export.export(jax.jit(f))(x).mlir_module()
+    (got,) = hlokit.interpret(text, [x])
+    g = got.view(bits)
+    assert sorted(g.tolist()) == sorted(raw.tolist())  # a permutation of the input bits
+    # JAX's order: -x < -0.0 == +0.0 < +x < NaN (every NaN, either sign, compares equal and last), stable;
+    # descending is the ascending result reversed.
+    as_float = x.astype(np.float64)
+    key = np.where(np.isnan(as_float), np.inf, as_float) + 0.0
+    order = np.argsort(key, kind="stable")
+    np.testing.assert_array_equal(g, raw[order[::-1] if descending else order])

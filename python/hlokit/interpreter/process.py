@@ -43,6 +43,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from hlokit.diagnostics import HlokitError
 from hlokit.interpreter.evaluator import Interpreter, InterpreterError
 from hlokit.interpreter.values import Value
 
@@ -56,8 +57,13 @@ DEFAULT_TIMEOUT = 300.0
 _POLL = 0.5
 
 
-class GridAborted(threading.BrokenBarrierError):
-    """Raised in a process that waits while another process of its grid has failed."""
+class GridAborted(HlokitError, threading.BrokenBarrierError):
+    """Raised in a process that waits while another process of its grid has failed. A
+    :class:`~hlokit.diagnostics.HlokitError`, so the evaluator passes it on unchanged, and a
+    ``BrokenBarrierError``, so :meth:`ProcessGrid.run` reports the failing process's error instead."""
+
+    def __init__(self, message: str = "another process of the grid failed"):
+        HlokitError.__init__(self, message)
 
 
 ProcessId = tuple  # (replica_id, partition_id)

@@ -48,8 +48,8 @@ from jaxlib.mlir.dialects import stablehlo as shlo
 from hlokit import attributes
 from hlokit.interpreter.evaluator import InterpreterError
 from hlokit.interpreter.process import Process, ProcessGrid
-from hlokit.interpreter.regions import call_body, region_callable
-from hlokit.interpreter.registry import register
+from hlokit.interpreter.regions import call_body, is_elementwise_region, region_callable
+from hlokit.interpreter.registry import prepared, register
 from hlokit.interpreter.values import TOKEN, Value, dense_attribute, dtype_of
 
 __all__ = [
@@ -211,23 +211,6 @@ def _strategy(op, channel_kind: str) -> str:
     return "cross_replica_and_partition" if channel > 0 else "cross_replica"
 
 
-def _my_group(op, interp, channel_kind: str, *, required: bool = True):
-    proc = current_process(interp)
-    name = _op_name(op)
-    try:
-        groups = process_groups(_strategy(op, channel_kind), _groups(op, "replica_groups"),
-                                proc.num_replicas, proc.num_partitions)
-    except ValueError as err:
-        raise InterpreterError(f"'{name}': {err}") from None
-    for g in groups:
-        if proc.id in g:
-            return proc, g
-    if required:
-        raise InterpreterError(f"'{name}': process ({proc.replica_id}, {proc.partition_id}) is in none of its "
-                               f"process groups {groups}")
-    return proc, None
-
-
 # ------------------------------------------------------------------------------------------------
 # Semantics on the values of a group
 
@@ -294,16 +277,83 @@ def collective_permute(values: dict, pairs: Sequence[tuple[ProcessId, ProcessId]
 # Adapters
 
 
-def _result_types(op) -> list[tuple[tuple[int, ...], np.dtype]]:
+def _tensor_types(results) -> list[tuple[tuple[int, ...], np.dtype]]:
     out = []
-    for r in op.operation.results:
+    for r in results:
         t = ir.RankedTensorType(r.type)
         out.append((tuple(t.shape), dtype_of(t.element_type)))
     return out
 
 
-def _exchange(op, proc: Process, group, value) -> dict:
-    return proc.rendezvous(_op_name(op), group, value)
+class _Info:
+    """What a collective adapter reads from its op, read once per op (``registry.prepared``): its spec
+    name, process-group strategy and ids, result types, reduction body, integer attributes; the process
+    groups of each grid size are computed on first use."""
+
+    def __init__(self, op, channel_kind: str | None, ints: Sequence[str] = ()):
+        self.name = _op_name(op)
+        self.strategy = _strategy(op, channel_kind) if channel_kind else None
+        self.groups = _groups(op, "replica_groups") if channel_kind else []
+        self.channel = _channel_id(op)
+        results = list(op.operation.results)
+        self.types = _tensor_types(r for r in results if not _is_token(r.type))
+        self.ints = {n: attributes.int_value(op, n) for n in ints}
+        self.region = op.operation.regions[0] if len(op.operation.regions) else None
+        self.elementwise = self.region is not None and is_elementwise_region(self.region)
+        self.dynamic_root = attributes.has(op, "has_dynamic_root")
+        self.pairs = (np.asarray(dense_attribute(op, "source_target_pairs"), dtype=np.int64).reshape(-1, 2)
+                      if attributes.has(op, "source_target_pairs") else None)
+        self._by_grid: dict = {}
+
+    def group(self, proc: Process, *, required: bool = True):
+        """The process group of ``proc`` (None when it is in none and not ``required``)."""
+        key = (proc.num_replicas, proc.num_partitions)
+        table = self._by_grid.get(key)
+        if table is None:
+            try:
+                groups = process_groups(self.strategy, self.groups, *key)
+            except ValueError as err:
+                raise InterpreterError(f"'{self.name}': {err}") from None
+            table = {}
+            for g in groups:
+                for q in g:
+                    table.setdefault(q, g)
+            table[None] = groups
+            self._by_grid[key] = table
+        g = table.get(proc.id)
+        if g is None and required:
+            raise InterpreterError(f"'{self.name}': process ({proc.replica_id}, {proc.partition_id}) is in none of "
+                                   f"its process groups {table[None]}")
+        return g
+
+    def body(self, interp):
+        """The reduction body as ``body(acc, x) -> [result]`` on whole arrays."""
+        region = self.region
+        if self.elementwise:
+            return lambda *args: interp.eval_region(region, list(args))
+        return region_callable(interp, region)
+
+
+def _is_token(t: ir.Type) -> bool:
+    return not isinstance(t, ir.RankedTensorType) and "token" in str(t)
+
+
+def _collective(channel_kind: str | None, ints: Sequence[str] = ()):
+    """Decorator: ``fn(op, operands, interp, info)`` as an adapter whose :class:`_Info` is read once per
+    op at plan time (and per call when the walker could not prepare it)."""
+
+    def deco(fn):
+        def adapter(op, operands, interp):
+            return fn(op, operands, interp, _Info(op, channel_kind, ints))
+
+        def prepare(op):
+            info = _Info(op, channel_kind, ints)
+            return lambda o, operands, interp: fn(o, operands, interp, info)
+
+        adapter.__name__ = fn.__name__
+        return prepared(prepare)(adapter)
+
+    return deco
 
 
 @register("stablehlo.replica_id")
@@ -317,61 +367,68 @@ def _partition_id(op, operands, interp):
 
 
 @register("stablehlo.all_gather")
-def _all_gather(op, operands, interp):
-    proc, group = _my_group(op, interp, "reduce")
-    vals = _exchange(op, proc, group, list(operands))
-    return all_gather([vals[q] for q in group], attributes.int_value(op, "all_gather_dim"))
+@_collective("reduce", ("all_gather_dim",))
+def _all_gather(op, operands, interp, info):
+    proc = current_process(interp)
+    group = info.group(proc)
+    vals = proc.rendezvous(info.name, group, list(operands))
+    return all_gather([vals[q] for q in group], info.ints["all_gather_dim"])
 
 
-def _reduce_adapter(op, operands, interp, *, root_only: bool = False):
-    proc, group = _my_group(op, interp, "reduce", required=not root_only)
-    types = _result_types(op)
+def _reduce_adapter(op, operands, interp, info, *, root_only: bool = False):
+    proc = current_process(interp)
+    group = info.group(proc, required=not root_only)
     if group is None:
-        return [np.zeros(s, d) for s, d in types]
-    vals = _exchange(op, proc, group, list(operands))
-    body = region_callable(interp, op.operation.regions[0])
+        return [np.zeros(s, d) for s, d in info.types]
+    vals = proc.rendezvous(info.name, group, list(operands))
     if root_only and proc.id != group[0]:
-        return [np.zeros(s, d) for s, d in types]
-    return all_reduce([vals[q] for q in group], body, types)
+        return [np.zeros(s, d) for s, d in info.types]
+    return all_reduce([vals[q] for q in group], info.body(interp), info.types)
 
 
 @register("stablehlo.all_reduce")
-def _all_reduce(op, operands, interp):
-    return _reduce_adapter(op, operands, interp)
+@_collective("reduce")
+def _all_reduce(op, operands, interp, info):
+    return _reduce_adapter(op, operands, interp, info)
 
 
 @register("hlokit.collective_reduce")
-def _collective_reduce(op, operands, interp):
-    return _reduce_adapter(op, operands, interp, root_only=True)
+@_collective("reduce")
+def _collective_reduce(op, operands, interp, info):
+    return _reduce_adapter(op, operands, interp, info, root_only=True)
 
 
 @register("stablehlo.reduce_scatter")
-def _reduce_scatter(op, operands, interp):
-    proc, group = _my_group(op, interp, "reduce")
-    vals = _exchange(op, proc, group, list(operands))
-    body = region_callable(interp, op.operation.regions[0])
-    return reduce_scatter([vals[q] for q in group], body, _result_types(op),
-                          attributes.int_value(op, "scatter_dimension"), group.index(proc.id))
+@_collective("reduce", ("scatter_dimension",))
+def _reduce_scatter(op, operands, interp, info):
+    proc = current_process(interp)
+    group = info.group(proc)
+    vals = proc.rendezvous(info.name, group, list(operands))
+    return reduce_scatter([vals[q] for q in group], info.body(interp), info.types,
+                          info.ints["scatter_dimension"], group.index(proc.id))
 
 
 @register("stablehlo.all_to_all")
-def _all_to_all(op, operands, interp):
-    proc, group = _my_group(op, interp, "partition")
-    split_count = attributes.int_value(op, "split_count")
+@_collective("partition", ("split_dimension", "concat_dimension", "split_count"))
+def _all_to_all(op, operands, interp, info):
+    proc = current_process(interp)
+    group = info.group(proc)
+    split_count = info.ints["split_count"]
     if split_count != len(group):
         raise InterpreterError(f"'stablehlo.all_to_all': split_count {split_count} but the process group has "
                                f"{len(group)} processes")
-    vals = _exchange(op, proc, group, list(operands))
-    return all_to_all([vals[q] for q in group], attributes.int_value(op, "split_dimension"),
-                      attributes.int_value(op, "concat_dimension"), split_count, group.index(proc.id))
+    vals = proc.rendezvous(info.name, group, list(operands))
+    return all_to_all([vals[q] for q in group], info.ints["split_dimension"], info.ints["concat_dimension"],
+                      split_count, group.index(proc.id))
 
 
 @register("stablehlo.collective_broadcast", "hlokit.collective_broadcast")
-def _collective_broadcast(op, operands, interp):
-    dynamic = attributes.has(op, "has_dynamic_root")
-    data = list(operands[:-1]) if dynamic else list(operands)
-    roots = [int(x) for x in np.ravel(operands[-1])] if dynamic else None
-    proc, group = _my_group(op, interp, "partition", required=False)
+@_collective("partition")
+def _collective_broadcast(op, operands, interp, info):
+    data = list(operands[:-1]) if info.dynamic_root else list(operands)
+    roots = [int(x) for x in np.ravel(operands[-1])] if info.dynamic_root else None
+    proc = current_process(interp)
+    group = info.group(proc, required=False)
     if group is None:
         return [np.zeros_like(o) for o in data]
     if roots is not None:
@@ -381,16 +438,17 @@ def _collective_broadcast(op, operands, interp):
         if bad:
             raise InterpreterError(f"'stablehlo.collective_broadcast': root index {bad[0]} outside its process group "
                                    f"of {len(group)}")
-    vals = _exchange(op, proc, group, data)
+    vals = proc.rendezvous(info.name, group, data)
     return collective_broadcast(vals, group, proc.id, roots, data)
 
 
 @register("stablehlo.collective_permute")
-def _collective_permute(op, operands, interp):
+@_collective(None)
+def _collective_permute(op, operands, interp, info):
     proc = current_process(interp)
     R, P = proc.num_replicas, proc.num_partitions
-    pairs = np.asarray(dense_attribute(op, "source_target_pairs"), dtype=np.int64).reshape(-1, 2)
-    if _channel_id(op) > 0:  # cross_partition: partition ids within this replica
+    pairs = info.pairs
+    if info.channel > 0:  # cross_partition: partition ids within this replica
         domain = [(proc.replica_id, p) for p in range(P)]
         limit, what = P, "partition"
         mapped = [((proc.replica_id, int(s)), (proc.replica_id, int(t))) for s, t in pairs]
@@ -402,32 +460,30 @@ def _collective_permute(op, operands, interp):
         if not (0 <= s < limit and 0 <= t < limit):
             raise InterpreterError(f"'stablehlo.collective_permute': source_target_pairs names {what} "
                                    f"{s if not 0 <= s < limit else t}, the grid has {limit} {what}s")
-    vals = _exchange(op, proc, domain, operands[0])
+    vals = proc.rendezvous(info.name, domain, operands[0])
     return [collective_permute(vals, mapped, proc.id, operands[0])]
 
 
 @register("stablehlo.send")
-def _send(op, operands, interp):
-    proc = current_process(interp)
-    proc.send(_channel_id(op), list(operands[:-1]))
+@_collective(None)
+def _send(op, operands, interp, info):
+    current_process(interp).send(info.channel, list(operands[:-1]))
     return [TOKEN]
 
 
 @register("stablehlo.recv")
-def _recv(op, operands, interp):
-    proc = current_process(interp)
-    channel = _channel_id(op)
-    values = proc.recv(channel)
-    types = _result_types_no_token(op)
-    _check_received(values, types, f"'stablehlo.recv' on channel {channel}")
+@_collective(None)
+def _recv(op, operands, interp, info):
+    values = current_process(interp).recv(info.channel)
+    _check_received(values, info.types, f"'stablehlo.recv' on channel {info.channel}")
     return list(values) + [TOKEN]
 
 
 @register("stablehlo.infeed")
-def _infeed(op, operands, interp):
-    proc = current_process(interp)
-    values = proc.grid.pop_infeed()
-    _check_received(values, _result_types_no_token(op), "'stablehlo.infeed'")
+@_collective(None)
+def _infeed(op, operands, interp, info):
+    values = current_process(interp).grid.pop_infeed()
+    _check_received(values, info.types, "'stablehlo.infeed'")
     return list(values) + [TOKEN]
 
 
@@ -436,14 +492,6 @@ def _outfeed(op, operands, interp):
     proc = current_process(interp)
     proc.grid.push_outfeed(proc.id, list(operands[:-1]))
     return [TOKEN]
-
-
-def _result_types_no_token(op):
-    out = []
-    for r in list(op.operation.results)[:-1]:
-        t = ir.RankedTensorType(r.type)
-        out.append((tuple(t.shape), dtype_of(t.element_type)))
-    return out
 
 
 def _check_received(values, types, what: str) -> None:
@@ -525,7 +573,7 @@ def _manual_computation(op, operands, interp):
     else:
         all_pieces = proc.rendezvous("sdy.manual_computation", proc.grid.ids(), list(pieces))
     results = []
-    for k, ((shape, dt), sh) in enumerate(zip(_result_types(op), outs)):
+    for k, ((shape, dt), sh) in enumerate(zip(_tensor_types(op.operation.results), outs)):
         out = np.empty(shape, dtype=dt)
         for (r, p), vals in all_pieces.items():
             sl = _piece_slices(op, sh, manual, shape, r * proc.num_partitions + p)

@@ -212,8 +212,9 @@ class ProcessGrid:
                     f"{[_name(q) for q in members]} (the processes run different collectives)"
                 )
             slot["values"][pid] = value
-            self._cond.notify_all()
             values = slot["values"]
+            if len(values) == len(members):  # only a full slot lets waiters go on (a new waiter checks for
+                self._cond.notify_all()  # a deadlock itself)
             self._wait(pid, lambda: len(values) == len(members), f"'{op_name}'",
                        lambda: [q for q in members if q not in values])
             slot["taken"] += 1

@@ -198,6 +198,38 @@ def test_run_parallel_runs_different_functions_per_process():
     assert int(out[0][0]) == 9 and out[1][0] is TOKEN
 
 
+def test_a_process_outside_every_group_is_an_error_or_gets_zeros():
+    gather = """
+    func.func @main(%x: tensor<2xi32>) -> tensor<4xi32> {
+      %g = "stablehlo.all_gather"(%x) {all_gather_dim = 0 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>}
+          : (tensor<2xi32>) -> tensor<4xi32>
+      return %g : tensor<4xi32>
+    }"""
+    with pytest.raises(InterpreterError, match=r"'stablehlo.all_gather': process \(2, 0\) is in none of its process groups"):
+        hlokit.interpret(gather, [np.array([1, 2], np.int32)], num_replicas=3)
+    with pytest.raises(InterpreterError, match=r"'stablehlo.all_gather': replica id 1 in a process group, the grid has 1"):
+        hlokit.interpret(gather, [np.array([1, 2], np.int32)])
+    bcast = """
+    func.func @main(%x: tensor<2xi32>) -> tensor<2xi32> {
+      %b = "stablehlo.collective_broadcast"(%x) {replica_groups = dense<[[1, 0]]> : tensor<1x2xi64>}
+          : (tensor<2xi32>) -> tensor<2xi32>
+      return %b : tensor<2xi32>
+    }"""
+    out = hlokit.interpret(bcast, num_replicas=3, process_args=[[np.array([k, k], np.int32)] for k in range(3)])
+    assert _ids(out) == [[[1, 1]], [[1, 1]], [[0, 0]]]
+
+
+def test_run_parallel_argument_errors():
+    from hlokit.interpreter.api import run_parallel
+
+    with pytest.raises(ValueError, match="same number of functions"):
+        run_parallel(IDS, [["main", "main"], ["main"]])
+    with pytest.raises(ValueError, match="1 argument lists for 2 processes"):
+        run_parallel(IDS, [["main", "main"]], [[]])
+    with pytest.raises(ValueError, match="process_args has 1 argument lists for 2 processes"):
+        hlokit.interpret(IDS, num_partitions=2, process_args=[[]])
+
+
 # ------------------------------------------------------------------------------------------------
 # bounded waits: errors naming the op, never a hang
 

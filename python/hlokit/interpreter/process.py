@@ -8,8 +8,11 @@ synchronise the processes of a process group, ``send`` / ``recv`` pass values ov
 
 Here every process is one Python thread running a forked
 :class:`~hlokit.interpreter.evaluator.Interpreter` whose ``process`` attribute is its :class:`Process`
-(threads rather than OS processes: values pass between processes without copies or pickling, and numpy
-releases the GIL in its kernels; a 4-process grid of small collectives costs ~0.1 ms per rendezvous).
+(threads rather than OS processes: values pass between processes without copies or pickling, every
+process shares the parsed module and its compiled plans, and numpy releases the GIL in its kernels.
+Measured: a ``while`` loop of 1000 iterations of an ``all_reduce`` of 64 f32 takes ~26 us per iteration
+on 1 process, ~0.1 ms on 2, ~0.3 ms on 4 and ~0.65 ms on 8, on a 2-core machine: Python dispatch
+is serialised by the GIL, so small programs cost about the sum of their processes' times).
 
 * :class:`ProcessGrid` — the grid's size and the state its processes share: the rendezvous of
   collective ops (:meth:`Process.rendezvous`), the channels of ``send`` / ``recv``, the ``infeed``

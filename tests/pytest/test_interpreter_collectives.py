@@ -344,6 +344,11 @@ def test_shard_map_program_runs_on_the_grid_with_global_results():
                                                      for k in range(4)], axis=1))
 
 
+def test_shard_map_program_on_a_grid_of_the_wrong_size_is_an_error():
+    with pytest.raises(InterpreterError, match=r"'sdy.manual_computation': its mesh has 4 devices, the process grid 2"):
+        hlokit.interpret(EXAMPLES / "collectives_4.mlir", [np.zeros((8, 8), np.int32)], num_partitions=2)
+
+
 def test_replicas_program_gets_per_replica_arguments():
     x = np.arange(12, dtype=np.int32).reshape(4, 3)
     out = hlokit.interpret(EXAMPLES / "replicas_all_reduce.mlir", num_replicas=4, process_args=[[r] for r in x])

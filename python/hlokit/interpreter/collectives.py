@@ -534,6 +534,11 @@ def _piece_slices(op, sharding_attr, manual: set, shape, device: int) -> tuple[s
     sharding = sdy.TensorShardingAttr(sharding_attr)
     axes, ids = _mesh_axes(op, sharding.mesh_or_ref)
     sizes = dict(axes)
+    devices = int(np.prod([n for _, n in axes], dtype=np.int64))
+    if device >= devices if ids is None else device not in ids:
+        raise InterpreterError(
+            f"'sdy.manual_computation': its mesh has {devices} devices, none of them is device {device}: run the "
+            f"program on a grid of as many processes (hlokit.interpret(..., num_partitions={devices}))")
     pos = ids.index(device) if ids is not None else device
     coords = {}
     for name, size in reversed(axes):  # row-major: the last axis varies fastest
@@ -564,6 +569,14 @@ def _manual_computation(op, operands, interp):
     ins = list(sdy.TensorShardingPerValueAttr(attributes.get(op, "in_shardings")).shardings)
     outs = list(sdy.TensorShardingPerValueAttr(attributes.get(op, "out_shardings")).shardings)
     device = proc.replica_id * proc.num_partitions + proc.partition_id
+    if ins or outs:
+        axes, _ = _mesh_axes(op, sdy.TensorShardingAttr((ins or outs)[0]).mesh_or_ref)
+        devices = int(np.prod([n for _, n in axes], dtype=np.int64))
+        if devices != proc.grid.size:
+            raise InterpreterError(
+                f"'sdy.manual_computation': its mesh has {devices} devices, the process grid {proc.grid.size} "
+                f"processes: run the program with hlokit.interpret(..., num_partitions={devices}) (or "
+                f"num_replicas x num_partitions = {devices})")
     local = []
     for x, sh in zip(operands, ins):
         local.append(np.ascontiguousarray(x[_piece_slices(op, sh, manual, x.shape, device)]))
@@ -574,7 +587,7 @@ def _manual_computation(op, operands, interp):
         all_pieces = proc.rendezvous("sdy.manual_computation", proc.grid.ids(), list(pieces))
     results = []
     for k, ((shape, dt), sh) in enumerate(zip(_tensor_types(op.operation.results), outs)):
-        out = np.empty(shape, dtype=dt)
+        out = np.zeros(shape, dtype=dt)
         for (r, p), vals in all_pieces.items():
             sl = _piece_slices(op, sh, manual, shape, r * proc.num_partitions + p)
             out[sl] = vals[k]

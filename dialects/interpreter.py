@@ -13,7 +13,8 @@ here:
 * ``interpreter.run_parallel(args) {programs = [[@f0, @f1], [@g0, @g1]]}`` runs the functions as a
   grid of processes (rows: replicas, columns: partitions; :class:`~hlokit.interpreter.process.ProcessGrid`),
   one thread each; the operands are handed out to the programs in order, and the results are
-  concatenated in the same order. Each process sees ``interp.process`` =
+  concatenated in the same order; ``infeed = [@f, ...]`` fills the grid's infeed queue with the results
+  of the functions, called in order. Each process sees ``interp.process`` =
   :class:`~hlokit.interpreter.process.Process` (its replica and partition id, and its grid).
 """
 
@@ -50,7 +51,8 @@ def _print(op, operands, interp):
     return []
 
 
-def run_parallel(interp, programs: list[list[str]], args: list[Value], location=None) -> list[Value]:
+def run_parallel(interp, programs: list[list[str]], args: list[Value], location=None,
+                 infeed: list[list[Value]] = ()) -> list[Value]:
     """Run ``programs[replica][partition]`` concurrently on a :class:`ProcessGrid` of
     ``len(programs) x len(programs[0])`` processes (see module doc); :class:`InterpreterError` when the
     rows differ in length or the operands do not match the programs' arguments."""
@@ -74,7 +76,7 @@ def run_parallel(interp, programs: list[list[str]], args: list[Value], location=
         raise InterpreterError(
             f"interpreter.run_parallel: {len(args)} operands, the programs take {pos}", location
         )
-    grid = ProcessGrid(num_replicas, num_partitions)
+    grid = ProcessGrid(num_replicas, num_partitions, infeed=infeed)
     out: list[Value] = []
     for res in grid.run(interp, calls, location):
         out.extend(res)
@@ -85,4 +87,8 @@ def run_parallel(interp, programs: list[list[str]], args: list[Value], location=
 def _run_parallel(op, operands, interp):
     attr = op.operation.attributes["programs"]
     programs = [[ir.FlatSymbolRefAttr(s).value for s in ir.ArrayAttr(row)] for row in ir.ArrayAttr(attr)]
-    return run_parallel(interp, programs, list(operands), op.location)
+    infeed = []  # `infeed = [@f, ...]`: the results of each function, in order, are the infeed queue
+    if attributes.has(op, "infeed"):
+        for s in ir.ArrayAttr(attributes.get(op, "infeed")):
+            infeed.append(interp.call(ir.FlatSymbolRefAttr(s).value, []))
+    return run_parallel(interp, programs, list(operands), op.location, infeed)

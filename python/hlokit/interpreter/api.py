@@ -22,10 +22,12 @@ from hlokit.diagnostics import Diagnostic, HlokitError, ParseError, location_pos
 from hlokit.passes.chlo import find_chlo_ops
 from hlokit.dialects.check_syntax import OPS as CHECK_OPS
 from hlokit.dialects.check_syntax import to_generic
+from hlokit.interpreter.collectives import NEWER_OPS, rewrite_newer_ops
 from hlokit.interpreter.evaluator import Interpreter, InterpreterError
+from hlokit.interpreter.process import DEFAULT_TIMEOUT, ProcessGrid
 from hlokit.interpreter.values import TOKEN, Token, Value, type_name
 
-__all__ = ["interpret", "load_program", "prepare_module", "entry_function", "as_value"]
+__all__ = ["interpret", "run_parallel", "load_program", "prepare_module", "entry_function", "as_value"]
 
 
 def load_program(
@@ -53,7 +55,7 @@ def load_program(
             with context:
                 return ir.Module.create(loc=ir.Location.file(name, 1, 1))
         problems: list = []
-        program = to_generic(program, problems)
+        program = rewrite_newer_ops(to_generic(program, problems))
         if problems:
             raise ParseError([Diagnostic("error", msg, name, line + line_offset, col) for line, col, msg in problems])
     saved = context.allow_unregistered_dialects
@@ -74,7 +76,7 @@ def check_registered(module: ir.Module, name: str = "-") -> None:
     def visit(op):
         opname = op.name
         if not bad and not op.context.is_registered_operation(opname):
-            if not (opname.startswith("check.") and opname[len("check."):] in CHECK_OPS):
+            if not (opname.startswith("check.") and opname[len("check."):] in CHECK_OPS) and opname not in NEWER_OPS:
                 file, line, col = location_position(op.location)
                 bad.append(
                     Diagnostic(
@@ -153,7 +155,13 @@ def interpret(
     probe_dir: str | None = None,
     out: TextIO | None = None,
     max_steps: int | None = None,
-) -> list[np.ndarray]:
+    num_replicas: int | None = None,
+    num_partitions: int | None = None,
+    process_args: Sequence[Sequence] | None = None,
+    infeed: Sequence = (),
+    outfeed: list | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+) -> list:
     """Run ``function`` of a StableHLO program on ``args`` with hlokit's reference interpreter.
 
     ``program``: MLIR text, a path, or an ``ir.Module``. ``args``: one per function argument:
@@ -167,21 +175,103 @@ def interpret(
     ``max_steps``: the most iterations any one ``stablehlo.while`` may run (None: unbounded); a loop
     that reaches it raises :class:`~hlokit.interpreter.InterpreterError` at the op.
 
+    SPMD (StableHLO spec "Execution"): with ``num_replicas`` and/or ``num_partitions`` (either one
+    given; the other defaults to 1) the function runs on every process of a ``num_replicas x
+    num_partitions`` grid (one thread each, :func:`run_parallel`) and the return value is **one list of
+    results per process**, replica-major: ``results[r * num_partitions + p]`` is the list of results of
+    process ``(replica_id=r, partition_id=p)``. Every process gets ``args``, or its own
+    ``process_args[k]`` (one argument list per process, same order). A JAX ``shard_map`` program
+    (``sdy.manual_computation``) takes global arguments and returns global results on every process;
+    a pmap-style program (``mhlo.num_replicas``) gets each replica's own arguments through
+    ``process_args``. ``infeed``, ``outfeed``, ``timeout``: see :func:`run_parallel`. Without a grid,
+    ``infeed`` / ``outfeed`` serve the single process (0, 0).
+
     Raises :class:`~hlokit.interpreter.InterpreterError` (located at the op) when a ``check`` fails,
-    an argument does not match the signature, an op is unsupported, or the spec defines an error;
-    :class:`hlokit.ParseError` / :class:`hlokit.VerifyError` for a program that does not load.
+    an argument does not match the signature, an op is unsupported, the spec defines an error, or a
+    collective's peers never arrive; :class:`hlokit.ParseError` / :class:`hlokit.VerifyError` for a
+    program that does not load.
     """
     module = load_program(program)
     prepare_module(module)
     interp = Interpreter(module, probe_dir=probe_dir, out=out, max_steps=max_steps)
     name = entry_function(interp, function)
-    try:
-        values = [as_value(a) for a in args]
-    except TypeError as err:
-        raise InterpreterError(str(err), interp.functions[name].location) from None
-    with np.errstate(all="ignore"):
-        results = interp.call(name, values)
-    return [_writable(r) for r in results]
+    if num_replicas is None and num_partitions is None:
+        if process_args is not None:
+            raise ValueError("process_args needs num_replicas / num_partitions")
+        if infeed or outfeed is not None:
+            return run_parallel(interp, [[name]], [args], infeed=infeed, outfeed=outfeed, timeout=timeout)[0]
+        try:
+            values = [as_value(a) for a in args]
+        except TypeError as err:
+            raise InterpreterError(str(err), interp.functions[name].location) from None
+        with np.errstate(all="ignore"):
+            results = interp.call(name, values)
+        return [_writable(r) for r in results]
+    R = 1 if num_replicas is None else int(num_replicas)
+    P = 1 if num_partitions is None else int(num_partitions)
+    if R < 1 or P < 1:
+        raise ValueError(f"a process grid needs at least one replica and one partition, got {R} x {P}")
+    if process_args is None:
+        process_args = [args] * (R * P)
+    elif len(process_args) != R * P:
+        raise ValueError(f"process_args has {len(process_args)} argument lists for {R * P} processes")
+    return run_parallel(interp, [[name] * P for _ in range(R)], process_args, infeed=infeed, outfeed=outfeed,
+                        timeout=timeout)
+
+
+def run_parallel(
+    program,
+    programs: Sequence[Sequence[str]],
+    args: Sequence[Sequence] = (),
+    *,
+    infeed: Sequence = (),
+    outfeed: list | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+) -> list[list]:
+    """Run ``programs[r][p]`` (function names) as process ``(replica_id=r, partition_id=p)`` of a
+    ``len(programs) x len(programs[0])`` process grid, concurrently (one thread per process;
+    :class:`~hlokit.interpreter.process.ProcessGrid`), as ``interpreter.run_parallel`` does.
+
+    ``program``: MLIR text, a path, an ``ir.Module`` or an
+    :class:`~hlokit.interpreter.evaluator.Interpreter`. ``args[k]``: the arguments of process ``k``
+    in replica-major order (empty: no arguments for any process). ``infeed``: the items the ``infeed``
+    ops read in order, each a list of values (one per ``infeed`` result but the token) or a single
+    array. ``outfeed``: a list to which ``(replica_id, partition_id, [values])`` is appended for every
+    ``outfeed`` op, in the order they ran. ``timeout``: the most seconds one process waits at a
+    collective or ``recv`` (peers that finished and deadlocks are reported at once).
+
+    Returns one list of results per process, replica-major. Raises ``ValueError`` for ragged
+    ``programs`` or a wrong number of argument lists; :class:`~hlokit.interpreter.InterpreterError`
+    as :func:`interpret`, the first failing process's error when several fail.
+    """
+    if isinstance(program, Interpreter):
+        interp = program
+    else:
+        module = load_program(program)
+        prepare_module(module)
+        interp = Interpreter(module)
+    R = len(programs)
+    P = len(programs[0]) if R else 0
+    if any(len(row) != P for row in programs):
+        raise ValueError("every row of 'programs' needs the same number of functions")
+    names = [interp.function(n) and n for row in programs for n in row]
+    if not args:
+        args = [()] * len(names)
+    if len(args) != len(names):
+        raise ValueError(f"{len(args)} argument lists for {len(names)} processes")
+    calls = []
+    for n, a in zip(names, args):
+        try:
+            calls.append((n, [as_value(x) for x in a]))
+        except TypeError as err:
+            raise InterpreterError(str(err), interp.functions[n].location) from None
+    items = [list(v) if isinstance(v, (list, tuple)) else [v] for v in infeed]
+    items = [[as_value(x) for x in item] for item in items]
+    grid = ProcessGrid(R, P, timeout=timeout, infeed=items)
+    results = grid.run(interp, calls)
+    if outfeed is not None:
+        outfeed.extend((r, p, [_writable(v) for v in vals]) for r, p, vals in grid.outfeed)
+    return [[_writable(v) for v in res] for res in results]
 
 
 def _writable(value: Value) -> Value:

@@ -45,7 +45,7 @@ class InterpreterError(LocatedError):
     """
 
 
-_TERMINATORS = frozenset({"func.return", "stablehlo.return"})
+_TERMINATORS = frozenset({"func.return", "stablehlo.return", "sdy.return"})
 
 
 def _unsupported(op, operands, interp):

@@ -226,6 +226,29 @@ def difference(ours: np.ndarray, xla: np.ndarray) -> Difference:
     return Difference(float(units.reshape(-1)[flat]), float(np.max(absdiff)), tuple(int(i) for i in np.unravel_index(flat, units.shape)))
 
 
+def interpret_global(module, inputs: Sequence[np.ndarray], function: str, max_steps: int | None,
+                     num_replicas: int = 1, num_partitions: int = 1) -> list[np.ndarray]:
+    """Run ``function`` on hlokit's interpreter with the global inputs of :func:`run` and return global
+    results, in the forms the XLA engine uses (:class:`hlokit.backend.Executable`).
+
+    One device: :func:`hlokit.interpret`. Several: the interpreter's process grid
+    (``num_replicas`` x ``num_partitions`` processes, one per device). A multi-replica program takes
+    and returns a leading replica axis: replica r's processes get row r of every input, and row r of
+    each result is the value of process (r, 0). A partitioned program is written on global arrays (its
+    shardings only say where XLA puts the pieces): every process gets the whole inputs, and the results
+    are process 0's.
+    """
+    if num_replicas * num_partitions == 1:
+        return interpret(module, inputs, function=function, max_steps=max_steps)
+    if num_replicas > 1:
+        per_process = [[a[k // num_partitions] for a in inputs] for k in range(num_replicas * num_partitions)]
+        out = interpret(module, function=function, max_steps=max_steps, num_replicas=num_replicas,
+                        num_partitions=num_partitions, process_args=per_process)
+        return [np.stack([out[r * num_partitions][i] for r in range(num_replicas)]) for i in range(len(out[0]))]
+    out = interpret(module, inputs, function=function, max_steps=max_steps, num_partitions=num_partitions)
+    return out[0]
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="hlokit-run",
@@ -315,10 +338,6 @@ def run(argv: Sequence[str]) -> int:
     if num_replicas > 1:  # a multi-replica program takes and returns one slice per replica (leading axis)
         in_specs = [TensorSpec((num_replicas, *s.shape), s.dtype) for s in in_specs]
         out_specs = [TensorSpec((num_replicas, *s.shape), s.dtype) for s in out_specs]
-    if args.engine != "xla" and num_replicas * num_partitions > 1:
-        raise hlokit.HlokitError(
-            f"--engine {args.engine}: this program runs on {num_replicas} replica(s) x {num_partitions} partition(s); "
-            "the interpreter runs single-device programs here (--engine xla runs it on several devices)", file=name)
     check_memory(name, in_specs, out_specs, physical_memory())
     if args.inputs:  # before compiling: a bad inputs file is reported at once
         inputs = load_inputs(args.inputs, in_specs)
@@ -361,7 +380,8 @@ def run(argv: Sequence[str]) -> int:
     if args.engine in ("interpreter", "both"):
         # After XLA has compiled the module: the interpreter legalizes CHLO in place.
         t0 = time.perf_counter()
-        interpreted = interpret(module, inputs, function=args.function, max_steps=args.max_steps or None)
+        interpreted = interpret_global(module, inputs, args.function, args.max_steps or None,
+                                       num_replicas, num_partitions)
         t_interp = time.perf_counter() - t0
         if outputs is None:
             outputs = interpreted

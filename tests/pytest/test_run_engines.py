@@ -126,3 +126,16 @@ def test_per_device_times_are_reported_for_multi_device_programs(capsys):
     assert proc.returncode == 0, proc.stderr
     line = [ln for ln in proc.stdout.splitlines() if ln.startswith("per-device run time")]
     assert len(line) == 1 and line[0].count(" ms") == 2
+
+
+@pytest.mark.parametrize("name", ["collectives_4", "pmap_all_reduce_4", "replicas_all_reduce"])
+def test_spmd_programs_agree_on_the_interpreters_process_grid(name):
+    """--engine both on sharded / multi-replica programs: XLA on several host devices against the
+    interpreter's process grid, bit for bit (integer programs)."""
+    prog = os.path.join(EXAMPLES, f"{name}.mlir")
+    proc = subprocess.run([sys.executable, "-m", "hlokit.tools.hlokit_run", prog, "--engine", "both", "--max-ulp", "0"],
+                          capture_output=True, text=True, timeout=300, env={**os.environ, "JAX_PLATFORMS": "cpu"})
+    assert proc.returncode == 0, proc.stderr
+    lines = [ln for ln in proc.stdout.splitlines() if "interpreter vs XLA" in ln]
+    assert lines and all("max 0 ULP" in ln for ln in lines)
+    assert "devices:" in proc.stdout

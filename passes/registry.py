@@ -220,6 +220,7 @@ def parse_options(cls: type[Pass], text: str) -> dict[str, Any]:
 PASS_MODULES: tuple[str, ...] = (
     "hlokit.passes.chlo_legalize_to_stablehlo",
     "hlokit.passes.stablehlo_legalize_dot_to_dot_general",
+    "hlokit.passes.stablehlo_legalize_deprecated_ops",
     "hlokit.passes.stablehlo_legalize_lapack_custom_calls",
 )
 

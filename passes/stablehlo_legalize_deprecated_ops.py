@@ -171,10 +171,7 @@ class StablehloLegalizeDeprecatedOps(Pass):
         (rs, rt), = outs
         try:
             if name == "stablehlo.broadcast":
-                sizes = attributes.i64_array(op, "broadcast_sizes")
-                dims = list(range(len(sizes), len(sizes) + len(ins[0][0])))
-                res = e.emit("broadcast_in_dim", args, shape_prefix(rs), rt,
-                             f"broadcast_dimensions = array<i64{': ' if dims else ''}{', '.join(map(str, dims))}>")
+                res = self._broadcast(e, args[0], ins[0][0], attributes.i64_array(op, "broadcast_sizes"), rs)
             elif name == "stablehlo.cross-replica-sum":
                 groups = attributes.get(op, "replica_groups")
                 (res,) = e.op("stablehlo.all_reduce", args, [(shape_prefix(rs), rt)], f"replica_groups = {groups}",
@@ -199,6 +196,19 @@ class StablehloLegalizeDeprecatedOps(Pass):
             return cache.parse(key, e.text("deprecated", args, [res]), name)
         except UnsupportedError as err:
             raise fail(str(err), op) from None
+
+    @staticmethod
+    def _broadcast(e: Emitter, x: V, xs: list[int], sizes: list[int], rs: list[int]) -> V:
+        """``broadcast`` -> ``broadcast_in_dim`` onto the trailing dimensions; with a dynamic operand
+        dimension ``dynamic_broadcast_in_dim`` to ``sizes ++ shape(x)`` (``broadcast_in_dim`` wants a
+        static result)."""
+        dims = list(range(len(sizes), len(sizes) + len(xs)))
+        if all(d >= 0 for d in rs):
+            return e.broadcast_in_dim(x, rs, dims)  # no op for empty sizes
+        parts = [e.const(d, t="i32", s="1x") for d in sizes]
+        for i, d in enumerate(xs):
+            parts.append(e.const(d, t="i32", s="1x") if d >= 0 else e.reshape(e.get_dimension_size(x, i), [1]))
+        return e.dynamic_broadcast_in_dim(x, e.concat(parts), rs, dims)
 
     @staticmethod
     def _torch_index_select(op, e: Emitter, args, ins, rs, rt) -> V:

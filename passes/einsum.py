@@ -11,6 +11,8 @@ numpy's ``numpy.einsum`` (https://numpy.org/doc/stable/reference/generated/numpy
 * ``"ab,bc->ac"`` (explicit output) or ``"ab,bc"`` (implicit: the ellipsis dimensions, then every label
   that occurs exactly once, in alphabetical order); labels are ASCII letters, spaces are ignored;
 * a label repeated within one operand takes that operand's diagonal (``"ii->i"``, ``"iij->j"``);
+* a label repeated in the output places the values on that output diagonal, zeros elsewhere (XLA's
+  ``Einsum`` accepts this, numpy does not: ``"ij,jk->iik"``);
 * a label that is not in the output is summed over (``"ij->"``, ``"ab,cd->ad"``); a label in both
   operands and the output is a batch dimension, in both operands only a contracting dimension;
 * ``"..."`` stands for the dimensions not named by labels, aligned from the right across operands and
@@ -21,9 +23,10 @@ numpy's ``numpy.einsum`` (https://numpy.org/doc/stable/reference/generated/numpy
 The expansion (:func:`build_einsum`) works per operand first — diagonals by a transpose, a reshape that
 merges the repeated dimensions and a strided slice (exact, no arithmetic), then a ``reduce`` over labels
 no one else needs — and finishes with one ``dot_general`` (batch and contracting labels; StableHLO spec,
-"dot_general") and a ``transpose`` into the output order. This is the plan XLA's own einsum follows
-(``xla/hlo/builder/lib/matrix.cc``: ``Einsum`` reduces single-operand labels and takes diagonals before
-its ``DotGeneral``).
+"dot_general") and a ``transpose`` into the output order. This is the plan of XLA's own einsum
+(``xla/hlo/builder/lib/matrix.cc``, ``Einsum``: diagonals first, then a reduce of the labels only one
+operand has, one ``DotGeneral``, a transpose), except that XLA takes a diagonal with an iota mask, a
+select and a reduce, where the strided slice here moves only the diagonal's elements.
 """
 
 from __future__ import annotations
@@ -75,8 +78,9 @@ def parse_einsum(config: str, shapes: Sequence[Sequence[int]]) -> EinsumPlan:
 
     Returns the :class:`EinsumPlan`; raises :class:`EinsumError` (the message says what is wrong) for a
     malformed configuration, a term whose label count differs from its operand's rank, a label or
-    ellipsis dimension whose sizes differ (and neither is 1), an output label that is repeated or in no
-    operand, or ellipsis dimensions that the explicit output leaves out.
+    ellipsis dimension whose sizes differ (and neither is 1), a label repeated in one operand with
+    different sizes, an output label in no operand, or ellipsis dimensions that the explicit output
+    leaves out.
     """
     text = config.replace(" ", "")
     lhs_text, arrow, out_text = text.partition("->")
@@ -127,11 +131,7 @@ def parse_einsum(config: str, shapes: Sequence[Sequence[int]]) -> EinsumPlan:
                 if not label.startswith("."):
                     counts[label] = counts.get(label, 0) + 1
         output = ell_labels + sorted(l for l, c in counts.items() if c == 1)
-    seen = set()
     for label in output:
-        if label in seen:
-            raise EinsumError(f"output label '{label}' of einsum config '{config}' is repeated")
-        seen.add(label)
         if label not in sizes:
             raise EinsumError(f"output label '{label}' of einsum config '{config}' is in no operand")
     return EinsumPlan(tuple(inputs), tuple(output), sizes)
@@ -176,10 +176,23 @@ def _prepare(e: Emitter, x: V, labels: Sequence[str], needed: set, other: Sequen
 
 
 def _to_output(e: Emitter, x: V, labels: Sequence[str], plan: EinsumPlan) -> V:
-    """Transpose ``x`` (dimensions ``labels``, the output's labels in another order) into the output
-    order."""
-    perm = [list(labels).index(l) for l in plan.output]
-    return e.transpose(x, perm) if perm != list(range(len(perm))) else x
+    """Transpose ``x`` (dimensions ``labels``: the output's distinct labels in another order) into the
+    output order; a label repeated in the output (XLA's extension, ``"ij,jk->iik"``) is broadcast to
+    its dimensions and the elements off their diagonal are zeroed."""
+    unique = list(dict.fromkeys(plan.output))
+    perm = [list(labels).index(l) for l in unique]
+    x = e.transpose(x, perm) if perm != list(range(len(perm))) else x
+    if len(unique) == len(plan.output):
+        return x
+    shape = plan.output_shape
+    first = [plan.output.index(l) for l in plan.output]
+    x = e.broadcast_in_dim(x, shape, [plan.output.index(l) for l in unique])
+    mask = None
+    for d, f in enumerate(first):
+        if f != d:
+            eq = e.iota(shape, f).eq(e.iota(shape, d))
+            mask = eq if mask is None else e.land(mask, eq)
+    return e.select(mask, x, e.const(0, x))
 
 
 def build_einsum(e: Emitter, operands: Sequence[V], plan: EinsumPlan, t: str) -> V:

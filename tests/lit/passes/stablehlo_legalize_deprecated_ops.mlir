@@ -175,3 +175,18 @@ func.func @in_region(%v: tensor<3xf32>, %m: tensor<3x3xf32>) -> tensor<3xf32> {
     }
   func.return %r#1 : tensor<3xf32>
 }
+
+// -----
+
+// A label repeated in the output (XLA's extension): broadcast, then zeros off the diagonal.
+// CHECK-LABEL: func.func @op_einsum_output_diagonal
+// CHECK: %[[R:.*]] = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+// CHECK: %[[B:.*]] = stablehlo.broadcast_in_dim %[[R]], dims = [0, 2] : (tensor<2x4xf32>) -> tensor<2x2x4xf32>
+// CHECK: %[[I0:.*]] = stablehlo.iota dim = 0 : tensor<2x2x4xi32>
+// CHECK: %[[I1:.*]] = stablehlo.iota dim = 1 : tensor<2x2x4xi32>
+// CHECK: %[[M:.*]] = stablehlo.compare EQ, %[[I0]], %[[I1]]
+// CHECK: stablehlo.select %[[M]], %[[B]], %{{.*}} : tensor<2x2x4xi1>, tensor<2x2x4xf32>
+func.func @op_einsum_output_diagonal(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x2x4xf32> {
+  %0 = stablehlo.einsum %a, %b, config = "ij,jk->iik" : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x2x4xf32>
+  func.return %0 : tensor<2x2x4xf32>
+}

@@ -12,8 +12,9 @@ stops at ``einsum``) reaches core ops for every one of them:
   operation semantics, "CrossReplicaSum" is ``AllReduce`` with a sum; spec, "all_reduce");
 * ``dot`` -> ``dot_general`` (``rewrite_dot`` of :mod:`hlokit.passes.stablehlo_legalize_dot_to_dot_general`);
 * ``einsum`` and ``unary_einsum`` -> ``transpose`` / ``reshape`` / ``slice`` / ``reduce`` /
-  ``dot_general`` for every configuration numpy's ``einsum`` accepts (batch and contracting labels,
-  diagonals, labels summed out of one operand, ``...`` with broadcasting, implicit output):
+  ``dot_general`` (+ ``broadcast_in_dim`` / ``select`` for a label repeated in the output) for every
+  configuration numpy's ``einsum`` accepts (batch and contracting labels, diagonals, labels summed out
+  of one operand, ``...`` with broadcasting, implicit output) and XLA's repeated output labels:
   :mod:`hlokit.passes.einsum`;
 * ``torch_index_select`` (``dim``, ``batch_dims``) -> ``gather`` with operand / start-indices batching
   dimensions (spec, "gather"): ``result[b..., i..., j...] = operand[b..., index[b..., i...], j...]``
@@ -97,8 +98,8 @@ class StablehloLegalizeDeprecatedOps(Pass):
     ``unary_einsum`` and ``torch_index_select`` into core StableHLO (see the module docstring).
 
     Anchor ``func.func`` (ops inside regions included). Raises :class:`~hlokit.diagnostics.PassError`,
-    located at the op, before changing anything: an einsum configuration numpy would refuse or whose
-    output shape differs from the result type, an einsum / torch_index_select with a dynamic or unranked
+    located at the op, before changing anything: an einsum configuration that
+    :func:`hlokit.passes.einsum.parse_einsum` refuses or whose output shape differs from the result type, an einsum / torch_index_select with a dynamic or unranked
     shape, a torch_index_select whose ``dim`` / ``batch_dims`` / shapes do not fit, and with
     ``fail-on-unused=true`` any ``map`` or ``rng``.
     """

@@ -263,6 +263,7 @@ def all_pipelines() -> dict[str, PassPipeline]:
 PASS_MODULES: tuple[str, ...] = (
     "hlokit.passes.chlo_legalize_to_stablehlo",
     "hlokit.passes.stablehlo_legalize_dot_to_dot_general",
+    "hlokit.passes.stablehlo_legalize_deprecated_ops",
     "hlokit.passes.stablehlo_legalize_lapack_custom_calls",
 )
 

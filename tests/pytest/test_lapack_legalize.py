@@ -158,11 +158,17 @@ def test_examples_cholesky_is_fully_legalized_and_runs():
     assert _rel(got, want) <= 1e-4
 
 
+def _eig_text(dtype: str = "float64", batch=(2,), n: int = 5) -> str:
+    """``jnp.linalg.eig`` for CPU: a ``geev`` call, which the pass does not legalize."""
+    with jax.enable_x64(True):
+        return jax.jit(jnp.linalg.eig).lower(jax.ShapeDtypeStruct((*batch, n, n), dtype)).as_text()
+
+
 def test_other_targets_are_left_and_the_program_still_runs():
-    # qr = geqrf + orgqr (not legalized yet): left as they are, the program runs unchanged.
-    text = export.lower("qr", "float64", (2,), 5)
+    # eig = geev (not in the pass's scope): left as it is, the program runs unchanged.
+    text = _eig_text()
     legal = _legalize(text)
-    assert "lapack_dgeqrf_ffi" in legal and "lapack_dorgqr_ffi" in legal
+    assert "lapack_dgeev_ffi" in legal
     args = export.inputs("qr", "float64", (2,), 5)
     for g, w in zip(backend.compile(legal)(*args), backend.compile(text)(*args)):
         np.testing.assert_array_equal(g, w)
@@ -226,14 +232,14 @@ def test_getrf_singular_factors_pivots_and_info_match_lapack():
 
 
 def test_strict_refuses_an_unlegalized_target_with_a_location():
-    text = export.lower("qr", "float32", (), 4)
-    m = hlokit.parse(text, context=hlokit.make_context(), source_name="qr.mlir")
+    text = _eig_text("float32", (), 4)
+    m = hlokit.parse(text, context=hlokit.make_context(), source_name="eig.mlir")
     before = str(m)
     with pytest.raises(PassError) as info:
         run_pipeline(m, STRICT)
-    line = text.splitlines().index(next(x for x in text.splitlines() if "lapack_sgeqrf_ffi" in x)) + 1
-    assert str(info.value).startswith(f"qr.mlir:{line}:")
-    assert "error: cannot legalize custom_call @lapack_sgeqrf_ffi" in str(info.value)
+    line = text.splitlines().index(next(x for x in text.splitlines() if "lapack_sgeev_ffi" in x)) + 1
+    assert str(info.value).startswith(f"eig.mlir:{line}:")
+    assert "error: cannot legalize custom_call @lapack_sgeev_ffi" in str(info.value)
     assert str(m) == before
 
 

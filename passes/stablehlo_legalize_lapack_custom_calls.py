@@ -55,11 +55,17 @@ from hlokit.passes.registry import Option, Pass, fail, register_pass
 __all__ = [
     "LAPACK_TARGET",
     "LEGALIZED_ROUTINES",
+    "PIPELINE",
     "StablehloLegalizeLapackCustomCalls",
     "backend_config",
     "build_cholesky",
     "build_getrf",
     "build_triangular_solve",
+    "build_geqrf",
+    "build_orgqr",
+    "build_syevd",
+    "build_gesdd",
+    "count_lapack_calls",
     "lapack_routine",
 ]
 
@@ -71,6 +77,23 @@ def lapack_routine(op) -> tuple[str, str] | None:
     """``(type letter, routine)`` of a ``lapack_*_ffi`` custom call (e.g. ``("s", "potrf")``), else None."""
     m = LAPACK_TARGET.match(attributes.str_value(op, "call_target_name", ""))
     return (m.group(1), m.group(2)) if m else None
+
+
+#: The pass as a pipeline on a module (what ``hlokit-run`` and the interpreter apply automatically).
+PIPELINE = "builtin.module(func.func(stablehlo-legalize-lapack-custom-calls))"
+
+
+def count_lapack_calls(module: ir.Module) -> int:
+    """The number of ``lapack_*_ffi`` custom calls in ``module`` (legalizable or not)."""
+    found = [0]
+
+    def visit(o):
+        if o.name == "stablehlo.custom_call" and lapack_routine(o) is not None:
+            found[0] += 1
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return found[0]
 
 
 def backend_config(op) -> dict[str, str]:

@@ -29,6 +29,9 @@ from typing import Sequence
 import numpy as np
 
 import hlokit
+from hlokit.passes import run_pipeline
+from hlokit.passes.stablehlo_legalize_lapack_custom_calls import PIPELINE as LAPACK_PIPELINE
+from hlokit.passes.stablehlo_legalize_lapack_custom_calls import count_lapack_calls
 from hlokit.backend import BackendError, Executable, TensorSpec, compile, initialize, module_device_needs, prepare_devices, signature
 from hlokit.tools.common import check_output_path, read_text, source_name, tool_main, write_output
 
@@ -227,6 +230,9 @@ def run(argv: Sequence[str]) -> int:
     ctx = hlokit.make_context()
     name = source_name(args.program)
     module = hlokit.parse(read_text(args.program), context=ctx, source_name=name)
+    lapack_calls = count_lapack_calls(module) if args.platform != "cpu" else 0
+    if lapack_calls:  # jaxlib's LAPACK kernels run only on XLA CPU: portable StableHLO instead
+        run_pipeline(module, LAPACK_PIPELINE, source_name=name)
     t_parse = time.perf_counter() - t0
 
     try:
@@ -271,6 +277,8 @@ def run(argv: Sequence[str]) -> int:
         return 0  # process 0 reports and writes the outputs
     source = "random (seed %d)" % args.seed if not args.inputs else args.inputs
     print(f"program: {name}  function: @{args.function}  platform: {args.platform}  inputs: {source}")
+    if lapack_calls:
+        print(f"  legalized {lapack_calls} lapack_* custom call(s) for {args.platform} (stablehlo-legalize-lapack-custom-calls)")
     for i, (a, spec) in enumerate(zip(inputs, exe.in_specs)):
         print(f"  arg_{i}: {spec}")
     if exe.multi_device:

@@ -20,6 +20,8 @@ from hlokit import passes
 from hlokit.core import read_source
 from hlokit.diagnostics import Diagnostic, HlokitError, ParseError, location_position
 from hlokit.passes.chlo import find_chlo_ops
+from hlokit.passes.stablehlo_legalize_lapack_custom_calls import PIPELINE as LAPACK_PIPELINE
+from hlokit.passes.stablehlo_legalize_lapack_custom_calls import count_lapack_calls
 from hlokit.dialects.check_syntax import OPS as CHECK_OPS
 from hlokit.dialects.check_syntax import to_generic
 from hlokit.interpreter.evaluator import Interpreter, InterpreterError
@@ -92,7 +94,10 @@ def check_registered(module: ir.Module, name: str = "-") -> None:
 
 
 def prepare_module(module: ir.Module, name: str = "-") -> ir.Module:
-    """Legalize CHLO ops with hlokit's ``chlo-legalize-to-stablehlo`` pass (when any are present)."""
+    """Legalize CHLO ops with hlokit's ``chlo-legalize-to-stablehlo`` pass and jaxlib's ``lapack_*_ffi``
+    custom calls with ``stablehlo-legalize-lapack-custom-calls`` (each when any are present)."""
+    if count_lapack_calls(module):
+        passes.run_pipeline(module, LAPACK_PIPELINE, source_name=name)
     has_chlo = find_chlo_ops(module, first_only=True)
     if not has_chlo:
         return module

@@ -137,15 +137,16 @@ def check(name: str, dtype: str, args: list[np.ndarray], got: list, want: list) 
     raise AssertionError(f"no check for {name}")
 
 
-def _cases():
-    # The default run: f32 and c128 for every function; -m slow: f64 and c64 too.
-    for name in FUNCTIONS:
-        for dtype in export.DTYPES:
-            quick = dtype in ("float32", "complex128")
+def _rotating(names, dtypes=export.DTYPES):
+    """``(name, dtype)`` params: in the default run one element type per name, in turn (every type
+    appears); the others under ``-m slow``. Keeps the default run to one XLA compile pair per name."""
+    for i, name in enumerate(names):
+        for dtype in dtypes:
+            quick = dtype == dtypes[i % len(dtypes)]
             yield pytest.param(name, dtype, marks=() if quick else pytest.mark.slow)
 
 
-@pytest.mark.parametrize("name, dtype", list(_cases()))
+@pytest.mark.parametrize("name, dtype", list(_rotating(FUNCTIONS)))
 def test_legalized_equals_lapack_on_xla_cpu(name, dtype):
     batch = () if name == "lstsq" and dtype == "complex128" else (2, 3)
     n = 6
@@ -159,8 +160,8 @@ def test_legalized_equals_lapack_on_xla_cpu(name, dtype):
         check(name, dtype, args, legalized(*args), original(*args))
 
 
-@pytest.mark.parametrize("name", ["qr", "svd", "svd_reduced", "pinv", "eigh"])
-@pytest.mark.parametrize("dtype", ["float64", "complex64"])
+@pytest.mark.parametrize("name, dtype", list(_rotating(["qr", "svd", "svd_reduced", "pinv", "eigh"],
+                                                       ("float64", "complex64"))))
 def test_singular_inputs(name, dtype):
     n = 5
     text = export.lower(name, dtype, (2,), n)
@@ -181,13 +182,19 @@ def _tall_wide_text(fn, dtype, shape):
         return jax.jit(fn).lower(jax.ShapeDtypeStruct(shape, dtype)).as_text()
 
 
-@pytest.mark.parametrize("shape", [(2, 6, 4), (4, 6)])
-@pytest.mark.parametrize("name, fn", [
-    ("qr", jnp.linalg.qr), ("qr_complete", lambda a: jnp.linalg.qr(a, mode="complete")),
-    ("svd", jnp.linalg.svd), ("svd_reduced", lambda a: jnp.linalg.svd(a, full_matrices=False)),
-    ("svdvals", lambda a: jnp.linalg.svd(a, compute_uv=False)),
-])
-def test_non_square(name, fn, shape):
+_NON_SQUARE = {
+    "qr": jnp.linalg.qr, "qr_complete": lambda a: jnp.linalg.qr(a, mode="complete"),
+    "svd": jnp.linalg.svd, "svd_reduced": lambda a: jnp.linalg.svd(a, full_matrices=False),
+    "svdvals": lambda a: jnp.linalg.svd(a, compute_uv=False),
+}
+
+
+@pytest.mark.parametrize("name, shape", [
+    pytest.param(name, shape, marks=() if (i + j) % 2 == 0 else pytest.mark.slow)
+    for i, name in enumerate(_NON_SQUARE) for j, shape in enumerate([(2, 6, 4), (4, 6)])])
+def test_non_square(name, shape):
+    # Tall batched complex64 and wide float64: m > n and m < n (gesdd on the adjoint).
+    fn = _NON_SQUARE[name]
     dtype = "complex64" if len(shape) == 3 else "float64"
     text = _tall_wide_text(fn, dtype, shape)
     legal = _legalize(text)

@@ -2,8 +2,8 @@
 
 JAX lowers ``jnp.linalg`` on CPU to ``stablehlo.custom_call @lapack_<t><routine>_ffi`` (``t`` in
 ``s d c z`` for f32, f64, complex<f32>, complex<f64>), which run only on XLA CPU with jaxlib's kernels.
-This pass rewrites the ones that have a StableHLO op of the same meaning (``docs/lapack.md`` lists every
-target, its operands, results and ``mhlo.backend_config`` fields):
+This pass rewrites every one JAX emits for ``jnp.linalg`` / ``jax.scipy.linalg`` (``docs/lapack.md`` lists
+every target, its operands, results and ``mhlo.backend_config`` fields):
 
 * ``potrf`` (Cholesky, ``uplo`` 'L' or 'U') -> ``stablehlo.cholesky`` (StableHLO spec, "cholesky"); the
   triangle LAPACK does not write keeps the input's values, as in LAPACK ``?potrf``; the ``info`` result
@@ -17,6 +17,14 @@ target, its operands, results and ``mhlo.backend_config`` fields):
   the columns (right-looking LAPACK ``?getf2``; the numpy mirror is
   :func:`hlokit.passes.lapack.reference.getrf`): the same pivots as LAPACK (first maximum of ``|x|``,
   ``|re| + |im|`` for complex, as ``i?amax``), ``info`` = 1-based index of the first exactly zero pivot.
+* ``geqrf`` (Householder QR, LAPACK's ``?larfg`` conventions, so the same R signs and phases) and
+  ``orgqr`` / ``ungqr`` (backward accumulation of the reflectors) -> ``stablehlo.while`` loops
+  (:func:`build_geqrf`, :func:`build_orgqr`; unblocked ``?geqr2`` / ``?org2r``).
+* ``syevd`` / ``heevd`` -> parallel cyclic two-sided Jacobi (Golub & Van Loan, *Matrix Computations*,
+  4th ed., §8.5; round-robin ordering), eigenvalues sorted ascending with their vectors
+  (:func:`build_syevd`).
+* ``gesdd`` (modes A, S, N) -> parallel one-sided (Hestenes) Jacobi on the columns (Golub & Van Loan
+  §8.6.3), ``u`` re-orthonormalised / completed by the QR loops (:func:`build_gesdd`).
 
 Operand and result layouts of the custom calls are physical (column-major, as LAPACK wants): the
 logical tensors are the same, so layouts need no rewrite. Batch dimensions lead (``num_batch_dims`` in
@@ -27,8 +35,9 @@ function per signature (routine, operand and result types, ``backend_config``) i
 ``Emitter``, parsed once per context and cloned in place of each call (``instantiate``). Every call is
 checked and its template built before the first rewrite, so a refused call leaves the module unchanged.
 
-Other ``lapack_*`` targets (geqrf, orgqr/ungqr, syevd/heevd, gesdd, geev) are left as they are;
-with ``strict=true`` the pass refuses them with a located error before changing anything.
+The numpy mirrors of the loops are in :mod:`hlokit.passes.lapack.reference`. Other ``lapack_*`` targets
+(``geev``, ``gesvd``) are left as they are; with ``strict=true`` the pass refuses them with a located
+error before changing anything.
 """
 
 from __future__ import annotations
@@ -790,7 +799,7 @@ class StablehloLegalizeLapackCustomCalls(Pass):
     """Rewrite jaxlib's ``lapack_*_ffi`` custom calls as StableHLO (see the module docstring)."""
 
     argument = "stablehlo-legalize-lapack-custom-calls"
-    summary = "Legalize jaxlib's CPU LAPACK custom calls (potrf, trsm, getrf) to StableHLO"
+    summary = "Legalize jaxlib's CPU LAPACK custom calls (potrf, trsm, getrf, geqrf, orgqr, syevd, gesdd) to StableHLO"
     anchor = "func.func"
     options = (
         Option("strict", bool, False, "refuse a lapack_* custom call this pass cannot legalize"),

@@ -780,6 +780,9 @@ def _template(cache: TemplateCache, op, routine: str, config: dict[str, str]) ->
         if not isinstance(v.type, ir.RankedTensorType):
             raise fail(f"{routine} operand of type {v.type} (expected a ranked tensor)", op)
         t = ir.RankedTensorType(v.type)
+        if not t.has_static_shape:
+            raise fail(f"{routine} operand of type {v.type}: dynamic shapes are not supported "
+                       "(the expansions are built for static shapes)", op)
         types.append((shape_prefix(t.shape), str(t.element_type)))
     args = e.args(types)
     try:

@@ -253,6 +253,16 @@ def test_malformed_backend_config_is_a_located_error_and_changes_nothing():
     assert str(m) == before
 
 
+def test_dynamic_shape_is_a_located_error_and_changes_nothing():
+    text = _POTRF.format(c="s", t="f32", uplo=ord("L")).replace("tensor<3x4x4xf32>", "tensor<?x4x4xf32>")
+    text = text.replace("tensor<3xi32>", "tensor<?xi32>")
+    m = hlokit.parse(text, context=hlokit.make_context(), source_name="dyn.mlir")
+    before = str(m)
+    with pytest.raises(PassError, match="dyn.mlir:3:.*dynamic shapes are not supported"):
+        run_pipeline(m, PIPELINE)
+    assert str(m) == before
+
+
 def test_backend_config_reads_flags_as_characters():
     text = export.lower("solve_triangular_upper_trans_unit", "float32", (), 4)
     m = hlokit.parse(text, context=hlokit.make_context())

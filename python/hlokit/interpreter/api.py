@@ -96,12 +96,11 @@ def check_registered(module: ir.Module, name: str = "-") -> None:
 def prepare_module(module: ir.Module, name: str = "-") -> ir.Module:
     """Legalize CHLO ops with hlokit's ``chlo-legalize-to-stablehlo`` pass and jaxlib's ``lapack_*_ffi``
     custom calls with ``stablehlo-legalize-lapack-custom-calls`` (each when any are present)."""
-    if count_lapack_calls(module):
-        passes.run_pipeline(module, LAPACK_PIPELINE, source_name=name)
+    lapack = count_lapack_calls(module)
     has_chlo = find_chlo_ops(module, first_only=True)
-    if not has_chlo:
+    if not has_chlo and not lapack:
         return module
-    if passes.get_pass("chlo-legalize-to-stablehlo") is None:
+    if has_chlo and passes.get_pass("chlo-legalize-to-stablehlo") is None:
         file, line, col = location_position(has_chlo[0].location)
         raise InterpreterError(
             [Diagnostic("error", f"'{has_chlo[0].name}': CHLO ops need hlokit's chlo-legalize-to-stablehlo "
@@ -111,7 +110,10 @@ def prepare_module(module: ir.Module, name: str = "-") -> ir.Module:
     saved = ctx.allow_unregistered_dialects
     ctx.allow_unregistered_dialects = True  # the check ops (only they: see check_registered) verify
     try:
-        passes.run_pipeline(module, "builtin.module(chlo-legalize-to-stablehlo)", source_name=name)
+        if lapack:
+            passes.run_pipeline(module, LAPACK_PIPELINE, source_name=name)
+        if has_chlo:
+            passes.run_pipeline(module, "builtin.module(chlo-legalize-to-stablehlo)", source_name=name)
     finally:
         ctx.allow_unregistered_dialects = saved
     return module

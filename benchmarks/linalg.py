@@ -1,18 +1,21 @@
 """Run time of LAPACK-legalized programs against jaxlib's LAPACK originals on XLA CPU (and on a GPU).
 
-    python benchmarks/linalg.py [--platform cpu|cuda] [--repeat 20] [--functions cholesky,...]
+    python benchmarks/linalg.py [--platform cpu|cuda] [--repeat 20] [--budget 5] [--functions cholesky,...]
 
-For each function of ``examples/linalg/export.py`` that the pass legalizes fully (today: potrf, trsm and
-getrf programs), n in 16, 64, 256 and batch 1 and 32, in one process:
+For each function of ``examples/linalg/export.py`` chosen (default: one per LAPACK routine family:
+potrf, trsm, getrf + trsm, geqrf + orgqr, syevd, gesdd), n in 16, 64, 256 and batch 1 and 32, in one
+process:
 * original: the exported program (``lapack_*_ffi`` custom calls) compiled by XLA CPU;
 * legalized: the program after ``--stablehlo-legalize-lapack-custom-calls`` compiled for ``--platform``.
-Prints the median of ``--repeat`` timed runs of each (after one warm-up; compile time excluded) and the
-ratio legalized / original. On a GPU platform the original still runs on CPU (it cannot run on a GPU).
+Prints the median of ``--repeat`` timed runs of each (after one warm-up; compile time excluded; fewer
+runs, at least one, where ``--repeat`` runs would exceed ``--budget`` seconds) and the ratio
+legalized / original. On a GPU platform the original still runs on CPU (it cannot run on a GPU).
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import importlib.util
 import pathlib
 import statistics
@@ -30,13 +33,17 @@ _spec = importlib.util.spec_from_file_location("linalg_export", REPO / "examples
 export = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(export)
 
-FULLY_LEGALIZED = ["cholesky", "solve_triangular_lower", "solve", "inv"]
+FUNCTIONS = ["cholesky", "solve_triangular_lower", "solve", "inv", "qr", "eigh", "svd"]
 
 
-def median_time(exe, args, repeat: int) -> float:
-    """Median wall time of ``repeat`` runs of ``exe`` on device buffers (after one warm-up run)."""
+def median_time(exe, args, repeat: int, budget: float = math.inf) -> float:
+    """Median wall time of ``repeat`` runs of ``exe`` on device buffers (after one warm-up run), fewer
+    (at least one) where the warm-up says ``repeat`` runs would take more than ``budget`` seconds."""
     buffers = exe.put(args)
+    t0 = time.perf_counter()
     exe.execute(buffers)
+    warm = time.perf_counter() - t0
+    repeat = max(1, min(repeat, int(budget / max(warm, 1e-9))))
     times = []
     for _ in range(repeat):
         t0 = time.perf_counter()
@@ -49,11 +56,12 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--platform", default="cpu")
     parser.add_argument("--repeat", type=int, default=20)
-    parser.add_argument("--functions", default=",".join(FULLY_LEGALIZED))
+    parser.add_argument("--budget", type=float, default=5.0, help="seconds per measurement (at least one run)")
+    parser.add_argument("--functions", default=",".join(FUNCTIONS))
     parser.add_argument("--dtype", default="float32")
     opts = parser.parse_args(argv)
     print(f"{'function':24s} {'n':>4s} {'batch':>5s} {'LAPACK cpu (ms)':>16s} "
-          f"{'legalized ' + opts.platform + ' (ms)':>20s} {'ratio':>7s}")
+          f"{'legalized ' + opts.platform + ' (ms)':>20s} {'ratio':>7s}", flush=True)
     for name in opts.functions.split(","):
         for n in (16, 64, 256):
             for batch in ((), (32,)):
@@ -61,10 +69,10 @@ def main(argv=None) -> None:
                 module = hlokit.parse(text, context=hlokit.make_context())
                 run_pipeline(module, "builtin.module(func.func(stablehlo-legalize-lapack-custom-calls))")
                 args = export.inputs(name, opts.dtype, batch, n, cond=10.0)
-                t_orig = median_time(backend.compile(text, "cpu"), args, opts.repeat)
-                t_new = median_time(backend.compile(module, opts.platform), args, opts.repeat)
+                t_orig = median_time(backend.compile(text, "cpu"), args, opts.repeat, opts.budget)
+                t_new = median_time(backend.compile(module, opts.platform), args, opts.repeat, opts.budget)
                 b = batch[0] if batch else 1
-                print(f"{name:24s} {n:4d} {b:5d} {t_orig * 1e3:16.3f} {t_new * 1e3:20.3f} {t_new / t_orig:7.2f}")
+                print(f"{name:24s} {n:4d} {b:5d} {t_orig * 1e3:16.3f} {t_new * 1e3:20.3f} {t_new / t_orig:7.2f}", flush=True)
 
 
 if __name__ == "__main__":

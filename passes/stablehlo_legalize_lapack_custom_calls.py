@@ -2,8 +2,8 @@
 
 JAX lowers ``jnp.linalg`` on CPU to ``stablehlo.custom_call @lapack_<t><routine>_ffi`` (``t`` in
 ``s d c z`` for f32, f64, complex<f32>, complex<f64>), which run only on XLA CPU with jaxlib's kernels.
-This pass rewrites the ones that have a StableHLO op of the same meaning (``docs/lapack.md`` lists every
-target, its operands, results and ``mhlo.backend_config`` fields):
+This pass rewrites every one JAX emits for ``jnp.linalg`` / ``jax.scipy.linalg`` (``docs/lapack.md`` lists
+every target, its operands, results and ``mhlo.backend_config`` fields):
 
 * ``potrf`` (Cholesky, ``uplo`` 'L' or 'U') -> ``stablehlo.cholesky`` (StableHLO spec, "cholesky"); the
   triangle LAPACK does not write keeps the input's values, as in LAPACK ``?potrf``; the ``info`` result
@@ -17,6 +17,14 @@ target, its operands, results and ``mhlo.backend_config`` fields):
   the columns (right-looking LAPACK ``?getf2``; the numpy mirror is
   :func:`hlokit.passes.lapack.reference.getrf`): the same pivots as LAPACK (first maximum of ``|x|``,
   ``|re| + |im|`` for complex, as ``i?amax``), ``info`` = 1-based index of the first exactly zero pivot.
+* ``geqrf`` (Householder QR, LAPACK's ``?larfg`` conventions, so the same R signs and phases) and
+  ``orgqr`` / ``ungqr`` (backward accumulation of the reflectors) -> ``stablehlo.while`` loops
+  (:func:`build_geqrf`, :func:`build_orgqr`; unblocked ``?geqr2`` / ``?org2r``).
+* ``syevd`` / ``heevd`` -> parallel cyclic two-sided Jacobi (Golub & Van Loan, *Matrix Computations*,
+  4th ed., §8.5; round-robin ordering), eigenvalues sorted ascending with their vectors
+  (:func:`build_syevd`).
+* ``gesdd`` (modes A, S, N) -> parallel one-sided (Hestenes) Jacobi on the columns (Golub & Van Loan
+  §8.6.3), ``u`` re-orthonormalised / completed by the QR loops (:func:`build_gesdd`).
 
 Operand and result layouts of the custom calls are physical (column-major, as LAPACK wants): the
 logical tensors are the same, so layouts need no rewrite. Batch dimensions lead (``num_batch_dims`` in
@@ -27,8 +35,9 @@ function per signature (routine, operand and result types, ``backend_config``) i
 ``Emitter``, parsed once per context and cloned in place of each call (``instantiate``). Every call is
 checked and its template built before the first rewrite, so a refused call leaves the module unchanged.
 
-Other ``lapack_*`` targets (geqrf, orgqr/ungqr, syevd/heevd, gesdd, geev) are left as they are;
-with ``strict=true`` the pass refuses them with a located error before changing anything.
+The numpy mirrors of the loops are in :mod:`hlokit.passes.lapack.reference`. Other ``lapack_*`` targets
+(``geev``, ``gesvd``) are left as they are; with ``strict=true`` the pass refuses them with a located
+error before changing anything.
 """
 
 from __future__ import annotations
@@ -36,6 +45,7 @@ from __future__ import annotations
 import math
 import re
 
+import numpy as np
 from jaxlib.mlir import ir
 
 from hlokit import attributes
@@ -54,11 +64,17 @@ from hlokit.passes.registry import Option, Pass, fail, register_pass
 __all__ = [
     "LAPACK_TARGET",
     "LEGALIZED_ROUTINES",
+    "PIPELINE",
     "StablehloLegalizeLapackCustomCalls",
     "backend_config",
     "build_cholesky",
     "build_getrf",
     "build_triangular_solve",
+    "build_geqrf",
+    "build_orgqr",
+    "build_syevd",
+    "build_gesdd",
+    "count_lapack_calls",
     "lapack_routine",
 ]
 
@@ -70,6 +86,23 @@ def lapack_routine(op) -> tuple[str, str] | None:
     """``(type letter, routine)`` of a ``lapack_*_ffi`` custom call (e.g. ``("s", "potrf")``), else None."""
     m = LAPACK_TARGET.match(attributes.str_value(op, "call_target_name", ""))
     return (m.group(1), m.group(2)) if m else None
+
+
+#: The pass as a pipeline on a module (what ``hlokit-run`` and the interpreter apply automatically).
+PIPELINE = "builtin.module(func.func(stablehlo-legalize-lapack-custom-calls))"
+
+
+def count_lapack_calls(module: ir.Module) -> int:
+    """The number of ``lapack_*_ffi`` custom calls in ``module`` (legalizable or not)."""
+    found = [0]
+
+    def visit(o):
+        if o.name == "stablehlo.custom_call" and lapack_routine(o) is not None:
+            found[0] += 1
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return found[0]
 
 
 def backend_config(op) -> dict[str, str]:
@@ -220,6 +253,439 @@ def build_getrf(e: Emitter, a: V) -> list[V]:
     return out[1:]
 
 
+# -- helpers of the QR / Jacobi expansions ------------------------------------------------------------
+
+
+def _real_type(t: str) -> str:
+    """The real element type of ``t`` (``complex<f32>`` -> ``f32``; a real type itself)."""
+    return t[len("complex<"):-1] if t in COMPLEX_TYPES else t
+
+
+def _conj(e: Emitter, z: V) -> V:
+    """Complex conjugate (the value itself for a real type)."""
+    return e.complex(e.real(z), -e.imag(z)) if z.t in COMPLEX_TYPES else z
+
+
+def _to_elem(e: Emitter, x: V, t: str) -> V:
+    """Real ``x`` as element type ``t`` (imaginary part 0 for complex ``t``)."""
+    return e.complex(x, _splat(e, 0.0, x.t, x.shape)) if t in COMPLEX_TYPES else x
+
+
+def _abs(e: Emitter, x: V) -> V:
+    """``|x|`` in the real element type (``stablehlo.abs`` of a complex value is real)."""
+    return e.un("abs", x, _real_type(x.t))
+
+
+def _abs2(e: Emitter, x: V) -> V:
+    """``|x|^2`` in the real element type."""
+    if x.t in COMPLEX_TYPES:
+        re_, im = e.real(x), e.imag(x)
+        return re_ * re_ + im * im
+    return x * x
+
+
+def _any(e: Emitter, p: V) -> V:
+    """0-d i1: ``p`` (i1, any shape) has a true element (``reduce`` with ``or``)."""
+    dims = list(range(len(p.shape)))
+    if not dims:
+        return p
+    return _reduce(e, p, dims[0], False, "or") if len(dims) == 1 else e.reduce(
+        [p], [e.scalar(False, "i1")], dims, lambda a, b: e.lor(a, b))[0]
+
+
+def _diagonal(e: Emitter, x: V) -> V:
+    """The diagonal ``[*b, k]`` of a ``[*b, k, k]`` value (an iota mask and a ``reduce`` add)."""
+    shape = x.shape
+    r = len(shape) - 2
+    eye = e.cmp("EQ", e.iota(shape, r, "i32"), e.iota(shape, r + 1, "i32"), "SIGNED")
+    return e.reduce_sum(e.select(eye, x, _splat(e, 0, x.t, shape)), [r])
+
+
+def _eye(e: Emitter, shape, t: str) -> V:
+    """Ones on the diagonal of the trailing two dimensions of ``shape``, zeros elsewhere."""
+    r = len(shape) - 2
+    eye = e.cmp("EQ", e.iota(shape, r, "i32"), e.iota(shape, r + 1, "i32"), "SIGNED")
+    return e.select(eye, _splat(e, 1, t, shape), _splat(e, 0, t, shape))
+
+
+def _adjoint(e: Emitter, x: V) -> V:
+    """Conjugate transpose of the trailing two dimensions."""
+    r = len(x.shape) - 2
+    return _conj(e, e.transpose(x, list(range(r)) + [r + 1, r]))
+
+
+def _slice_dim(e: Emitter, x: V, dim: int, lo: int, hi: int) -> V:
+    """``x[..., lo:hi, ...]`` along ``dim`` (``stablehlo.slice``)."""
+    shape = x.shape
+    start, limit = [0] * len(shape), list(shape)
+    start[dim], limit[dim] = lo, hi
+    return e.slice(x, start, limit)
+
+
+def _pad_dim(e: Emitter, x: V, dim: int, extra: int) -> V:
+    """``x`` with ``extra`` zero entries appended along ``dim`` (``concatenate``)."""
+    if extra == 0:
+        return x
+    shape = x.shape
+    shape[dim] = extra
+    return e.concatenate([x, _splat(e, 0, x.t, shape)], dim)
+
+
+def _column(e: Emitter, x: V, k: V) -> V:
+    """Column ``k`` (0-d i32) of ``x`` ``[*b, m, n]`` as ``[*b, m]`` (``dynamic_slice``)."""
+    shape = x.shape
+    r = len(shape) - 2
+    zero = e.scalar(0, "i32")
+    return e.reshape(e.dynamic_slice(x, [zero] * (r + 1) + [k], shape[:r] + [shape[r], 1]), shape[:r] + [shape[r]])
+
+
+def _tournament(e: Emitter, x: V, dim: int) -> V:
+    """The round-robin move along ``dim`` (:func:`hlokit.passes.lapack.reference.tournament`): static
+    slices and one ``concatenate``."""
+    n = x.shape[dim]
+    h = n // 2
+    if h < 2:
+        return x
+    parts = [(0, 1), (h, h + 1), (1, h - 1), (h + 1, n), (h - 1, h)]
+    return e.concatenate([_slice_dim(e, x, dim, lo, hi) for lo, hi in parts if hi > lo], dim)
+
+
+# -- geqrf / orgqr: Householder QR (passes/lapack/reference.py: geqrf, orgqr) --------------------------
+
+
+def _householder(e: Emitter, x: V, k: V) -> tuple[V, V, V]:
+    """``?larfg`` on ``x[k:]`` of ``x`` ``[*b, m]``: ``(v, tau, beta)`` with ``v`` zero above ``k`` and 1
+    at ``k``, ``H = I - tau v v^H``, ``H^H x[k:] = beta e_1`` (``beta`` real, in the element type);
+    ``tau = 0`` where ``x[k+1:]`` is zero and ``x[k]`` real (LAPACK ``?larfg`` / ``zlarfg``)."""
+    shape = x.shape
+    r = len(shape) - 1
+    t = x.t
+    rt = _real_type(t)
+    idx = e.iota(shape, r, "i32")
+    kb = e.broadcast_in_dim(k, shape, [])
+    below, at = e.cmp("GT", idx, kb, "SIGNED"), e.cmp("EQ", idx, kb, "SIGNED")
+    alpha = e.reduce_sum(e.select(at, x, _splat(e, 0, t, shape)), [r])
+    xnorm2 = e.reduce_sum(e.select(below, _abs2(e, x), _splat(e, 0, rt, shape)), [r])
+    are = e.real(alpha) if t in COMPLEX_TYPES else alpha
+    aim = e.imag(alpha) if t in COMPLEX_TYPES else None
+    zero = _splat(e, 0, rt, shape[:r])
+    trivial = e.cmp("EQ", xnorm2, zero, "FLOAT")
+    if aim is not None:
+        trivial = e.land(trivial, e.cmp("EQ", aim, zero, "FLOAT"))
+    norm = e.sqrt(_abs2(e, alpha) + xnorm2)
+    beta = e.select(e.cmp("GE", are, zero, "FLOAT"), -norm, norm)
+    safe = _to_elem(e, e.select(trivial, _splat(e, 1, rt, shape[:r]), beta), t)
+    tau = e.select(trivial, _splat(e, 0, t, shape[:r]), (safe - alpha) / safe)
+    denom = e.select(trivial, _splat(e, 1, t, shape[:r]), alpha - safe)
+    v = e.select(below, x / e.broadcast_in_dim(denom, shape, list(range(r))), _splat(e, 0, t, shape))
+    v = e.select(at, _splat(e, 1, t, shape), v)
+    beta = _to_elem(e, e.select(trivial, are, beta), t)
+    return v, tau, beta
+
+
+def _reflect(e: Emitter, x: V, v: V, tau: V) -> V:
+    """``x - tau v (v^H x)`` for ``x`` ``[*b, m, n]``, ``v`` ``[*b, m]``, ``tau`` ``[*b]`` (one
+    ``dot_general`` for ``v^H x`` and a rank-1 update)."""
+    shape = x.shape
+    r = len(shape) - 2
+    bd = list(range(r))
+    w = e.dot_general(_conj(e, v), x, bd, bd, [r], [r])  # [*b, n]
+    update = (e.broadcast_in_dim(tau, shape, bd) * e.broadcast_in_dim(v, shape, bd + [r])
+              * e.broadcast_in_dim(w, shape, bd + [r + 1]))
+    return x - update
+
+
+def build_geqrf(e: Emitter, a: V) -> list[V]:
+    """``geqrf`` of ``a`` (``[*b, m, n]``): ``[qr, tau]`` as LAPACK returns them (``R`` on and above the
+    diagonal, the Householder vectors below it, ``tau`` ``[*b, min(m, n)]``).
+
+    A ``stablehlo.while`` over ``k < min(m, n)`` carrying ``(k, qr, tau)`` (unblocked ``?geqr2``): the
+    reflector of column ``k`` (:func:`_householder`), ``H^H`` applied to the columns right of ``k`` under an
+    iota mask, ``beta`` and ``v`` written into column ``k``.
+    """
+    shape = a.shape
+    r = len(shape) - 2
+    batch, m, n = shape[:r], shape[r], shape[r + 1]
+    kmax = min(m, n)
+    bd = list(range(r))
+    zero_i = e.scalar(0, "i32")
+
+    def body(k: V, qr: V, tau: V) -> list[V]:
+        col = _column(e, qr, k)
+        v, t, beta = _householder(e, col, k)
+        tau = e.dynamic_update_slice(tau, e.reshape(t, batch + [1]), [zero_i] * r + [k])
+        cols = e.iota(shape, r + 1, "i32")
+        kk = e.broadcast_in_dim(k, shape, [])
+        qr = e.select(e.cmp("GT", cols, kk, "SIGNED"), _reflect(e, qr, v, _conj(e, t)), qr)
+        idx = e.iota(batch + [m], r, "i32")
+        kb = e.broadcast_in_dim(k, batch + [m], [])
+        newcol = e.select(e.cmp("EQ", idx, kb, "SIGNED"), e.broadcast_in_dim(beta, batch + [m], bd),
+                          e.select(e.cmp("GT", idx, kb, "SIGNED"), v, col))
+        qr = e.select(e.cmp("EQ", cols, kk, "SIGNED"), e.broadcast_in_dim(newcol, shape, bd + [r]), qr)
+        return [k + 1, qr, tau]
+
+    init = [e.scalar(0, "i32"), a, _splat(e, 0, a.t, batch + [kmax])]
+    out = e.while_loop(init, lambda k, *_: e.cmp("LT", k, e.scalar(kmax, "i32"), "SIGNED"),
+                       lambda k, qr, tau: body(k, qr, tau))
+    return out[1:]
+
+
+def build_orgqr(e: Emitter, a: V, tau: V) -> V:
+    """``orgqr`` / ``ungqr``: the first ``p`` columns of ``Q = H_0 ... H_{k-1}`` (``a`` ``[*b, m, p]`` from
+    :func:`build_geqrf`, possibly zero-padded; ``tau`` ``[*b, k]``).
+
+    A ``stablehlo.while`` over ``i < k`` carrying ``(i, q)`` from the identity: ``q <- H_j q`` with
+    ``j = k - 1 - i`` (backward accumulation, unblocked ``?org2r``).
+    """
+    shape = a.shape
+    r = len(shape) - 2
+    batch, m = shape[:r], shape[r]
+    kk = tau.shape[-1]
+    zero_i = e.scalar(0, "i32")
+
+    def body(i: V, q: V, a_: V, tau_: V) -> list[V]:
+        j = e.scalar(kk - 1, "i32") - i
+        col = _column(e, a_, j)
+        idx = e.iota(batch + [m], r, "i32")
+        jb = e.broadcast_in_dim(j, batch + [m], [])
+        v = e.select(e.cmp("GT", idx, jb, "SIGNED"), col, _splat(e, 0, a.t, batch + [m]))
+        v = e.select(e.cmp("EQ", idx, jb, "SIGNED"), _splat(e, 1, a.t, batch + [m]), v)
+        tj = e.reshape(e.dynamic_slice(tau_, [zero_i] * r + [j], batch + [1]), batch)
+        return [i + 1, _reflect(e, q, v, tj), a_, tau_]
+
+    init = [e.scalar(0, "i32"), _eye(e, shape, a.t), a, tau]
+    out = e.while_loop(init, lambda i, *_: e.cmp("LT", i, e.scalar(kk, "i32"), "SIGNED"), body)
+    return out[1]
+
+
+# -- syevd / heevd: parallel two-sided Jacobi (passes/lapack/reference.py: syevd) -----------------------
+
+#: Jacobi sweeps at most (``reference.MAX_SWEEPS``).
+MAX_SWEEPS = 30
+
+
+def _rotation(e: Emitter, app: V, aqq: V, apq: V) -> tuple[V, V]:
+    """The Jacobi rotations ``(c, s)`` (both in ``apq``'s element type, ``c`` real-valued) of the
+    Hermitian 2x2 blocks ``[[app, apq], [conj(apq), aqq]]`` (``reference._rotation``)."""
+    rt = app.t
+    shape = app.shape
+    eps = float(np.finfo(np.float32 if rt == "f32" else np.float64).eps)
+    mag = _abs(e, apq)
+    small = e.cmp("EQ", mag, _splat(e, 0, rt, shape), "FLOAT")
+    safe = e.select(small, _splat(e, 1, rt, shape), mag)
+    tau = (aqq - app) / (safe * 2.0)
+    atau = e.abs(tau)
+    big = e.cmp("GT", atau, _splat(e, 1 / math.sqrt(eps), rt, shape), "FLOAT")
+    tb = e.select(big, _splat(e, 0, rt, shape), tau)
+    root = e.select(big, atau, e.sqrt(tb * tb + 1.0))
+    sign = e.select(e.cmp("GE", tau, _splat(e, 0, rt, shape), "FLOAT"), _splat(e, 1, rt, shape),
+                    _splat(e, -1, rt, shape))
+    t = sign / (atau + root)
+    c = 1.0 / e.sqrt(t * t + 1.0)
+    s = _to_elem(e, t * c, apq.t) * (apq / _to_elem(e, safe, apq.t))
+    c = e.select(small, _splat(e, 1, rt, shape), c)
+    s = e.select(small, _splat(e, 0, apq.t, shape), s)
+    return _to_elem(e, c, apq.t), s
+
+
+def _rotate(e: Emitter, x: V, c: V, s: V, dim: int) -> V:
+    """The rotations of the pairs (k, k + h) along ``dim`` of ``x`` (``c``, ``s`` ``[*b, h]``): columns
+    (``dim`` the last: ``x J``) or rows (``J^H x``); static halves and one ``concatenate``."""
+    shape = x.shape
+    r = len(shape) - 2
+    h = shape[dim] // 2
+    xt, xb = _slice_dim(e, x, dim, 0, h), _slice_dim(e, x, dim, h, 2 * h)
+    half = list(shape)
+    half[dim] = h
+    cb = e.broadcast_in_dim(c, half, list(range(r)) + [dim])
+    sb = e.broadcast_in_dim(s, half, list(range(r)) + [dim])
+    if dim == r + 1:
+        top, bottom = cb * xt - _conj(e, sb) * xb, sb * xt + cb * xb
+    else:
+        top, bottom = cb * xt - sb * xb, _conj(e, sb) * xt + cb * xb
+    return e.concatenate([top, bottom], dim)
+
+
+def _off2(e: Emitter, h: V) -> V:
+    """Squared Frobenius norm of the off-diagonal part of ``h`` ``[*b, n, n]`` -> real ``[*b]``."""
+    shape = h.shape
+    r = len(shape) - 2
+    eye = e.cmp("EQ", e.iota(shape, r, "i32"), e.iota(shape, r + 1, "i32"), "SIGNED")
+    rt = _real_type(h.t)
+    return e.reduce_sum(e.select(eye, _splat(e, 0, rt, shape), _abs2(e, h)), [r, r + 1])
+
+
+def _sort_columns(e: Emitter, keys: V, x: V, direction: str) -> tuple[V, V]:
+    """Sort ``keys`` ``[*b, n]`` (``direction`` ``"LT"`` ascending, ``"GT"`` descending; stable) and the
+    columns of ``x`` ``[*b, m, n]`` with them: one ``stablehlo.sort`` of ``x`` with the keys broadcast
+    over its rows. Returns ``(sorted keys, x with permuted columns)``."""
+    shape = x.shape
+    r = len(shape) - 2
+    kb = e.broadcast_in_dim(keys, shape, list(range(r)) + [r + 1])
+    ks, xs = e.sort([kb, x], r + 1, lambda a, b, *_: e.cmp(direction, a, b, "TOTALORDER"))
+    return e.reshape(_slice_dim(e, ks, r, 0, 1), keys.shape), xs
+
+
+def build_syevd(e: Emitter, a: V, lower: bool) -> list[V]:
+    """``syevd`` / ``heevd`` of ``a`` (``[*b, n, n]``, the ``lower``/upper triangle read): ``[v, w, info]``.
+
+    The Hermitian matrix of the triangle, zero-padded to even order ``N``; an outer ``stablehlo.while``
+    over sweeps (``off(A)^2 > eps^2 ||A||_F^2`` and fewer than :data:`MAX_SWEEPS`), an inner one over the
+    ``N - 1`` parallel steps of a sweep: the ``N/2`` rotations of the pairs (k, k + N/2) on columns and
+    rows (:func:`_rotate`), the annihilated entries set to 0, the round-robin move (:func:`_tournament`).
+    Then ``w`` = the diagonal sorted ascending with ``v``'s columns; ``info`` (i32 ``[*b]``) 1 where
+    ``w`` has a NaN, else 0.
+    """
+    shape = a.shape
+    r = len(shape) - 2
+    batch, n = shape[:r], shape[r]
+    t, rt = a.t, _real_type(a.t)
+    rows, cols = e.iota(shape, r, "i32"), e.iota(shape, r + 1, "i32")
+    h = e.select(e.cmp("GE" if lower else "LE", rows, cols, "SIGNED"), a, _adjoint(e, a))
+    if t in COMPLEX_TYPES:  # the diagonal of a Hermitian matrix is real (LAPACK reads its real part)
+        h = e.select(e.cmp("EQ", rows, cols, "SIGNED"), _to_elem(e, e.real(h), t), h)
+    nn = n + n % 2
+    half = nn // 2
+    h = _pad_dim(e, _pad_dim(e, h, r + 1, nn - n), r, nn - n)
+    full = batch + [nn, nn]
+    eps = float(np.finfo(np.float32 if rt == "f32" else np.float64).eps)
+    tol2 = e.reduce_sum(_abs2(e, h), [r, r + 1]) * (eps * eps)
+
+    def step(i: V, h: V, v: V) -> list[V]:
+        d = e.real(_diagonal(e, h)) if t in COMPLEX_TYPES else _diagonal(e, h)
+        app, aqq = _slice_dim(e, d, r, 0, half), _slice_dim(e, d, r, half, nn)
+        apq = _diagonal(e, _slice_dim(e, _slice_dim(e, h, r, 0, half), r + 1, half, nn))
+        c, s = _rotation(e, app, aqq, apq)
+        h = _rotate(e, _rotate(e, h, c, s, r + 1), c, s, r)
+        rws, cls = e.iota(full, r, "i32"), e.iota(full, r + 1, "i32")
+        diff = rws - cls
+        pair = e.lor(e.cmp("EQ", diff, e.const(half, diff), "SIGNED"), e.cmp("EQ", diff, e.const(-half, diff), "SIGNED"))
+        h = e.select(pair, _splat(e, 0, t, full), h)
+        v = _rotate(e, v, c, s, r + 1)
+        h = _tournament(e, _tournament(e, h, r + 1), r)
+        return [i + 1, h, _tournament(e, v, r + 1)]
+
+    def sweep(k: V, h: V, v: V, tol2: V) -> list[V]:
+        out = e.while_loop([e.scalar(0, "i32"), h, v],
+                           lambda i, *_: e.cmp("LT", i, e.scalar(nn - 1, "i32"), "SIGNED"), step)
+        return [k + 1, out[1], out[2], tol2]
+
+    def more(k: V, h: V, v: V, tol2: V) -> V:
+        unconverged = _any(e, e.cmp("GT", _off2(e, h), tol2, "FLOAT"))
+        return e.land(e.cmp("LT", k, e.scalar(MAX_SWEEPS, "i32"), "SIGNED"), unconverged)
+
+    out = e.while_loop([e.scalar(0, "i32"), h, _eye(e, full, t), tol2], more, sweep)
+    h, v = out[1], out[2]
+    d = _diagonal(e, h)
+    w = e.real(d) if t in COMPLEX_TYPES else d
+    w = _slice_dim(e, w, r, 0, n)
+    v = _slice_dim(e, _slice_dim(e, v, r, 0, n), r + 1, 0, n)
+    w, v = _sort_columns(e, w, v, "LT")
+    nan = e.cmp("NE", w, w, "FLOAT")
+    if r:
+        nan = _reduce(e, nan, r, False, "or")
+    else:
+        nan = e.reshape(_reduce(e, e.reshape(nan, [n]), 0, False, "or"), [])
+    info = e.select(nan, _splat(e, 1, "i32", batch), _splat(e, 0, "i32", batch))
+    return [v, w, info]
+
+
+# -- gesdd: parallel one-sided Jacobi SVD (passes/lapack/reference.py: gesdd) ----------------------------
+
+
+def _orthonormal(e: Emitter, x: V) -> V:
+    """``Q diag(phase(diag R))`` of the Householder QR of ``x`` ``[*b, m, p]`` (``m >= p``): ``x`` to
+    rounding where its columns are orthonormal, an orthonormal completion where a column is zero."""
+    qr, tau = build_geqrf(e, x)
+    q = build_orgqr(e, qr, tau)
+    shape = x.shape
+    r = len(shape) - 2
+    p = shape[r + 1]
+    d = _diagonal(e, _slice_dim(e, qr, r, 0, p))
+    mag = _abs(e, d)
+    zero = e.cmp("EQ", mag, _splat(e, 0, mag.t, mag.shape), "FLOAT")
+    phase = e.select(zero, _splat(e, 1, x.t, d.shape), d / _to_elem(e, e.select(zero, _splat(e, 1, mag.t, mag.shape), mag), x.t))
+    return q * e.broadcast_in_dim(phase, shape, list(range(r)) + [r + 1])
+
+
+def _svd_tall(e: Emitter, a: V, mode: str) -> tuple[V, V | None, V | None]:
+    """One-sided Jacobi SVD of ``a`` ``[*b, m, n]`` with ``m >= n``: ``(s, u, v)`` (``u`` ``[*b, m, n]``, or
+    ``[*b, m, m]`` for ``mode`` 'A'; ``v`` ``[*b, n, n]``; both None for 'N')."""
+    shape = a.shape
+    r = len(shape) - 2
+    batch, m, n = shape[:r], shape[r], shape[r + 1]
+    t, rt = a.t, _real_type(a.t)
+    nn = n + n % 2
+    half = nn // 2
+    eps = float(np.finfo(np.float32 if rt == "f32" else np.float64).eps)
+    tol = math.sqrt(m) * eps
+
+    def step(i: V, u: V, v: V, rot: V) -> list[V]:
+        ut, ub = _slice_dim(e, u, r + 1, 0, half), _slice_dim(e, u, r + 1, half, nn)
+        app, aqq = e.reduce_sum(_abs2(e, ut), [r]), e.reduce_sum(_abs2(e, ub), [r])
+        apq = e.reduce_sum(_conj(e, ut) * ub, [r])
+        big = e.cmp("GT", _abs(e, apq), e.sqrt(app * aqq) * tol, "FLOAT")
+        rot = e.lor(rot, _any(e, big))
+        c, s = _rotation(e, app, aqq, e.select(big, apq, _splat(e, 0, t, apq.shape)))
+        u = _tournament(e, _rotate(e, u, c, s, r + 1), r + 1)
+        v = _tournament(e, _rotate(e, v, c, s, r + 1), r + 1)
+        return [i + 1, u, v, rot]
+
+    def sweep(k: V, u: V, v: V, rot: V) -> list[V]:
+        out = e.while_loop([e.scalar(0, "i32"), u, v, e.scalar(False, "i1")],
+                           lambda i, *_: e.cmp("LT", i, e.scalar(nn - 1, "i32"), "SIGNED"), step)
+        return [k + 1, out[1], out[2], out[3]]
+
+    def more(k: V, u: V, v: V, rot: V) -> V:
+        return e.land(e.cmp("LT", k, e.scalar(MAX_SWEEPS, "i32"), "SIGNED"), rot)
+
+    u0 = _pad_dim(e, a, r + 1, nn - n)
+    out = e.while_loop([e.scalar(0, "i32"), u0, _eye(e, batch + [nn, nn], t), e.scalar(True, "i1")], more, sweep)
+    u = _slice_dim(e, out[1], r + 1, 0, n)
+    v = _slice_dim(e, _slice_dim(e, out[2], r, 0, n), r + 1, 0, n)
+    sv = e.sqrt(e.reduce_sum(_abs2(e, u), [r]))
+    if mode == "N":
+        return e.sort([sv], r, lambda a_, b_: e.cmp("GT", a_, b_, "TOTALORDER"))[0], None, None
+    sv, uv = _sort_columns(e, sv, e.concatenate([u, v], r), "GT")
+    u, v = _slice_dim(e, uv, r, 0, m), _slice_dim(e, uv, r, m, m + n)
+    zero = e.cmp("EQ", sv, _splat(e, 0, rt, sv.shape), "FLOAT")
+    scale = _to_elem(e, e.select(zero, _splat(e, 1, rt, sv.shape), sv), t)
+    u = u / e.broadcast_in_dim(scale, u.shape, list(range(r)) + [r + 1])
+    if mode == "A":
+        u = _pad_dim(e, u, r + 1, m - n)
+    return sv, _orthonormal(e, u), v
+
+
+def build_gesdd(e: Emitter, a: V, mode: str, result_shapes: list[list[int]]) -> list[V]:
+    """``gesdd`` of ``a`` (``[*b, m, n]``, ``mode`` 'A' / 'S' / 'N'): ``[a, s, u, vt, info]``.
+
+    One-sided Jacobi (:func:`_svd_tall`) on ``a`` (``m >= n``) or on ``a^H`` (``m < n``, ``u`` and ``vt``
+    swapped). ``s`` real descending; ``u``, ``vt`` per ``mode`` (for 'N' zeros of the call's result
+    shapes, which JAX does not read); the first result is ``a`` (LAPACK overwrites it with workspace);
+    ``info`` 1 where ``s`` has a NaN, else 0.
+    """
+    shape = a.shape
+    r = len(shape) - 2
+    batch, m, n = shape[:r], shape[r], shape[r + 1]
+    tall = m >= n
+    s, u, v = _svd_tall(e, a if tall else _adjoint(e, a), mode)
+    if mode == "N":
+        u = _splat(e, 0, a.t, result_shapes[2])
+        vt = _splat(e, 0, a.t, result_shapes[3])
+    elif tall:
+        vt = _adjoint(e, v)
+    else:
+        u, vt = v, _adjoint(e, u)
+    k = min(m, n)
+    nan = e.cmp("NE", s, s, "FLOAT")
+    if r:
+        nan = _reduce(e, nan, r, False, "or")
+    else:
+        nan = e.reshape(_reduce(e, e.reshape(nan, [k]), 0, False, "or"), [])
+    info = e.select(nan, _splat(e, 1, "i32", batch), _splat(e, 0, "i32", batch))
+    return [a, s, u, vt, info]
+
+
 # -- the pass ----------------------------------------------------------------------------------------
 
 
@@ -241,17 +707,33 @@ def _check_batch(op) -> None:
             raise fail(f"num_batch_dims {nb} does not match operand rank {rank}", op)
 
 
-def _rewrite_potrf(e: Emitter, args: list[V], config: dict[str, str]) -> list[V]:
+def _rewrite_potrf(e: Emitter, args: list[V], config: dict[str, str], results: list[list[int]]) -> list[V]:
     return list(build_cholesky(e, args[0], config["uplo"] == "L"))
 
 
-def _rewrite_getrf(e: Emitter, args: list[V], config: dict[str, str]) -> list[V]:
+def _rewrite_getrf(e: Emitter, args: list[V], config: dict[str, str], results: list[list[int]]) -> list[V]:
     return build_getrf(e, args[0])
 
 
-def _rewrite_trsm(e: Emitter, args: list[V], config: dict[str, str]) -> list[V]:
+def _rewrite_trsm(e: Emitter, args: list[V], config: dict[str, str], results: list[list[int]]) -> list[V]:
     a, b = args
     return [build_triangular_solve(e, a, b, config["side"], config["uplo"], config["trans_x"], config["diag"])]
+
+
+def _rewrite_geqrf(e: Emitter, args: list[V], config: dict[str, str], results: list[list[int]]) -> list[V]:
+    return build_geqrf(e, args[0])
+
+
+def _rewrite_orgqr(e: Emitter, args: list[V], config: dict[str, str], results: list[list[int]]) -> list[V]:
+    return [build_orgqr(e, args[0], args[1])]
+
+
+def _rewrite_syevd(e: Emitter, args: list[V], config: dict[str, str], results: list[list[int]]) -> list[V]:
+    return build_syevd(e, args[0], config["uplo"] == "L")
+
+
+def _rewrite_gesdd(e: Emitter, args: list[V], config: dict[str, str], results: list[list[int]]) -> list[V]:
+    return build_gesdd(e, args[0], config["mode"], results)
 
 
 #: routine -> (operand count, allowed backend_config flags, rewrite). A rewrite writes the expansion
@@ -261,6 +743,12 @@ LEGALIZED_ROUTINES = {
     "potrf": (1, {"uplo": "LU"}, _rewrite_potrf),
     "trsm": (2, {"side": "LR", "uplo": "LU", "trans_x": "NTC", "diag": "UN"}, _rewrite_trsm),
     "getrf": (1, {}, _rewrite_getrf),
+    "geqrf": (1, {}, _rewrite_geqrf),
+    "orgqr": (2, {}, _rewrite_orgqr),
+    "ungqr": (2, {}, _rewrite_orgqr),
+    "syevd": (1, {"mode": "VN", "uplo": "LU"}, _rewrite_syevd),
+    "heevd": (1, {"mode": "VN", "uplo": "LU"}, _rewrite_syevd),
+    "gesdd": (1, {"mode": "ASN"}, _rewrite_gesdd),
 }
 
 
@@ -292,10 +780,14 @@ def _template(cache: TemplateCache, op, routine: str, config: dict[str, str]) ->
         if not isinstance(v.type, ir.RankedTensorType):
             raise fail(f"{routine} operand of type {v.type} (expected a ranked tensor)", op)
         t = ir.RankedTensorType(v.type)
+        if not t.has_static_shape:
+            raise fail(f"{routine} operand of type {v.type}: dynamic shapes are not supported "
+                       "(the expansions are built for static shapes)", op)
         types.append((shape_prefix(t.shape), str(t.element_type)))
     args = e.args(types)
     try:
-        values = LEGALIZED_ROUTINES[routine][2](e, args, config)
+        shapes = [list(ir.RankedTensorType(r.type).shape) for r in op.results]
+        values = LEGALIZED_ROUTINES[routine][2](e, args, config, shapes)
         for old, new in zip(op.results, values):
             if str(old.type) != new.ty:  # pragma: no cover - guarded by the builders
                 raise fail(f"internal: result type {new.ty} != {old.type}", op)
@@ -310,7 +802,7 @@ class StablehloLegalizeLapackCustomCalls(Pass):
     """Rewrite jaxlib's ``lapack_*_ffi`` custom calls as StableHLO (see the module docstring)."""
 
     argument = "stablehlo-legalize-lapack-custom-calls"
-    summary = "Legalize jaxlib's CPU LAPACK custom calls (potrf, trsm, getrf) to StableHLO"
+    summary = "Legalize jaxlib's CPU LAPACK custom calls (potrf, trsm, getrf, geqrf, orgqr, syevd, gesdd) to StableHLO"
     anchor = "func.func"
     options = (
         Option("strict", bool, False, "refuse a lapack_* custom call this pass cannot legalize"),

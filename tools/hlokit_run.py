@@ -41,6 +41,9 @@ import hlokit
 from hlokit.backend import BackendError, Executable, TensorSpec, compile, initialize, module_device_needs, prepare_devices, signature
 from hlokit.dialects.check import ulp_distance
 from hlokit.interpreter import interpret
+from hlokit.passes import run_pipeline
+from hlokit.passes.stablehlo_legalize_lapack_custom_calls import PIPELINE as LAPACK_PIPELINE
+from hlokit.passes.stablehlo_legalize_lapack_custom_calls import count_lapack_calls
 from hlokit.tools.common import check_output_path, read_text, source_name, tool_main, write_output
 from hlokit.tools.translate_interpret import DEFAULT_MAX_STEPS
 
@@ -328,6 +331,9 @@ def run(argv: Sequence[str]) -> int:
     ctx = hlokit.make_context()
     name = source_name(args.program)
     module = hlokit.parse(read_text(args.program), context=ctx, source_name=name)
+    lapack_calls = count_lapack_calls(module) if args.platform != "cpu" else 0
+    if lapack_calls:  # jaxlib's LAPACK kernels run only on XLA CPU: portable StableHLO instead
+        run_pipeline(module, LAPACK_PIPELINE, source_name=name)
     t_parse = time.perf_counter() - t0
 
     try:
@@ -391,6 +397,8 @@ def run(argv: Sequence[str]) -> int:
     source = "random (seed %d)" % args.seed if not args.inputs else args.inputs
     engine = "" if args.engine == "xla" else f"  engine: {args.engine}"
     print(f"program: {name}  function: @{args.function}  platform: {args.platform}  inputs: {source}{engine}")
+    if lapack_calls:
+        print(f"  legalized {lapack_calls} lapack_* custom call(s) for {args.platform} (stablehlo-legalize-lapack-custom-calls)")
     for i, (a, spec) in enumerate(zip(inputs, in_specs)):
         print(f"  arg_{i}: {spec}")
     if exe is not None and exe.multi_device:

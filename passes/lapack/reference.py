@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["getrf", "geqrf", "orgqr", "syevd", "gesdd"]
+__all__ = ["getrf", "geqrf", "orgqr", "syevd", "gesdd", "tournament", "MAX_SWEEPS"]
 
 
 def _rows(shape) -> np.ndarray:
@@ -177,89 +177,146 @@ def orgqr(qr: np.ndarray, tau: np.ndarray) -> np.ndarray:
     return q
 
 
-def _pairs(n: int) -> np.ndarray:
-    """The cyclic-by-row order of the off-diagonal pairs ``(p, q)``, ``p < q`` (a constant table)."""
-    return np.array([(p, q) for p in range(n) for q in range(p + 1, n)], np.int32).reshape(-1, 2)
-
-
-def _off(a: np.ndarray) -> np.ndarray:
-    n = a.shape[-1]
-    return np.sqrt(np.sum(_where(np.eye(n, dtype=bool), 0, np.abs(a) ** 2), axis=(-2, -1)))
+def tournament(x: np.ndarray, axis: int) -> np.ndarray:
+    """The round-robin ("circle method") move between two parallel Jacobi steps, along ``axis`` (even size
+    ``N = 2 h``): with positions ``[t_0 .. t_{h-1} | b_0 .. b_{h-1}]`` pairing ``t_k`` with ``b_k``, the next
+    order is ``[t_0, b_0, t_1 .. t_{h-2} | b_1 .. b_{h-1}, t_{h-1}]`` (static slices + ``concatenate``).
+    Every pair of positions meets once in ``N - 1`` moves, after which the order is the identity again.
+    """
+    n = x.shape[axis]
+    h = n // 2
+    if h < 2:
+        return x
+    take = lambda lo, hi: np.take(x, np.arange(lo, hi), axis=axis)  # noqa: E731  (a static slice)
+    return np.concatenate([take(0, 1), take(h, h + 1), take(1, h - 1), take(h + 1, n), take(h - 1, h)], axis=axis)
 
 
 def _rotation(app, aqq, apq):
     """Jacobi rotation ``(c, s)`` (``c`` real, ``s`` of ``apq``'s type) annihilating the Hermitian ``apq``.
 
     With ``J = [[c, s], [-conj(s), c]]`` on rows/cols (p, q): ``J^H [[app, apq], [conj(apq), aqq]] J`` is
-    diagonal (Golub & Van Loan Alg. 8.5.1, with ``apq = |apq| e^{i phi}`` rotated to real).
+    diagonal (Golub & Van Loan Alg. 8.5.1, with ``apq = |apq| e^{i phi}`` rotated to real). ``sqrt(1 +
+    tau^2)`` is taken as ``|tau|`` beyond ``1/sqrt(eps)``, where they are equal in floating point (no
+    overflow of ``tau^2``).
     """
     mag = np.abs(apq)
     small = mag == 0
     safe = _where(small, 1, mag)
     tau = (aqq - app) / (2 * safe)
-    t = np.sign(tau + (tau == 0)) / (np.abs(tau) + np.hypot(1.0, tau))  # hypot: no overflow of tau**2
+    big = np.abs(tau) > 1 / np.sqrt(np.finfo(np.asarray(tau).dtype).eps)
+    root = _where(big, np.abs(tau), np.sqrt(1 + _where(big, 0, tau) ** 2))
+    t = _where(tau >= 0, 1, -1) / (np.abs(tau) + root)
     c = 1 / np.sqrt(1 + t**2)
-    phase = apq / safe
-    s = t * c * phase
+    s = t * c * (apq / safe)
     c = _where(small, 1, c)
     s = _where(small, 0, s)
     return c, s
 
 
-def syevd(a: np.ndarray, sweeps: int = 12) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _rotate_columns(x, c, s):
+    """``x J`` for the disjoint rotations of the pairs (column k, column k + h): ``c``, ``s`` ``[*b, h]``."""
+    h = x.shape[-1] // 2
+    xt, xb = x[..., :, :h], x[..., :, h:]
+    c, s = c[..., None, :], s[..., None, :]
+    return np.concatenate([c * xt - np.conj(s) * xb, s * xt + c * xb], axis=-1)
+
+
+def _rotate_rows(x, c, s):
+    """``J^H x`` for the same rotations applied to rows (row k, row k + h)."""
+    h = x.shape[-2] // 2
+    xt, xb = x[..., :h, :], x[..., h:, :]
+    c, s = c[..., :, None], s[..., :, None]
+    return np.concatenate([c * xt - s * xb, np.conj(s) * xt + c * xb], axis=-2)
+
+
+def _pad_even(x, axes):
+    """Zero-pad ``axes`` of ``x`` by one when odd (a decoupled dummy index: its rotations are the identity)."""
+    pad = [(0, 0)] * x.ndim
+    for ax in axes:
+        pad[ax] = (0, x.shape[ax] % 2)
+    return np.pad(x, pad)
+
+
+#: Jacobi sweeps at most (each sweep is ``N - 1`` parallel steps); convergence is quadratic, so well
+#: under this in practice.
+MAX_SWEEPS = 30
+
+
+def _off2(h):
+    n = h.shape[-1]
+    return np.sum(_where(np.eye(n, dtype=bool), 0, np.abs(h) ** 2), axis=(-2, -1))
+
+
+def syevd(a: np.ndarray, sweeps: int = MAX_SWEEPS) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Symmetric / Hermitian eigendecomposition with LAPACK ``?syevd`` / ``?heevd``'s outputs.
 
-    Cyclic two-sided Jacobi on the lower triangle's Hermitian matrix: a ``while`` over sweeps (until
-    ``off(A) <= eps * ||A||_F`` or ``sweeps``), inside it a ``while`` over the constant pair table, each
-    step applying the rotation to rows and columns p, q (dynamic_slice / dynamic_update_slice of
-    rows and columns p and q). Then ``sort`` ascending with the eigenvector columns as a second operand.
+    Parallel cyclic two-sided Jacobi (Golub & Van Loan §8.5.5, round-robin ordering) on the Hermitian
+    matrix of the lower triangle, zero-padded to an even order ``N``: each step rotates the ``N/2``
+    disjoint pairs (k, k + N/2) at once (rows and columns as static halves), zeroes the annihilated
+    entries, then moves the order on by :func:`tournament`. A ``while`` over sweeps (``N - 1`` steps each)
+    until ``off(A)^2 <= (eps ||A||_F)^2`` or ``sweeps``; then ``sort`` ascending, the eigenvector columns
+    sorted with the same keys.
 
     Returns ``(v, w, info)``: ``v[*b, n, n]`` unit eigenvectors in columns (phase as the rotations leave
-    it), ``w[*b, n]`` real ascending, ``info`` 0 (non-zero when the sweeps did not converge).
+    it), ``w[*b, n]`` real ascending, ``info`` 0 (1 where ``w`` has a NaN: JAX then returns NaN, as for a
+    LAPACK failure).
     """
     n = a.shape[-1]
-    low = np.tril(a)
-    h = low + np.conj(np.swapaxes(np.tril(a, -1), -1, -2))
-    h = np.array(h, dtype=a.dtype)
-    v = np.broadcast_to(np.eye(n, dtype=a.dtype), a.shape).copy()
+    h = np.tril(a) + np.conj(np.swapaxes(np.tril(a, -1), -1, -2))
+    h = _pad_even(np.array(h, dtype=a.dtype), (-2, -1))
+    nn = h.shape[-1]
+    half = nn // 2
+    v = np.broadcast_to(np.eye(nn, dtype=a.dtype), h.shape).copy()
     eps = np.finfo(a.real.dtype).eps
-    scale = np.sqrt(np.sum(np.abs(h) ** 2, axis=(-2, -1)))
-    pairs = _pairs(n)
+    tol2 = eps**2 * np.sum(np.abs(h) ** 2, axis=(-2, -1))
+    pairs = np.zeros((nn, nn), bool)
+    pairs[np.arange(half), np.arange(half) + half] = True
+    pairs = pairs | pairs.T
     sweep = 0
-    while sweep < sweeps and np.any(_off(h) > eps * scale):
-        i = 0
-        while i < len(pairs):
-            p, q = pairs[i]
-            app, aqq, apq = h[..., p, p].real, h[..., q, q].real, h[..., p, q]
-            c, s = _rotation(app, aqq, apq)
-            c, s = c[..., None], s[..., None]
-            # Columns: A <- A J ; V <- V J.
-            hp, hq = h[..., :, p].copy(), h[..., :, q].copy()
-            h[..., :, p], h[..., :, q] = c * hp - np.conj(s) * hq, s * hp + c * hq
-            vp, vq = v[..., :, p].copy(), v[..., :, q].copy()
-            v[..., :, p], v[..., :, q] = c * vp - np.conj(s) * vq, s * vp + c * vq
-            # Rows: A <- J^H A.
-            rp, rq = h[..., p, :].copy(), h[..., q, :].copy()
-            h[..., p, :], h[..., q, :] = c * rp - s * rq, np.conj(s) * rp + c * rq
-            i += 1
+    while sweep < sweeps and np.any(_off2(h) > tol2):
+        step = 0
+        while step < nn - 1:
+            d = np.diagonal(h, axis1=-2, axis2=-1).real
+            apq = np.diagonal(h[..., :half, half:], axis1=-2, axis2=-1)
+            c, s = _rotation(d[..., :half], d[..., half:], apq)
+            h = _rotate_rows(_rotate_columns(h, c, s), c, s)
+            h = _where(pairs, 0, h)
+            v = _rotate_columns(v, c, s)
+            h = tournament(tournament(h, -1), -2)
+            v = tournament(v, -1)
+            step += 1
         sweep += 1
-    w = np.diagonal(h, axis1=-2, axis2=-1).real
-    order = np.argsort(w, axis=-1, kind="stable")  # stablehlo.sort with an iota operand
+    w = np.diagonal(h, axis1=-2, axis2=-1).real[..., :n]
+    v = v[..., :n, :n]
+    order = np.argsort(w, axis=-1, kind="stable")  # stablehlo.sort, v's columns as a second operand
     w = np.take_along_axis(w, order, axis=-1)
     v = np.take_along_axis(v, order[..., None, :], axis=-1)
-    info = (_off(h) > 10 * n * eps * scale).astype(np.int32)
+    info = np.any(np.isnan(w), axis=-1).astype(np.int32)
     return v, w.astype(a.real.dtype), info
 
 
-def gesdd(a: np.ndarray, mode: str = "S", sweeps: int = 12) -> tuple[np.ndarray, ...]:
-    """SVD with LAPACK ``?gesdd``'s outputs by one-sided (Hestenes) Jacobi.
+def _orthonormal(x: np.ndarray) -> np.ndarray:
+    """``Q diag(phase(diag R))`` of the Householder QR of ``x`` (:func:`geqrf`, :func:`orgqr`): ``x`` itself
+    (to rounding) where its columns are orthonormal, and an orthonormal completion where a column is zero."""
+    qr, tau = geqrf(x)
+    q = orgqr(qr, tau)
+    d = np.diagonal(qr, axis1=-2, axis2=-1)
+    mag = np.abs(d)
+    phase = _where(mag == 0, 1, d / _where(mag == 0, 1, mag))
+    return q * phase[..., None, :]
 
-    ``a``: ``[*b, m, n]``; for ``m < n`` the method runs on ``a^H`` and swaps ``u``/``vt``. Columns i, j
-    of ``U = A`` are rotated until orthogonal (pairs in a constant table, as :func:`syevd`), ``V``
-    accumulates the rotations; ``s`` = column norms sorted descending, ``u = U / s``. ``mode`` 'A'
-    completes ``u`` to a square unitary matrix with :func:`geqrf` / :func:`orgqr`.
 
-    Returns ``(s, u, vt, info)``; ``u``/``vt`` are None for ``mode`` 'N'.
+def gesdd(a: np.ndarray, mode: str = "S", sweeps: int = MAX_SWEEPS) -> tuple[np.ndarray, ...]:
+    """SVD with LAPACK ``?gesdd``'s outputs by parallel one-sided (Hestenes) Jacobi.
+
+    ``a``: ``[*b, m, n]``; for ``m < n`` the method runs on ``a^H`` and swaps ``u``/``vt``. The columns of
+    ``U = A`` (zero-padded to an even count ``N``) are rotated in the pairs (k, k + N/2) of
+    :func:`syevd`'s round-robin order until every pair is orthogonal to ``sqrt(m) eps`` (a sweep without
+    a rotation) or ``sweeps``; ``V`` accumulates the rotations. ``s`` = the column norms sorted
+    descending, ``u = U / s``, then re-orthonormalised (and for mode 'A' completed to a square unitary
+    matrix) by :func:`_orthonormal`, which also gives zero singular values orthonormal columns.
+
+    Returns ``(s, u, vt, info)``; ``u``/``vt`` are None for ``mode`` 'N'; ``info`` is 1 where ``s`` has a NaN.
     """
     m, n = a.shape[-2], a.shape[-1]
     if m < n:
@@ -267,38 +324,37 @@ def gesdd(a: np.ndarray, mode: str = "S", sweeps: int = 12) -> tuple[np.ndarray,
         if mode == "N":
             return s, None, None, info
         return s, np.conj(np.swapaxes(vt, -1, -2)), np.conj(np.swapaxes(u, -1, -2)), info
-    u = np.array(a, copy=True)
-    v = np.broadcast_to(np.eye(n, dtype=a.dtype), (*a.shape[:-2], n, n)).copy()
-    eps = np.finfo(a.real.dtype).eps
-    pairs = _pairs(n)
-    for _ in range(sweeps):
-        i = 0
-        while i < len(pairs):
-            p, q = pairs[i]
-            up, uq = u[..., :, p].copy(), u[..., :, q].copy()
-            app = np.sum(np.abs(up) ** 2, axis=-1)
-            aqq = np.sum(np.abs(uq) ** 2, axis=-1)
-            apq = np.sum(np.conj(up) * uq, axis=-1)
-            small = np.abs(apq) <= eps * np.sqrt(app * aqq)
-            c, s = _rotation(app, aqq, _where(small, 0, apq))
-            c, s = c[..., None], s[..., None]
-            u[..., :, p], u[..., :, q] = c * up - np.conj(s) * uq, s * up + c * uq
-            vp, vq = v[..., :, p].copy(), v[..., :, q].copy()
-            v[..., :, p], v[..., :, q] = c * vp - np.conj(s) * vq, s * vp + c * vq
-            i += 1
+    u = _pad_even(np.array(a, copy=True), (-1,))
+    nn = u.shape[-1]
+    half = nn // 2
+    v = np.broadcast_to(np.eye(nn, dtype=a.dtype), (*a.shape[:-2], nn, nn)).copy()
+    tol = np.sqrt(m) * np.finfo(a.real.dtype).eps
+    sweep, rotated = 0, True
+    while sweep < sweeps and np.any(rotated):
+        rotated = np.zeros(a.shape[:-2], bool)
+        step = 0
+        while step < nn - 1:
+            ut, ub = u[..., :, :half], u[..., :, half:]
+            app = np.sum(np.abs(ut) ** 2, axis=-2)
+            aqq = np.sum(np.abs(ub) ** 2, axis=-2)
+            apq = np.sum(np.conj(ut) * ub, axis=-2)
+            big = np.abs(apq) > tol * np.sqrt(app * aqq)
+            rotated = rotated | np.any(big, axis=-1)
+            c, s = _rotation(app, aqq, _where(big, apq, 0))
+            u, v = tournament(_rotate_columns(u, c, s), -1), tournament(_rotate_columns(v, c, s), -1)
+            step += 1
+        sweep += 1
+    u, v = u[..., :, :n], v[..., :n, :n]
     sv = np.sqrt(np.sum(np.abs(u) ** 2, axis=-2))
     order = np.argsort(-sv, axis=-1, kind="stable")
     sv = np.take_along_axis(sv, order, axis=-1)
-    info = np.zeros(a.shape[:-2], np.int32)
+    info = np.any(np.isnan(sv), axis=-1).astype(np.int32)
     if mode == "N":
         return sv.astype(a.real.dtype), None, None, info
     u = np.take_along_axis(u, order[..., None, :], axis=-1)
     v = np.take_along_axis(v, order[..., None, :], axis=-1)
     u = u / _where(sv == 0, 1, sv)[..., None, :]
     if mode == "A" and m > n:
-        qr, tau = geqrf(u)
-        pad = np.zeros((*a.shape[:-2], m, m - n), a.dtype)
-        full = orgqr(np.concatenate([qr, pad], axis=-1), tau)
-        # The first n columns of Q are u up to the signs/phases of R's diagonal; keep u itself.
-        u = np.concatenate([u, full[..., :, n:]], axis=-1)
+        u = np.concatenate([u, np.zeros((*a.shape[:-2], m, m - n), a.dtype)], axis=-1)
+    u = _orthonormal(u)
     return sv.astype(a.real.dtype), u, np.conj(np.swapaxes(v, -1, -2)), info

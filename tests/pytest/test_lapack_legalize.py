@@ -142,10 +142,11 @@ def test_committed_examples_are_what_export_py_writes():
         assert export.export(name, dtype, batch, n) == text, name
 
 
-def test_every_committed_example_loses_its_potrf_and_trsm_calls():
+def test_every_committed_example_is_fully_legalized():
+    # Every jnp.linalg program of examples/linalg/, in every element type: no LAPACK call is left.
     for name, dtype, batch, n in export.COMMITTED:
         legal = _legalize((REPO / "examples" / "linalg" / export.file_name(name, dtype, batch, n)).read_text())
-        assert "potrf_ffi" not in legal and "trsm_ffi" not in legal, name
+        assert "lapack_" not in legal, (name, dtype, batch)
 
 
 def test_examples_cholesky_is_fully_legalized_and_runs():
@@ -158,11 +159,17 @@ def test_examples_cholesky_is_fully_legalized_and_runs():
     assert _rel(got, want) <= 1e-4
 
 
+def _eig_text(dtype: str = "float64", batch=(2,), n: int = 5) -> str:
+    """``jnp.linalg.eig`` for CPU: a ``geev`` call, which the pass does not legalize."""
+    with jax.enable_x64(True):
+        return jax.jit(jnp.linalg.eig).lower(jax.ShapeDtypeStruct((*batch, n, n), dtype)).as_text()
+
+
 def test_other_targets_are_left_and_the_program_still_runs():
-    # qr = geqrf + orgqr (not legalized yet): left as they are, the program runs unchanged.
-    text = export.lower("qr", "float64", (2,), 5)
+    # eig = geev (not in the pass's scope): left as it is, the program runs unchanged.
+    text = _eig_text()
     legal = _legalize(text)
-    assert "lapack_dgeqrf_ffi" in legal and "lapack_dorgqr_ffi" in legal
+    assert "lapack_dgeev_ffi" in legal
     args = export.inputs("qr", "float64", (2,), 5)
     for g, w in zip(backend.compile(legal)(*args), backend.compile(text)(*args)):
         np.testing.assert_array_equal(g, w)
@@ -226,14 +233,14 @@ def test_getrf_singular_factors_pivots_and_info_match_lapack():
 
 
 def test_strict_refuses_an_unlegalized_target_with_a_location():
-    text = export.lower("qr", "float32", (), 4)
-    m = hlokit.parse(text, context=hlokit.make_context(), source_name="qr.mlir")
+    text = _eig_text("float32", (), 4)
+    m = hlokit.parse(text, context=hlokit.make_context(), source_name="eig.mlir")
     before = str(m)
     with pytest.raises(PassError) as info:
         run_pipeline(m, STRICT)
-    line = text.splitlines().index(next(x for x in text.splitlines() if "lapack_sgeqrf_ffi" in x)) + 1
-    assert str(info.value).startswith(f"qr.mlir:{line}:")
-    assert "error: cannot legalize custom_call @lapack_sgeqrf_ffi" in str(info.value)
+    line = text.splitlines().index(next(x for x in text.splitlines() if "lapack_sgeev_ffi" in x)) + 1
+    assert str(info.value).startswith(f"eig.mlir:{line}:")
+    assert "error: cannot legalize custom_call @lapack_sgeev_ffi" in str(info.value)
     assert str(m) == before
 
 
@@ -242,6 +249,16 @@ def test_malformed_backend_config_is_a_located_error_and_changes_nothing():
     m = hlokit.parse(text, context=hlokit.make_context())
     before = str(m)
     with pytest.raises(PassError, match="uplo"):
+        run_pipeline(m, PIPELINE)
+    assert str(m) == before
+
+
+def test_dynamic_shape_is_a_located_error_and_changes_nothing():
+    text = _POTRF.format(c="s", t="f32", uplo=ord("L")).replace("tensor<3x4x4xf32>", "tensor<?x4x4xf32>")
+    text = text.replace("tensor<3xi32>", "tensor<?xi32>")
+    m = hlokit.parse(text, context=hlokit.make_context(), source_name="dyn.mlir")
+    before = str(m)
+    with pytest.raises(PassError, match="dyn.mlir:3:.*dynamic shapes are not supported"):
         run_pipeline(m, PIPELINE)
     assert str(m) == before
 

@@ -20,6 +20,8 @@ from hlokit import passes
 from hlokit.core import read_source
 from hlokit.diagnostics import Diagnostic, HlokitError, ParseError, location_position
 from hlokit.passes.chlo import find_chlo_ops
+from hlokit.passes.stablehlo_legalize_lapack_custom_calls import PIPELINE as LAPACK_PIPELINE
+from hlokit.passes.stablehlo_legalize_lapack_custom_calls import count_lapack_calls
 from hlokit.dialects.check_syntax import OPS as CHECK_OPS
 from hlokit.dialects.check_syntax import to_generic
 from hlokit.interpreter.collectives import NEWER_OPS, rewrite_newer_ops
@@ -94,11 +96,13 @@ def check_registered(module: ir.Module, name: str = "-") -> None:
 
 
 def prepare_module(module: ir.Module, name: str = "-") -> ir.Module:
-    """Legalize CHLO ops with hlokit's ``chlo-legalize-to-stablehlo`` pass (when any are present)."""
+    """Legalize CHLO ops with hlokit's ``chlo-legalize-to-stablehlo`` pass and jaxlib's ``lapack_*_ffi``
+    custom calls with ``stablehlo-legalize-lapack-custom-calls`` (each when any are present)."""
+    lapack = count_lapack_calls(module)
     has_chlo = find_chlo_ops(module, first_only=True)
-    if not has_chlo:
+    if not has_chlo and not lapack:
         return module
-    if passes.get_pass("chlo-legalize-to-stablehlo") is None:
+    if has_chlo and passes.get_pass("chlo-legalize-to-stablehlo") is None:
         file, line, col = location_position(has_chlo[0].location)
         raise InterpreterError(
             [Diagnostic("error", f"'{has_chlo[0].name}': CHLO ops need hlokit's chlo-legalize-to-stablehlo "
@@ -108,7 +112,10 @@ def prepare_module(module: ir.Module, name: str = "-") -> ir.Module:
     saved = ctx.allow_unregistered_dialects
     ctx.allow_unregistered_dialects = True  # the check ops (only they: see check_registered) verify
     try:
-        passes.run_pipeline(module, "builtin.module(chlo-legalize-to-stablehlo)", source_name=name)
+        if lapack:
+            passes.run_pipeline(module, LAPACK_PIPELINE, source_name=name)
+        if has_chlo:
+            passes.run_pipeline(module, "builtin.module(chlo-legalize-to-stablehlo)", source_name=name)
     finally:
         ctx.allow_unregistered_dialects = saved
     return module

@@ -1,9 +1,10 @@
-"""Linear algebra of the reference interpreter: ``dot_general``, the deprecated ``dot``, ``triangular_solve``.
+"""Linear algebra of the reference interpreter: ``dot_general``, the deprecated ``dot``, ``triangular_solve``,
+``cholesky``.
 
 Semantics: StableHLO spec (https://openxla.org/stablehlo/spec), sections "dot_general" and
-"triangular_solve"; ``dot`` follows XLA's operation semantics (https://openxla.org/xla/operation_semantics,
+"triangular_solve" and "cholesky"; ``dot`` follows XLA's operation semantics (https://openxla.org/xla/operation_semantics,
 "Dot"). Contractions run as one batched numpy ``matmul`` in :func:`dot_compute_dtype` (also used by
-:mod:`hlokit.interpreter.convolution`); ``triangular_solve`` runs LAPACK's solver through numpy in
+:mod:`hlokit.interpreter.convolution`); ``triangular_solve`` and ``cholesky`` run LAPACK through numpy in
 double precision.
 """
 
@@ -19,7 +20,7 @@ from hlokit.interpreter.evaluator import InterpreterError
 from hlokit.interpreter.registry import register
 from hlokit.interpreter.values import NATIVE_DTYPES, dtype_of
 
-__all__ = ["dot_general", "dot_compute_dtype", "triangular_solve"]
+__all__ = ["dot_general", "dot_compute_dtype", "triangular_solve", "cholesky"]
 
 
 def dot_compute_dtype(lhs: np.dtype, rhs: np.dtype, result: np.dtype) -> np.dtype:
@@ -147,3 +148,45 @@ def _triangular_solve(op, operands, interp):
             attributes.enum_value(op, "transpose_a"),
         )
     ]  # fmt: skip
+
+
+# ----------------------------------------------------------------------------------------------------------
+# cholesky (LAPACK's factorisation through numpy in double precision, rounded to the result type)
+# ----------------------------------------------------------------------------------------------------------
+
+
+def cholesky(a: np.ndarray, lower: bool) -> np.ndarray:
+    """Spec ``cholesky``: for each ``(..., N, N)`` matrix of ``a`` the factor ``L`` (``lower``, ``a = L L^H``)
+    or ``U`` (``a = U^H U``) of the Hermitian matrix read from ``a``'s lower (``lower``) or upper triangle
+    (the other triangle is not read; a complex diagonal's imaginary part is ignored, as LAPACK ``?potrf``).
+    The other triangle of the result is 0. Where a matrix is not positive definite the spec leaves the
+    result implementation-defined: as XLA, every entry of that matrix is NaN. Computed in double
+    precision, rounded to ``a``'s dtype.
+    """
+    wide = np.complex128 if a.dtype.kind == "c" else np.float64
+    x = a.astype(wide)
+    n = x.shape[-1]
+    tri = np.tril(x) if lower else np.triu(x)
+    strict = np.tril(x, -1) if lower else np.triu(x, 1)
+    herm = tri + np.conj(np.swapaxes(strict, -1, -2))
+    idx = np.arange(n)
+    herm[..., idx, idx] = herm[..., idx, idx].real
+    flat = herm.reshape(-1, n, n)
+    out = np.empty_like(flat)
+    for i, m in enumerate(flat):
+        try:
+            with np.errstate(all="ignore"):
+                factor = np.linalg.cholesky(m)
+            ok = np.all(np.isfinite(factor))
+        except np.linalg.LinAlgError:
+            ok = False
+        if not ok:
+            out[i] = np.nan
+        else:
+            out[i] = factor if lower else np.conj(factor.T)
+    return np.array(out.reshape(x.shape).astype(a.dtype), order="C")
+
+
+@register("stablehlo.cholesky")
+def _cholesky(op, operands, interp):
+    return [cholesky(operands[0], attributes.bool_value(op, "lower", False))]

@@ -1,0 +1,267 @@
+"""``--stablehlo-legalize-lapack-custom-calls`` on QR (geqrf + orgqr/ungqr), eigh (syevd/heevd) and SVD
+(gesdd) programs JAX exports for CPU (``examples/linalg/export.py``), and the interpreter on every
+legalized ``jnp.linalg`` program.
+
+The legalized program runs on XLA CPU and is compared with the original (jaxlib's LAPACK) on the same
+inputs. Tolerances are first-order perturbation bounds with the constant ``C`` below, ``eps`` the unit
+roundoff of the element type and ``n`` the order (Higham, *Accuracy and Stability of Numerical
+Algorithms*, 2nd ed.; Golub & Van Loan, *Matrix Computations*, 4th ed.):
+
+* QR factors (the same Householder conventions as LAPACK, so the same signs and phases):
+  ``C n eps cond(A)`` relative (Higham Thm 19.4 and its perturbation theory, §19.9);
+* eigenvalues and singular values: ``C n eps ||A||_2`` absolute (Weyl; both sides backward stable);
+* eigen- and singular vectors: aligned by their phase first (a vector is defined up to a unit scalar),
+  then ``C n eps ||A||_2 / gap`` (Davis-Kahan sin-theta; ``gap`` the distance to the nearest other value);
+* pinv and lstsq (unique for full-rank inputs): ``C n eps cond(A)`` relative (perturbation of the
+  inverse).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import hlokit
+from hlokit import backend
+from hlokit.passes import run_pipeline
+
+from conftest import REPO
+
+_spec = importlib.util.spec_from_file_location("hlokit_linalg_export_dec", REPO / "examples" / "linalg" / "export.py")
+export = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(export)
+
+PIPELINE = "builtin.module(func.func(stablehlo-legalize-lapack-custom-calls))"
+#: The constant of every bound.
+C = 16.0
+#: Condition numbers per precision (well and ill conditioned).
+CONDS = {"float32": (10.0, 1e3), "complex64": (10.0, 1e3), "float64": (10.0, 1e8), "complex128": (10.0, 1e8)}
+
+#: The functions of this file: (name, outputs kind).
+FUNCTIONS = ["qr", "qr_complete", "eigh", "eigvalsh", "svd", "svd_reduced", "svdvals", "pinv", "lstsq", "norm2"]
+
+
+def _legalize(text: str) -> str:
+    m = hlokit.parse(text, context=hlokit.make_context())
+    run_pipeline(m, PIPELINE)
+    return str(m)
+
+
+def _eps(dtype) -> float:
+    return float(np.finfo(np.dtype(dtype)).eps)
+
+
+def _rel(got, want) -> float:
+    scale = max(float(np.max(np.abs(want))), np.finfo(np.float64).tiny)
+    return float(np.max(np.abs(np.asarray(got) - want))) / scale
+
+
+def _gaps(values: np.ndarray) -> np.ndarray:
+    """Per entry of ``values`` ``[*b, k]``: the distance to the nearest other entry of the same matrix."""
+    d = np.abs(values[..., :, None] - values[..., None, :])
+    k = values.shape[-1]
+    d[..., np.arange(k), np.arange(k)] = np.inf
+    return np.min(d, axis=-1) if k > 1 else np.full(values.shape, np.inf)
+
+
+def _phases(got_cols: np.ndarray, want_cols: np.ndarray) -> np.ndarray:
+    """Unit scalars ``p`` ``[*b, k]`` with ``got[:, k] ~ want[:, k] p_k`` (column vectors)."""
+    ip = np.sum(np.conj(want_cols) * got_cols, axis=-2)
+    mag = np.abs(ip)
+    return np.where(mag == 0, 1, ip / np.where(mag == 0, 1, mag))
+
+
+def _norm2(a: np.ndarray) -> float:
+    return float(np.max(np.linalg.norm(a.astype(np.complex128), 2, axis=(-2, -1))))
+
+
+def _cond(a: np.ndarray) -> float:
+    return float(np.max(np.linalg.cond(a.astype(np.complex128))))
+
+
+def check(name: str, dtype: str, args: list[np.ndarray], got: list, want: list) -> None:
+    """Assert that the legalized results ``got`` of ``name`` equal LAPACK's ``want`` within the bounds of
+    the module docstring (``args``: the inputs)."""
+    got = [np.asarray(g) for g in got]
+    a = args[0]
+    n = max(a.shape[-2:])
+    eps = _eps(dtype)
+    norm = _norm2(a)
+    for g, w in zip(got, want):
+        assert g.shape == w.shape and g.dtype == w.dtype, (name, g.shape, w.shape, g.dtype, w.dtype)
+    if name in ("qr", "qr_complete"):
+        k = min(a.shape[-2:])
+        for g, w in zip(got, want):
+            cols = g.shape[-1] if name == "qr" or g is got[1] else k  # the completion is not unique
+            assert _rel(g[..., :cols], w[..., :cols]) <= C * n * eps * _cond(a), (name, dtype, _rel(g, w))
+        q, r = got
+        assert _rel(q[..., :, :r.shape[-2]] @ r, a) <= C * n * eps
+        assert _rel(np.conj(np.swapaxes(q, -1, -2)) @ q, np.eye(q.shape[-1])) <= C * n * eps
+        return
+    if name in ("eigvalsh", "svdvals", "norm2"):
+        assert np.max(np.abs(got[0] - want[0])) <= C * n * eps * norm, (name, dtype)
+        return
+    if name == "eigh":
+        (gw, gv), (ww, wv) = got, want
+        assert np.max(np.abs(gw - ww)) <= C * n * eps * norm
+        gv = gv / _phases(gv, wv)[..., None, :]
+        bound = C * n * eps * norm / _gaps(ww)
+        assert (np.max(np.abs(gv - wv), axis=-2) <= bound).all(), (name, dtype)
+        herm = np.tril(a) + np.conj(np.swapaxes(np.tril(a, -1), -1, -2))  # the triangle LAPACK reads
+        residual = herm @ got[1] - got[1] * gw[..., None, :]
+        assert np.max(np.abs(residual)) <= C * n * eps * norm
+        return
+    if name in ("svd", "svd_reduced"):
+        (gu, gs, gvh), (wu, ws, wvh) = got, want
+        k = gs.shape[-1]
+        assert np.max(np.abs(gs - ws)) <= C * n * eps * norm
+        # u_k and v_k share one phase where s_k > 0 (the reconstruction below checks that); align each by
+        # its own, which also covers a zero singular value (its u_k and v_k are then independent).
+        gu_k = gu[..., :, :k] / _phases(gu[..., :, :k], wu[..., :, :k])[..., None, :]
+        vt = np.swapaxes(gvh[..., :k, :], -1, -2)
+        gvh_k = gvh[..., :k, :] / _phases(vt, np.swapaxes(wvh[..., :k, :], -1, -2))[..., :, None]
+        bound = C * n * eps * norm / _gaps(ws)
+        assert (np.max(np.abs(gu_k - wu[..., :, :k]), axis=-2) <= bound).all(), (name, dtype)
+        assert (np.max(np.abs(gvh_k - wvh[..., :k, :]), axis=-1) <= bound).all(), (name, dtype)
+        for x in (gu, np.conj(np.swapaxes(gvh, -1, -2))):  # unitary (the completion too)
+            assert _rel(np.conj(np.swapaxes(x, -1, -2)) @ x, np.eye(x.shape[-1])) <= C * n * eps
+        assert _rel((gu[..., :, :k] * gs[..., None, :].astype(dtype)) @ gvh[..., :k, :], a) <= C * n * eps
+        return
+    if name in ("pinv", "lstsq"):
+        assert _rel(got[0], want[0]) <= C * n * eps * _cond(a), (name, dtype, _rel(got[0], want[0]))
+        return
+    raise AssertionError(f"no check for {name}")
+
+
+def _rotating(names, dtypes=export.DTYPES):
+    """``(name, dtype)`` params: in the default run one element type per name, in turn (every type
+    appears); the others under ``-m slow``. Keeps the default run to one XLA compile pair per name."""
+    for i, name in enumerate(names):
+        for dtype in dtypes:
+            quick = dtype == dtypes[i % len(dtypes)]
+            yield pytest.param(name, dtype, marks=() if quick else pytest.mark.slow)
+
+
+@pytest.mark.parametrize("name, dtype", list(_rotating(FUNCTIONS)))
+def test_legalized_equals_lapack_on_xla_cpu(name, dtype):
+    batch = () if name == "lstsq" and dtype == "complex128" else (2, 3)
+    n = 6
+    text = export.lower(name, dtype, batch, n)
+    assert "lapack_" in text
+    legal = _legalize(text)
+    assert "lapack_" not in legal
+    original, legalized = backend.compile(text), backend.compile(legal)
+    for seed, cond in enumerate(CONDS[dtype]):
+        args = export.inputs(name, dtype, batch, n, cond=cond, seed=seed)
+        check(name, dtype, args, legalized(*args), original(*args))
+
+
+@pytest.mark.parametrize("name, dtype", list(_rotating(["qr", "svd", "svd_reduced", "pinv", "eigh"],
+                                                       ("float64", "complex64"))))
+def test_singular_inputs(name, dtype):
+    n = 5
+    text = export.lower(name, dtype, (2,), n)
+    args = export.inputs(name, dtype, (2,), n, cond=10.0, singular=True, seed=3)
+    got = backend.compile(_legalize(text))(*args)
+    want = backend.compile(text)(*args)
+    if name == "qr":  # R has a (near) zero last diagonal entry; Q R = A still holds
+        q, r = (np.asarray(x) for x in got)
+        assert _rel(q @ r, args[0]) <= C * n * _eps(dtype)
+        assert abs(float(np.max(np.abs(np.asarray(want[1])[..., -1, -1])))) <= C * n * _eps(dtype)
+        assert float(np.max(np.abs(r[..., -1, -1]))) <= C * n * _eps(dtype)
+        return
+    check(name, dtype, args, got, want)
+
+
+def _tall_wide_text(fn, dtype, shape):
+    with jax.enable_x64(True):
+        return jax.jit(fn).lower(jax.ShapeDtypeStruct(shape, dtype)).as_text()
+
+
+_NON_SQUARE = {
+    "qr": jnp.linalg.qr, "qr_complete": lambda a: jnp.linalg.qr(a, mode="complete"),
+    "svd": jnp.linalg.svd, "svd_reduced": lambda a: jnp.linalg.svd(a, full_matrices=False),
+    "svdvals": lambda a: jnp.linalg.svd(a, compute_uv=False),
+}
+
+
+@pytest.mark.parametrize("name, shape", [
+    pytest.param(name, shape, marks=() if (i + j) % 2 == 0 else pytest.mark.slow)
+    for i, name in enumerate(_NON_SQUARE) for j, shape in enumerate([(2, 6, 4), (4, 6)])])
+def test_non_square(name, shape):
+    # Tall batched complex64 and wide float64: m > n and m < n (gesdd on the adjoint).
+    fn = _NON_SQUARE[name]
+    dtype = "complex64" if len(shape) == 3 else "float64"
+    text = _tall_wide_text(fn, dtype, shape)
+    legal = _legalize(text)
+    assert "lapack_" not in legal
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal(shape) + (1j * rng.standard_normal(shape) if dtype == "complex64" else 0)
+    a = a.astype(dtype)
+    check(name, dtype, [a], backend.compile(legal)(a), backend.compile(text)(a))
+
+
+@pytest.mark.parametrize("name", ["eigh", "svd", "svdvals"])
+def test_nan_input_gives_nan_like_lapack(name):
+    n = 4
+    text = export.lower(name, "float32", (3,), n)
+    (a,) = export.inputs(name, "float32", (3,), n)
+    a[1, 1, 0] = a[1, 0, 1] = np.nan
+    got = backend.compile(_legalize(text))(a)
+    want = backend.compile(text)(a)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(np.isnan(g[1]), np.isnan(w[1]))
+        assert not np.isnan(g[[0, 2]]).any()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["eigh", "svd", "qr"])
+@pytest.mark.parametrize("dtype", export.DTYPES)
+def test_larger_orders(name, dtype):
+    n = 33
+    text = export.lower(name, dtype, (2,), n)
+    legal = _legalize(text)
+    args = export.inputs(name, dtype, (2,), n, cond=100.0, seed=7)
+    check(name, dtype, args, backend.compile(legal)(*args), backend.compile(text)(*args))
+
+
+# -- the interpreter runs every legalized jnp.linalg program -------------------------------------------
+
+#: Every function of examples/linalg/export.py and how its results are compared.
+INTERPRETED = {name: "decomposition" for name in FUNCTIONS}
+INTERPRETED.update({name: "bound" for name in ("cholesky", "cho_solve", "solve", "solve_triangular_lower", "inv",
+                                               "det", "slogdet", "lu", "lu_factor", "matrix_power")})
+
+
+def _interp_cases():
+    # The default run: one element type per function, in turn (all four types appear); -m slow: all.
+    for i, name in enumerate(INTERPRETED):
+        for dtype in export.DTYPES:
+            quick = dtype == export.DTYPES[i % len(export.DTYPES)]
+            yield pytest.param(name, dtype, marks=() if quick else pytest.mark.slow)
+
+
+@pytest.mark.parametrize("name, dtype", list(_interp_cases()))
+def test_interpreter_runs_legalized_program(name, dtype):
+    batch = () if name in ("lu_factor", "lstsq") else (2,)
+    n = 4
+    text = export.lower(name, dtype, batch, n)
+    args = export.inputs(name, dtype, batch, n, cond=10.0)
+    want = backend.compile(text)(*args)
+    got = hlokit.interpret(text, args)  # the interpreter legalizes the LAPACK calls itself
+    if INTERPRETED[name] == "decomposition":
+        check(name, dtype, args, got, want)
+        return
+    power = 3 if name == "matrix_power" else 1
+    tol = 8 * n * _eps(dtype) * _cond(args[0]) ** power
+    for g, w in zip(got, want):
+        g = np.asarray(g)
+        assert g.shape == w.shape and g.dtype == w.dtype
+        if g.dtype.kind == "i":
+            np.testing.assert_array_equal(g, w)
+        else:
+            assert _rel(g, w) <= tol, (name, dtype, _rel(g, w), tol)

@@ -93,7 +93,7 @@ class QuantizedType:
     def spelling(self) -> str:
         """The MLIR spelling of the element type, e.g. ``!quant.uniform<i8:f32, 0.5:-20>``."""
         lo, hi = _storage_range(self.storage_dtype)
-        head = self.storage_type
+        head = self.storage_type.replace("ui", "u")  # the quant dialect spells unsigned storage u8, ...
         if (self.storage_min, self.storage_max) != (lo, hi):
             head += f"<{self.storage_min}:{self.storage_max}>"
         head += ":" + self.expressed_type
@@ -168,42 +168,34 @@ def parse_quantized_type(spelling: str) -> QuantizedType:
     )
 
 
-_CACHE: dict = {}
+_CACHE: dict[str, QuantizedType] = {}  # spelling -> parameters (context-independent; keeps no context alive)
 
 
 def quantized_type(t: ir.Type) -> QuantizedType | None:
     """The :class:`QuantizedType` of a tensor type's (or an element type's) ``!quant.uniform`` element
     type; None when the element type is not quantized. Raises :class:`UnsupportedTypeError` for a
     ``!quant`` type other than ``!quant.uniform`` or one whose parameters do not read back exactly."""
-    try:
-        return _CACHE[t]
-    except KeyError:
-        pass
-    except TypeError:  # an unhashable stand-in
-        return _read(t)
-    q = _CACHE[t] = _read(t)
-    return q
-
-
-def _read(t: ir.Type) -> QuantizedType | None:
-    elem = ir.ShapedType(t).element_type if isinstance(t, ir.ShapedType) else t
+    elem = t.element_type if isinstance(t, ir.ShapedType) else t
+    if type(elem) is not ir.Type:  # the bindings give every builtin element type its own class
+        return None
     spelling = str(elem)
     if not spelling.startswith("!quant."):
         return None
-    q = parse_quantized_type(spelling)
-    try:  # the parameters must describe exactly this type
-        same = ir.Type.parse(q.spelling(), elem.context) == elem
-    except ir.MLIRError:
-        same = False
-    if not same:
-        raise UnsupportedTypeError(f"element type '{spelling}': its quantization parameters do not read back exactly")
+    q = _CACHE.get(spelling)
+    if q is None:
+        q = parse_quantized_type(spelling)
+        try:  # the parameters must describe exactly this type
+            same = ir.Type.parse(q.spelling(), elem.context) == elem
+        except ir.MLIRError:
+            same = False
+        if not same:
+            raise UnsupportedTypeError(f"element type '{spelling}': its quantization parameters do not read back exactly")
+        _CACHE[spelling] = q
     return q
 
 
 def is_quantized(t: ir.Type) -> bool:
-    """Whether a tensor (or element) type has a quantized element type."""
-    if not isinstance(t, (ir.ShapedType, ir.Type)):
-        return False
+    """Whether a tensor (or element) type has a quantized element type (any ``!quant`` type)."""
     try:
         return quantized_type(t) is not None
     except UnsupportedTypeError:
@@ -316,26 +308,26 @@ STORAGE_OPS: frozenset[str] = frozenset(
 _STORAGE_PREFIXES = ("check.", "interpreter.", "shape.", "tensor.", "arith.")
 
 
-def _has_quantized_type(op) -> bool:
-    operation = op.operation
-    for v in operation.results:
-        if _is_quantized_cached(v.type):
+#: Ops whose results may be unquantized while an operand is quantized (``compare``, ``is_finite``: i1;
+#: the hybrid ``dot_general`` / ``convolution``: float): the wrapper looks at their operands too.
+_QUANTIZED_OPERAND_OPS: frozenset[str] = frozenset(
+    "stablehlo." + n for n in ("compare", "is_finite", "dot_general", "dot", "convolution", "dynamic_conv", "convert")
+)
+
+
+def _is_quantized_tensor_type(t: ir.Type) -> bool:
+    return isinstance(t, ir.ShapedType) and type(t.element_type) is ir.Type and "!quant." in str(t)
+
+
+def _has_quantized_type(operation, name: str) -> bool:
+    for t in operation.results.types:
+        if _is_quantized_tensor_type(t):
             return True
-    for v in operation.operands:
-        if _is_quantized_cached(v.type):
-            return True
+    if name in _QUANTIZED_OPERAND_OPS:
+        for v in operation.operands:
+            if _is_quantized_tensor_type(v.type):
+                return True
     return False
-
-
-_IS_Q: dict = {}
-
-
-def _is_quantized_cached(t: ir.Type) -> bool:
-    try:
-        return _IS_Q[t]
-    except KeyError:
-        r = _IS_Q[t] = "!quant." in str(t)
-        return r
 
 
 def _float_twin_type(t: ir.Type) -> ir.Type:
@@ -381,9 +373,9 @@ def wrap(op, adapter):
     types it cannot read."""
     operation = op.operation
     name = operation.name
-    if name in STORAGE_OPS or name.startswith(_STORAGE_PREFIXES) or len(operation.regions):
+    if name in STORAGE_OPS or name.startswith(_STORAGE_PREFIXES):
         return adapter
-    if not _has_quantized_type(op):
+    if not _has_quantized_type(operation, name) or len(operation.regions):
         return adapter
     try:
         in_types = [quantized_type(v.type) for v in operation.operands]

@@ -351,6 +351,72 @@ func.func @main(%a: {t}, %b: {u}) -> (tensor<4xi1>, {t}, {t}, {s}) {{
     assert int(total) == 2 + int(a.astype(np.int64).sum()) - 2 * 4
 
 
+def test_region_ops_run_their_bodies_on_quantized_values():
+    t = "tensor<6x!quant.uniform<i8:f32, 0.5:3>>"
+    s = "tensor<!quant.uniform<i8:f32, 0.5:3>>"
+    w = "tensor<5x!quant.uniform<i8:f32, 0.5:3>>"
+    u = "tensor<2x!quant.uniform<i8:f32, 0.5:3>>"
+    src = f"""
+func.func @main(%a: {t}) -> ({t}, {w}, {t}, tensor<6xf32>) {{
+  %s = "stablehlo.sort"(%a) ({{
+    ^bb0(%x: {s}, %y: {s}):
+      %gt = stablehlo.compare GT, %x, %y : ({s}, {s}) -> tensor<i1>
+      stablehlo.return %gt : tensor<i1>
+  }}) {{dimension = 0 : i64, is_stable = true}} : ({t}) -> {t}
+  %init = stablehlo.constant() {{value = dense<-128> : tensor<i8>}} : () -> {s}
+  %w = "stablehlo.reduce_window"(%a, %init) ({{
+    ^bb0(%x: {s}, %y: {s}):
+      %m = stablehlo.maximum %x, %y : {s}
+      stablehlo.return %m : {s}
+  }}) {{window_dimensions = array<i64: 2>}} : ({t}, {s}) -> {w}
+  %idx = stablehlo.constant dense<[[1], [4]]> : tensor<2x1xi32>
+  %upd = stablehlo.constant() {{value = dense<[7, 9]> : tensor<2xi8>}} : () -> {u}
+  %sc = "stablehlo.scatter"(%a, %idx, %upd) ({{
+    ^bb0(%x: {s}, %y: {s}):
+      %z = stablehlo.add %x, %y : {s}
+      stablehlo.return %z : {s}
+  }}) {{scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>}} : ({t}, tensor<2x1xi32>, {u}) -> {t}
+  %m = "stablehlo.map"(%a) ({{
+    ^bb0(%x: {s}):
+      %n = stablehlo.negate %x : {s}
+      stablehlo.return %n : {s}
+  }}) {{dimensions = array<i64: 0>}} : ({t}) -> {t}
+  %d = stablehlo.uniform_dequantize %m : ({t}) -> tensor<6xf32>
+  return %s, %w, %sc, %d : {t}, {w}, {t}, tensor<6xf32>
+}}"""
+    a = np.array([3, -7, 20, 5, 11, -2], np.int8)
+    srt, win, sc, neg = hlokit.interpret(src, [a])
+    np.testing.assert_array_equal(srt, np.sort(a)[::-1])  # positive scale: storage order = value order
+    np.testing.assert_array_equal(win, np.maximum(a[:-1], a[1:]))
+    fa = ref_dequantize(a, 0.5, 3)
+    want = a.copy()
+    want[[1, 4]] = ref_quantize(fa[[1, 4]] + ref_dequantize(np.array([7, 9]), 0.5, 3), 0.5, 3, -128, 127, np.int8)
+    np.testing.assert_array_equal(sc, want)
+    np.testing.assert_array_equal(neg, ref_dequantize(ref_quantize(-fa, 0.5, 3, -128, 127, np.int8), 0.5, 3))
+
+
+def test_quantized_convolution_with_per_axis_weights_and_result():
+    x_t = "tensor<1x5x1x!quant.uniform<i8:f32, 0.25:1>>"
+    k_t = "tensor<2x1x2x!quant.uniform<i8:f32:2, {0.5,0.125}>>"
+    r_t = "tensor<1x4x2x!quant.uniform<i16:f32:2, {0.0625:0,0.03125:5}>>"
+    src = f"""
+func.func @main(%x: tensor<1x5x1xf32>, %k: tensor<2x1x2xi8>) -> {r_t} {{
+  %qx = stablehlo.uniform_quantize %x : (tensor<1x5x1xf32>) -> {x_t}
+  %qk = stablehlo.bitcast_convert %k : (tensor<2x1x2xi8>) -> {k_t}
+  %c = stablehlo.convolution(%qx, %qk) dim_numbers = [b, 0, f]x[0, i, o]->[b, 0, f], window = {{stride = [1], pad = [[0, 0]]}} {{batch_group_count = 1 : i64, feature_group_count = 1 : i64}} : ({x_t}, {k_t}) -> {r_t}
+  return %c : {r_t}
+}}"""
+    x = np.array([[[1.0], [-2.0], [0.5], [3.25], [-0.75]]], np.float32)
+    k = np.array([[[3, -8]], [[-5, 16]]], np.int8)
+    (got,) = hlokit.interpret(src, [x, k])
+    fx = ref_dequantize(ref_quantize(x, 0.25, 1, -128, 127, np.int8), 0.25, 1)[0, :, 0]
+    fk = ref_dequantize(k, [0.5, 0.125], [0, 0], axis=2)[:, 0, :]  # [window, out]
+    conv = np.stack([fx[i] * fk[0] + fx[i + 1] * fk[1] for i in range(4)])[None]
+    want = ref_quantize(conv, [0.0625, 0.03125], [0, 5], -32768, 32767, np.int16, axis=2)
+    np.testing.assert_array_equal(got, want)
+    assert got.dtype == np.int16
+
+
 def test_while_loop_carries_quantized_values():
     t = "tensor<!quant.uniform<i8:f32, 0.5>>"
     src = f"""
@@ -387,7 +453,7 @@ func.func @main(%a: tensor<2x{Q8}>) -> tensor<2xf32> {{
         hlokit.interpret(src, [np.array([7.0, -3.0], np.float32)])
 
 
-def test_unsupported_quant_type_is_a_located_error():
+def test_negate_rounds_half_to_even():
     src = """
 func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {
   %q = stablehlo.uniform_quantize %a : (tensor<2xf32>) -> tensor<2x!quant.uniform<i8:f32, 0.5>>

@@ -495,6 +495,23 @@ def test_translate_interpret_prints_quantized_results(tmp_path):
     assert proc.stdout.splitlines()[0] == "dense<[7, -28]> : tensor<2x!quant.uniform<i8:f32, 1.000000e-01:-3>>"
 
 
+def test_interpreter_print_and_probe_of_a_quantized_value(tmp_path):
+    import io
+
+    t = f"tensor<2x{Q8}>"
+    src = f"""func.func @main() -> {t} {{
+  %c = stablehlo.constant() {{value = dense<[-19, 7]> : tensor<2xi8>}} : () -> {t}
+  %p = interpreter.probe %c, probe_id = "q" : {t}
+  check.expect_serialized_eq %p, probe_id = "q" : {t}
+  interpreter.print %p : {t}
+  return %p : {t}
+}}"""
+    out = io.StringIO()
+    (got,) = hlokit.interpret(src, probe_dir=str(tmp_path), out=out)
+    np.testing.assert_array_equal(got, [-19, 7])
+    assert out.getvalue().splitlines()[:2] == ["%1 = tensor<2x!quant.uniform<i8:f32, 1.000000e-01:-3>> {", "  [-19, 7]"]
+
+
 # ------------------------------------------------------------------------------------------------
 # XLA, through upstream's stablehlo-legalize-quant-to-math (an oracle, in a subprocess)
 

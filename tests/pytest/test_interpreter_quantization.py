@@ -86,6 +86,8 @@ def qtype(spelling: str) -> QuantizedType:
         ("!quant.uniform<i8<-127:127>:f32:1, {0.1:-30,0.5:-20}>", np.int8, -127, 127, np.float32, 1, (0.1, 0.5), (-30, -20)),
         ("!quant.uniform<u8<1:200>:f64:0, {1.0e-3,3.0:4}>", np.uint8, 1, 200, np.float64, 0, (1.0e-3, 3.0), (0, 4)),
         ("!quant.uniform<i32:f32, 0.123456789123:3>", np.int32, -(2**31), 2**31 - 1, np.float32, None, (0.123456789123,), (3,)),
+        ("!quant.uniform<i8:f32, 1.0e-5:3>", np.int8, -128, 127, np.float32, None, (1.0e-5,), (3,)),
+        ("!quant.uniform<i8:f64, 3.0e+20>", np.int8, -128, 127, np.float64, None, (3.0e20,), (0,)),
     ],
 )
 def test_quantized_type_parameters(spelling, storage, lo, hi, expressed, qdim, scales, zps):

@@ -97,7 +97,7 @@ class QuantizedType:
         if (self.storage_min, self.storage_max) != (lo, hi):
             head += f"<{self.storage_min}:{self.storage_max}>"
         head += ":" + self.expressed_type
-        pairs = [f"{float(s)!r}" + (f":{z}" if z else "") for s, z in zip(self.scales, self.zero_points)]
+        pairs = [_float_literal(s) + (f":{z}" if z else "") for s, z in zip(self.scales, self.zero_points)]
         if self.is_per_axis:
             return f"!quant.uniform<{head}:{self.quantization_dimension}, {{{','.join(pairs)}}}>"
         return f"!quant.uniform<{head}, {pairs[0]}>"
@@ -111,6 +111,15 @@ class QuantizedType:
         shape = [1] * ndim
         shape[self.quantization_dimension] = len(values)
         return np.asarray(values, dtype=dtype).reshape(shape)
+
+
+def _float_literal(x: float) -> str:
+    """The shortest exact decimal of ``x`` in MLIR's float literal form (a ``.`` before any exponent)."""
+    text = repr(float(x))
+    mantissa, e, exponent = text.partition("e")
+    if "." not in mantissa and mantissa.lstrip("-").isdigit():
+        mantissa += ".0"
+    return mantissa + e + exponent
 
 
 def _storage_range(dtype: np.dtype) -> tuple[int, int]:
@@ -369,8 +378,8 @@ def wrap(op, adapter):
     """The plan-time wrapper (:data:`hlokit.interpreter.registry.WRAPPERS`): for an op with quantized
     operands or results that is neither in :data:`STORAGE_OPS` nor has regions, an adapter that runs the
     spec's ``dequantize_op_quantize`` around ``adapter`` (see the module docstring); ``adapter`` itself
-    for every other op. Raises :class:`UnsupportedTypeError` (reported when the op runs) for quantized
-    types it cannot read."""
+    for every other op. For quantized types it cannot read, an adapter that raises
+    :class:`~hlokit.interpreter.evaluator.InterpreterError` when the op runs (the walker locates it)."""
     operation = op.operation
     name = operation.name
     if name in STORAGE_OPS or name.startswith(_STORAGE_PREFIXES):

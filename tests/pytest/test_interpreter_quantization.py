@@ -497,6 +497,19 @@ def test_translate_interpret_prints_quantized_results(tmp_path):
     assert proc.stdout.splitlines()[0] == "dense<[7, -28]> : tensor<2x!quant.uniform<i8:f32, 1.000000e-01:-3>>"
 
 
+def test_translate_interpret_takes_quantized_arguments(tmp_path):
+    src = tmp_path / "arg.mlir"
+    src.write_text(
+        f"""func.func @main(%a: tensor<2x{Q8}>) -> tensor<2xf32> {{
+  %d = stablehlo.uniform_dequantize %a : (tensor<2x{Q8}>) -> tensor<2xf32>
+  return %d : tensor<2xf32>
+}}"""
+    )
+    proc = _translate(src, "--interpreter-print-dense", f"--args=[dense<[7, -28]> : tensor<2x{Q8}>]")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "dense<[1.000000e+00, -2.500000e+00]> : tensor<2xf32>"
+
+
 def test_interpreter_print_and_probe_of_a_quantized_value(tmp_path):
     import io
 

@@ -661,6 +661,21 @@ _DOT_SRC = """func.func @main(%x: tensor<8x16xf32>, %w: tensor<16x4xf32>) -> ten
 }"""
 
 
+_LAYER_SRC = """func.func @main(%x: tensor<4x8xf32>, %w: tensor<8x3xf32>, %b: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  %qx = stablehlo.uniform_quantize %x : (tensor<4x8xf32>) -> tensor<4x8x!quant.uniform<i8:f32, 0.05:-2>>
+  %qw = stablehlo.uniform_quantize %w : (tensor<8x3xf32>) -> tensor<8x3x!quant.uniform<i8:f32, 0.02>>
+  %acc = stablehlo.dot_general %qx, %qw, contracting_dims = [1] x [0] : (tensor<4x8x!quant.uniform<i8:f32, 0.05:-2>>, tensor<8x3x!quant.uniform<i8:f32, 0.02>>) -> tensor<4x3x!quant.uniform<i32:f32, 0.001>>
+  %qb = stablehlo.uniform_quantize %b : (tensor<4x3xf32>) -> tensor<4x3x!quant.uniform<i32:f32, 0.001>>
+  %sum = stablehlo.add %acc, %qb : tensor<4x3x!quant.uniform<i32:f32, 0.001>>
+  %zf = stablehlo.constant dense<0.0> : tensor<4x3xf32>
+  %zero = stablehlo.uniform_quantize %zf : (tensor<4x3xf32>) -> tensor<4x3x!quant.uniform<i32:f32, 0.001>>
+  %relu = stablehlo.maximum %sum, %zero : tensor<4x3x!quant.uniform<i32:f32, 0.001>>
+  %out = stablehlo.uniform_quantize %relu : (tensor<4x3x!quant.uniform<i32:f32, 0.001>>) -> tensor<4x3x!quant.uniform<i8:f32, 0.04:-10>>
+  %y = stablehlo.uniform_dequantize %out : (tensor<4x3x!quant.uniform<i8:f32, 0.04:-10>>) -> tensor<4x3xf32>
+  return %y : tensor<4x3xf32>
+}"""
+
+
 def test_quantized_programs_against_xla():
     from hlokit import backend
 
@@ -671,7 +686,9 @@ def test_quantized_programs_against_xla():
     ]).astype(np.float32)  # fmt: skip
     a, b = (rng.normal(0, 4, (8, 4)).astype(np.float32) for _ in range(2))
     dx, dw = rng.normal(0, 2, (8, 16)).astype(np.float32), rng.normal(0, 1, (16, 4)).astype(np.float32)
-    sources = [_qdq_src(qt) for qt in _XLA_QDQ_TYPES] + [_ADD_SRC, _DOT_SRC]
+    lx, lw, lb = rng.normal(0, 2, (4, 8)), rng.normal(0, 1, (8, 3)), rng.normal(0, 1, (4, 3))
+    lx, lw, lb = (v.astype(np.float32) for v in (lx, lw, lb))
+    sources = [_qdq_src(qt) for qt in _XLA_QDQ_TYPES] + [_ADD_SRC, _DOT_SRC, _LAYER_SRC]
     lowered = _lower_upstream(sources)
     # quantize / dequantize: upstream's lowering computes the spec's formulas: bit-exact
     for qt, src, low in zip(_XLA_QDQ_TYPES, sources, lowered):
@@ -681,10 +698,15 @@ def test_quantized_programs_against_xla():
     # add: upstream requantizes each operand to the result scale and adds integers, which may round
     # differently from the spec's dequantize -> add -> quantize: one storage step (0.15) at most
     (got,) = hlokit.interpret(_ADD_SRC, [a, b])
-    (want,) = backend.compile(lowered[-2], platform="cpu")(a, b)
+    (want,) = backend.compile(lowered[-3], platform="cpu")(a, b)
     assert np.abs(got - np.asarray(want)).max() <= 0.15 + 1e-6
     assert (got == np.asarray(want)).mean() >= 0.5
     # dot_general: upstream accumulates integers exactly, the spec's form sums dequantized f32 values
     (got,) = hlokit.interpret(_DOT_SRC, [dx, dw])
-    (want,) = backend.compile(lowered[-1], platform="cpu")(dx, dw)
+    (want,) = backend.compile(lowered[-2], platform="cpu")(dx, dw)
     assert np.abs(got - np.asarray(want)).max() <= 0.001 + 1e-6
+    # a quantized dense layer (dot_general + add + relu, requantized to i8): one output step (0.04) at most
+    (got,) = hlokit.interpret(_LAYER_SRC, [lx, lw, lb])
+    (want,) = backend.compile(lowered[-1], platform="cpu")(lx, lw, lb)
+    assert np.abs(got - np.asarray(want)).max() <= 0.04 + 1e-6
+    assert (got >= 0).all() and (got == np.asarray(want)).mean() >= 0.9

@@ -26,8 +26,9 @@ from hlokit import attributes
 from hlokit.interpreter.evaluator import InterpreterError
 from hlokit.interpreter.probes import probe
 from hlokit.interpreter.process import ProcessGrid
+from hlokit.interpreter.quantization import format_result
 from hlokit.interpreter.registry import register
-from hlokit.interpreter.values import Value, format_dense, format_value
+from hlokit.interpreter.values import Value
 
 __all__ = ["run_parallel"]
 
@@ -44,7 +45,7 @@ def _print(op, operands, interp):
         name = op.operation.operands[0].get_name()
     except Exception:  # pragma: no cover - names are best effort
         name = "%value"
-    text = format_dense(value) if interp.print_dense else format_value(value)
+    text = format_result(value, op.operation.operands[0].type, dense=interp.print_dense)  # quantized: its type
     with interp.print_lock:
         interp.out.write(f"{name} = {text}\n")
         interp.out.flush()

@@ -24,6 +24,7 @@ import numpy as np
 from jaxlib.mlir import ir
 
 import hlokit
+from hlokit import attributes
 from hlokit.diagnostics import HlokitError
 from hlokit.tools.common import finish, process_chunks
 from hlokit.tools.translate_registry import register_translate_mode
@@ -93,7 +94,7 @@ def run(args) -> int:
     """Entry of the ``--interpret`` mode (see the module docstring); returns the exit code."""
     from hlokit.interpreter import Interpreter
     from hlokit.interpreter.api import entry_function, load_program, prepare_module
-    from hlokit.interpreter.values import format_dense, format_value
+    from hlokit.interpreter.quantization import format_result
 
     if args.max_steps < 0:
         raise HlokitError(f"--max-steps: expected a number of iterations >= 0 (0: no limit), got {args.max_steps}")
@@ -114,9 +115,10 @@ def run(args) -> int:
         fn = entry_function(interp, args.entry_function)
         with np.errstate(all="ignore"):
             results = interp.call(fn, arg_values)
-        fmt = format_dense if args.interpreter_print_dense else format_value
-        for r in results:
-            buf.write(fmt(r) + "\n")
+        # a quantized result prints its declared type over its storage values
+        result_types = ir.FunctionType(attributes.type_value(interp.functions[fn], "function_type")).results
+        for r, t in zip(results, result_types):
+            buf.write(format_result(r, t, dense=args.interpreter_print_dense) + "\n")
         if buf is sys.stdout:  # written as the chunks run: in order with the errors of later chunks
             sys.stdout.flush()
             return None

@@ -19,7 +19,7 @@ import weakref
 from typing import Callable, Union
 
 import numpy as np
-from jaxlib.mlir import ir
+from jaxlib.mlir import ir, passmanager
 from jaxlib.mlir._mlir_libs import _chlo, _jax_mlir_ext, _stablehlo
 from jaxlib.mlir.dialects import sdy  # not _mlir_libs._sdy first: see make_context
 
@@ -102,7 +102,18 @@ def make_context(*, allow_unregistered_dialects: bool = False, threading: bool =
         ctx.dialects[name]  # loads it
     ctx.allow_unregistered_dialects = allow_unregistered_dialects
     ctx.enable_multithreading(threading)
+    _load_quant_dialect(ctx)
     return ctx
+
+
+def _load_quant_dialect(ctx: ir.Context) -> None:
+    """Load MLIR's ``quant`` dialect (StableHLO's quantized element types ``!quant.uniform<...>``).
+
+    jaxlib registers no ``quant`` dialect of its own; the VHLO -> StableHLO legalization declares it as a
+    dependent dialect, so scheduling that pass on an empty module loads it (nothing is rewritten)."""
+    _stablehlo.register_stablehlo_passes()
+    with ctx, ir.Location.unknown():
+        passmanager.PassManager.parse("builtin.module(vhlo-legalize-to-stablehlo)").run(ir.Module.create().operation)
 
 
 _MULTI_TOP = "source must contain a single top-level operation"

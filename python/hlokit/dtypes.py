@@ -110,11 +110,17 @@ def element_type_name(t: ir.Type) -> str:
     return str(t)
 
 
+#: The storage type at the head of a quantized element type's spelling, ``!quant.uniform<i8...``.
+_QUANT_STORAGE = re.compile(r"!quant\.uniform<([iu])([0-9]+)[<:]")
+
+
 def dtype_of(t: ir.Type | str) -> np.dtype:
     """numpy dtype of an MLIR tensor/element type (or its spelling).
 
+    A quantized element type (``!quant.uniform<i8:f32, ...>``, StableHLO spec "Quantized element types")
+    gives its storage type's dtype: quantized tensors are held as their storage values.
     Raises ``TypeError`` for types that are not tensor element types of the interpreter
-    (quantized types, index, tokens, tuples).
+    (other quant types, index, tokens, tuples).
     """
     name = t if isinstance(t, str) else element_type_name(t)
     m = re.fullmatch(r"tensor<(?:[0-9?]+x)*(.+?)>", name)
@@ -123,6 +129,9 @@ def dtype_of(t: ir.Type | str) -> np.dtype:
     try:
         return _DTYPES[name]
     except KeyError:
+        q = _QUANT_STORAGE.match(name)
+        if q and (("ui" if q.group(1) == "u" else "i") + q.group(2)) in _DTYPES:  # held as storage values
+            return _DTYPES[("ui" if q.group(1) == "u" else "i") + q.group(2)]
         raise UnsupportedTypeError(f"element type '{name}' has no numpy representation") from None
 
 

@@ -16,7 +16,7 @@ hlokit's layout. Core modules:
 
 Op families, one module each, imported below by name (a renamed or broken family fails here, at import):
 ``elementwise``, ``data_movement``, ``reduce``, ``linalg``, ``convolution``, ``fft``, ``control_flow``,
-``custom_call``, ``rng``, ``collectives``, and the ``check`` and ``interpreter`` dialects (:mod:`hlokit.dialects.check`,
+``custom_call``, ``rng``, ``collectives``, ``quantization``, and the ``check`` and ``interpreter`` dialects (:mod:`hlokit.dialects.check`,
 :mod:`hlokit.dialects.interpreter`). A new family is one module whose adapters carry ``@register`` plus
 its name in the list below.
 """
@@ -34,6 +34,7 @@ from hlokit.interpreter import (  # noqa: F401
     elementwise,
     fft,
     linalg,
+    quantization,
     reduce,
     rng,
 )

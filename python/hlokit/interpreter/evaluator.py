@@ -77,6 +77,8 @@ class _Plan:
                 returns = tuple(num(v) for v in op.operation.operands)
                 break
             adapter = registry.OPS.get(name, _unsupported)
+            for wrap in registry.WRAPPERS:  # e.g. quantized types: dequantize -> op -> quantize
+                adapter = wrap(op, adapter)
             prepare = getattr(adapter, "prepare", None)
             if prepare is not None:  # an adapter may read its op's attributes once, at plan time
                 try:

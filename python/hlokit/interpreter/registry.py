@@ -50,6 +50,8 @@ __all__ = [
     "register_custom_call",
     "prepared",
     "lookup",
+    "WRAPPERS",
+    "register_wrapper",
 ]
 
 Adapter = Callable[["ir.OpView", list, "Interpreter"], list]
@@ -103,6 +105,20 @@ def prepared(prepare: Callable[["ir.OpView"], Adapter]) -> Callable[[Adapter], A
         return fn
 
     return deco
+
+
+#: Plan-time wrappers ``(op, adapter) -> adapter`` (decorator :func:`register_wrapper`): the walker passes
+#: every op it compiles through each, before ``prepare``; a wrapper returns ``adapter`` itself for the ops it
+#: leaves alone (:mod:`~hlokit.interpreter.quantization` wraps ops on quantized tensors).
+WRAPPERS: list[Callable[["ir.OpView", Adapter], Adapter]] = []
+
+
+def register_wrapper(fn: Callable[["ir.OpView", Adapter], Adapter]) -> Callable[["ir.OpView", Adapter], Adapter]:
+    """Decorator: add a plan-time adapter wrapper to :data:`WRAPPERS`; ``ValueError`` when added twice."""
+    if fn in WRAPPERS:
+        raise ValueError(f"interpreter wrapper {fn.__module__}.{fn.__name__} registered twice")
+    WRAPPERS.append(fn)
+    return fn
 
 
 def lookup(name: str) -> Adapter | None:

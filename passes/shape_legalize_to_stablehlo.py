@@ -757,12 +757,22 @@ class _Rewriter:
         self.p = planner
         self.context = context
         self.new: dict[ir.Value, ir.Value] = {}  # original value -> lowered value
+        self.replaced: dict[ir.Value, ir.Value] = {}  # shape.assuming result -> the value it yields
+        self.lazy: dict[ir.Value, _Step] = {}  # results of constant templates not made yet
+        self.block_casts: dict[ir.Block, ir.Operation] = {}  # last cast of a block argument per block
 
     def value(self, v: ir.Value, user: ir.Operation) -> ir.Value:
         """The lowered value of original ``v`` (a cast of it where it comes from outside)."""
+        while v in self.replaced:  # a result of an inlined shape.assuming
+            v = self.replaced[v]
         hit = self.new.get(v)
         if hit is not None:
             return hit
+        step = self.lazy.pop(v, None)
+        if step is not None:  # a constant, made where it is first needed (at its own op)
+            for r, out in zip(step.op.results, instantiate_before(self.p.cache, step.template, step.op, [])):
+                self.new[r] = out
+            return self.new[v]
         if self.p.is_data(v):
             return v
         lo = self.p.lowered(v, user)
@@ -770,13 +780,16 @@ class _Rewriter:
             to = ir.Type.parse(lo.ty)
             owner = v.owner
             if isinstance(owner, ir.Block):
-                ip = ir.InsertionPoint.at_block_begin(owner)
+                last = self.block_casts.get(owner)
+                ip = ir.InsertionPoint.after(last) if last is not None else ir.InsertionPoint.at_block_begin(owner)
                 first = list(owner.operations)
                 loc = first[0].location if first else user.location
             else:
                 ip = ir.InsertionPoint.after(owner)
                 loc = owner.location
             out = _cast_op(v, to, ip, loc)
+            if isinstance(owner, ir.Block):
+                self.block_casts[owner] = out.owner
         self.new[v] = out
         return out
 
@@ -791,9 +804,13 @@ class _Rewriter:
                     inner.move_before(op)
                 for r, v in zip(op.results, body[-1].operands):
                     r.replace_all_uses_with(v)
+                    self.replaced[r] = v
         for step in steps:
             op = step.op
-            if step.kind == "template":
+            if step.kind == "template" and not step.args:
+                for r in op.results:
+                    self.lazy[r] = step
+            elif step.kind == "template":
                 args = [self.value(a, op) for a in step.args]
                 outs = instantiate_before(self.p.cache, step.template, op, args)
                 for r, v in zip(op.results, outs):
@@ -810,6 +827,8 @@ class _Rewriter:
             for r in op.results:
                 if _has_uses(r):
                     v = self.new.get(r)
+                    if v is None and r in self.lazy:
+                        v = self.value(r, op)
                     if v is None:  # only witnesses lack a lowered value: the planner refused other users
                         raise PassError(f"internal error: '{op.name}' result still used", op.location)
                     if v.type != r.type:

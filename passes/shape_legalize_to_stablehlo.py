@@ -154,6 +154,7 @@ class _Planner:
         self.low: dict[ir.Value, Lowered | None] = {}  # None: a witness
         self.steps: list[_Step] = []
         self.value_of: dict[ir.Value, ir.Value] = {}  # shape.with_shape result -> its tensor
+        self.scalar_consts: set[ir.Value] = set()  # non-index scalar constants (not shape values by themselves)
 
     # -- values ------------------------------------------------------------------------------------
     def err(self, op, msg: str) -> PassError:
@@ -340,13 +341,15 @@ def _arith_constant(p: _Planner, op) -> None:
             value = value & 1
         if isinstance(t, ir.IndexType):
             _check_const(p, op, [value])
+        else:
+            p.scalar_consts.add(op.results[0])
         p.template(op, (value, et), [], lambda e: [e.scalar(value, et)], [Lowered((), et, value)])
         return
     if isinstance(t, ir.FloatType):
         value = ir.FloatAttr(attr).value
+        p.scalar_consts.add(op.results[0])
         p.template(op, (repr(value), str(t)), [], lambda e: [e.scalar(value, str(t))], [Lowered((), str(t))])
-        return
-    raise p.err(op, f"of type {t} is not supported by shape-legalize-to-stablehlo")
+    # other constants (vectors, ...) are not shape values: they stay
 
 
 def _const_shape(p: _Planner, op) -> None:
@@ -731,17 +734,22 @@ _HANDLERS: dict[str, Callable[[_Planner, ir.Operation], None]] = {
 
 
 def _guard_arith(handler):
-    """Run an arith handler only on ops that compute on index values or scalars (not data tensors)."""
+    """Run an arith handler only on ops of the shape computation: ``index`` operands or results, or a
+    scalar operand made by a rewritten op. Other arith ops (on data tensors, or scalar arithmetic that
+    does not touch shapes) stay as they are, as upstream leaves them."""
 
     def run(p: _Planner, op):
-        if any(p.touches(v) for v in list(op.operands) + list(op.results)):
+        values = list(op.operands) + list(op.results)
+        if any(_index_typed(v.type) for v in values) or any(
+                p.low.get(v) is not None and not isinstance(v.type, ir.ShapedType) and v not in p.scalar_consts
+                for v in op.operands):
             handler(p, op)
 
     return run
 
 
 for _name in list(_HANDLERS):
-    if _name.startswith("arith.") and _name not in ("arith.constant",) + _CASTS:
+    if _name.startswith("arith.") and _name != "arith.constant":
         _HANDLERS[_name] = _guard_arith(_HANDLERS[_name])
 
 
@@ -824,10 +832,14 @@ class _Rewriter:
             op = step.op
             if step.kind == "patch":
                 continue
+            keep = False
             for r in op.results:
                 if _has_uses(r):
                     v = self.new.get(r)
                     if v is None and r in self.lazy:
+                        if not _index_typed(r.type):  # a scalar constant only other ops use: kept
+                            keep = True
+                            continue
                         v = self.value(r, op)
                     if v is None:  # only witnesses lack a lowered value: the planner refused other users
                         raise PassError(f"internal error: '{op.name}' result still used", op.location)
@@ -835,7 +847,8 @@ class _Rewriter:
                         with self.context:
                             v = _cast_op(v, r.type, ir.InsertionPoint(op), op.location)
                     r.replace_all_uses_with(v)
-            op.erase()
+            if not keep:
+                op.erase()
 
 
 def _has_uses(v: ir.Value) -> bool:

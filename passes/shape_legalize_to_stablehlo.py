@@ -32,10 +32,14 @@ specification, https://openxla.org/stablehlo/spec: ``get_dimension_size``, ``dyn
   ``xori``, ``shli``, ``shrsi``, ``shrui``, ``cmpi``, ``select``, ``index_cast``, ``index_castui``,
   ``extsi``, ``extui``, ``trunci``) -> the StableHLO elementwise op of the same meaning (unsigned ones
   through ``ui`` types); ``shape.add`` / ``mul`` / ``max`` / ``min`` likewise;
-* constraints: ``shape.cstr_broadcastable`` / ``cstr_eq`` / ``cstr_require`` / ``const_witness`` /
-  ``assuming_all`` are removed and every ``shape.assuming`` region is inlined. A witness only guards
-  its region (the shape dialect leaves a failed constraint's program undefined); after
-  ``stablehlo-refine-shapes`` XLA checks the concrete shapes of every ``dynamic_broadcast_in_dim``.
+* constraints: every ``shape.assuming`` region is inlined; ``shape.const_witness`` / ``assuming_all``
+  are removed and so, by default, are ``shape.cstr_broadcastable`` / ``cstr_eq`` / ``cstr_require``: a
+  witness only guards its region (the shape dialect leaves a failed constraint's program undefined) and
+  ``stablehlo-refine-shapes`` rejects incompatible concrete shapes of ``dynamic_broadcast_in_dim``. With
+  ``assertions=true`` each constraint instead becomes ``stablehlo.custom_call @shape_assertion(pred)``
+  with an ``error_message`` (the form JAX's shape-polymorphic export uses,
+  https://docs.jax.dev/en/latest/export/shape_poly.html), which ``stablehlo-check-shape-assertions``
+  decides once the shapes are refined.
 * a StableHLO op with an ``index`` shape operand (e.g. ``dynamic_broadcast_in_dim`` on
   ``tensor<2xindex>``) gets the integer tensor instead.
 
@@ -95,8 +99,8 @@ _CMPI = [("EQ", False), ("NE", False), ("LT", False), ("LE", False), ("GT", Fals
          ("LT", True), ("LE", True), ("GT", True), ("GE", True)]
 _CASTS = ("arith.index_cast", "arith.index_castui", "arith.extsi", "arith.extui", "arith.trunci")
 #: ops that only carry witnesses: removed.
-_WITNESS_OPS = ("shape.cstr_broadcastable", "shape.cstr_eq", "shape.cstr_require", "shape.const_witness",
-                "shape.assuming_all")
+_CONSTRAINTS = ("shape.cstr_broadcastable", "shape.cstr_eq", "shape.cstr_require")
+_WITNESS_OPS = ("shape.const_witness", "shape.assuming_all")
 #: ops whose result is their (only / first) operand's lowered value.
 _ALIASES = ("shape.index_to_size", "shape.size_to_index", "shape.to_extent_tensor", "shape.from_extent_tensor")
 
@@ -129,6 +133,7 @@ class _Step:
     args: list = dataclasses.field(default_factory=list)
     template: ir.Operation | None = None
     patch: tuple[int, ...] = ()
+    lazy: bool = False  # a constant: made where a rewritten op first needs it
 
 
 def _is(t: ir.Type, text: str) -> bool:
@@ -147,8 +152,9 @@ def _data_spec(t: ir.Type) -> tuple[str, str]:
 class _Planner:
     """Checks one ``func.func`` and builds the templates of its rewrites (no IR change)."""
 
-    def __init__(self, cache: TemplateCache, index_t: str):
+    def __init__(self, cache: TemplateCache, index_t: str, assertions: bool = False):
         self.cache = cache
+        self.assertions = assertions
         self.I = index_t
         self.bits = int(index_t[1:])
         self.low: dict[ir.Value, Lowered | None] = {}  # None: a witness
@@ -215,7 +221,7 @@ class _Planner:
                  results: Sequence[Lowered | None]) -> None:
         """Plan ``op`` as a clone of the template ``build(e, *arg_values)`` (cached under ``key``)."""
         specs = [self.arg_spec(a, op) for a in args]
-        full = (op.name, key, tuple(specs), self.I)
+        full = (op.name, key, tuple(specs), self.I, self.assertions)
         fn = self.cache.funcs.get(full)
         if fn is None:
             e = Emitter(op.name)
@@ -229,7 +235,8 @@ class _Planner:
         for r, lo in zip(op.results, results):
             if lo is not None:  # None: a data tensor of the result's own type
                 self.low[r] = lo
-        self.steps.append(_Step(op, "template", list(args), fn))
+        lazy = not args and any(lo is not None for lo in results)
+        self.steps.append(_Step(op, "template", list(args), fn, lazy=lazy))
 
     def alias(self, op, src: ir.Value, result_low: Lowered | None = None) -> None:
         lo = self.lowered(src, op) if result_low is None else result_low
@@ -609,12 +616,15 @@ def _cmpi(p: _Planner, op) -> None:
 
 
 def _select(p: _Planner, op) -> None:
+    """arith.select -> stablehlo.select (a 0-d condition selects whole tensors, as in both dialects)."""
     c, a, b = op.operands
-    if isinstance(c.type, ir.ShapedType) or not p.touches(a):
-        if any(_index_typed(v.type) for v in op.operands):
-            raise p.err(op, "with a tensor condition on index tensors is not supported")
+    if p.is_data(a) and p.is_data(b):
+        if isinstance(c.type, ir.ShapedType):
+            return  # elementwise select of data tensors: not a shape computation
+        p.lowered(c, op)
+        p.template(op, (), [c, a, b], lambda e, x, y, z: [e.select(x, y, z)], [None])
         return
-    p.lowered(c, op)
+    p.arg_spec(c, op)
     la = p.lowered(a, op)
     p.lowered(b, op)
     p.template(op, (), [c, a, b], lambda e, x, y, z: [e.select(x, y, z)], [Lowered(la.shape, la.t)])
@@ -649,6 +659,70 @@ def _erase(p: _Planner, op) -> None:
     for r in op.results:
         p.low[r] = None
     p.steps.append(_Step(op, "erase"))
+
+
+def _assertion(e: Emitter, pred: V, message: str) -> None:
+    """``stablehlo.custom_call @shape_assertion(pred)``, JAX's form of a runtime shape check
+    (``stablehlo-check-shape-assertions`` checks and removes it once shapes are refined)."""
+    text = message.replace("\\", "\\\\").replace('"', '\\"')
+    e.op("stablehlo.custom_call", [pred], [], f'call_target_name = "shape_assertion", has_side_effect = true, '
+                                              f'api_version = 2 : i32, error_message = "{text}"')
+
+
+def _all(e: Emitter, x: V) -> V:
+    """The 0-d i1 ``and`` of the 1-D i1 ``x`` (elementwise ops on its elements: shape refinement folds
+    them to a constant, which it does not do for a ``reduce``)."""
+    acc = None
+    for i in range(x.shape[0]):
+        b = e.reshape(e.slice(x, [i], [i + 1]), [])
+        acc = b if acc is None else e.land(acc, b)
+    return acc
+
+
+def _constraint(p: _Planner, op) -> None:
+    """shape.cstr_broadcastable / cstr_eq / cstr_require: dropped, or (``assertions=true``) checked by a
+    ``shape_assertion`` custom call."""
+    if not p.assertions:
+        _erase(p, op)
+        return
+    name = op.name
+    if name == "shape.cstr_require":
+        pred = op.operands[0]
+        p.lowered(pred, op)
+        msg = attributes.str_value(op, "msg", "shape.cstr_require failed")
+        def build_require(e, x):
+            _assertion(e, x, msg)
+            return []
+
+        p.template(op, (msg,), [pred], build_require, [])
+    else:
+        shapes = list(op.operands)
+        ranks = [p.extents(s, op) for s in shapes]
+        r = max(ranks) if ranks else 0
+        broadcast = name == "shape.cstr_broadcastable"
+        if r == 0 or len(shapes) < 2:
+            _erase(p, op)
+            return
+        what = "broadcastable" if broadcast else "equal"
+        msg = f"{name}: the shapes are not {what}"
+
+        def build(e, *xs):
+            if not broadcast and len(set(ranks)) > 1:
+                _assertion(e, e.scalar(False, "i1"), msg)
+                return []
+            padded = [x if n == r else (e.concatenate([e.const(1, t=x.t, s=f"{r - n}x"), x], 0) if n
+                                        else e.const(1, t=x.t, s=f"{r}x")) for x, n in zip(xs, ranks)]
+            ok = None
+            for i, a in enumerate(padded):
+                for b in padded[i + 1:]:
+                    good = a.eq(b) if not broadcast else e.lor(e.lor(a.eq(b), a.eq(1)), b.eq(1))
+                    ok = good if ok is None else e.land(ok, good)
+            _assertion(e, _all(e, ok), msg)
+            return []
+
+        p.template(op, (tuple(ranks), broadcast), shapes, build, [])
+    for res in op.results:
+        p.low[res] = None
 
 
 def _assuming(p: _Planner, op) -> None:
@@ -729,6 +803,7 @@ _HANDLERS: dict[str, Callable[[_Planner, ir.Operation], None]] = {
     **{name: _arith_binary for name in _ARITH_BINARY},
     **{name: _cast for name in _CASTS},
     **{name: _erase for name in _WITNESS_OPS},
+    **{name: _constraint for name in _CONSTRAINTS},
     **{name: _alias_op for name in _ALIASES},
 }
 
@@ -815,7 +890,7 @@ class _Rewriter:
                     self.replaced[r] = v
         for step in steps:
             op = step.op
-            if step.kind == "template" and not step.args:
+            if step.lazy:
                 for r in op.results:
                     self.lazy[r] = step
             elif step.kind == "template":
@@ -864,14 +939,19 @@ class ShapeLegalizeToStablehlo(Pass):
 
     Anchor ``func.func``. Every op is checked and every template built before the first rewrite, so a
     refused op (:class:`~hlokit.diagnostics.PassError` located at it, naming the op and the reason)
-    leaves the function unchanged. Option ``index-bitwidth`` (32 or 64): the integer type of
-    ``index`` values (32, as ``get_dimension_size`` returns ``tensor<i32>``).
+    leaves the function unchanged. Options: ``index-bitwidth`` (32 or 64), the integer type of
+    ``index`` values (32, as ``get_dimension_size`` returns ``tensor<i32>``); ``assertions`` (default
+    false), constraints as ``shape_assertion`` custom calls instead of dropped.
     """
 
     argument = "shape-legalize-to-stablehlo"
     summary = "Legalize shape-dialect and index computations to StableHLO (hlokit's Python rewrite)"
     anchor = "func.func"
-    options = (Option("index-bitwidth", int, 32, "bit width of the integers that index values become (32 or 64)"),)
+    options = (
+        Option("index-bitwidth", int, 32, "bit width of the integers that index values become (32 or 64)"),
+        Option("assertions", bool, False, "check shape.cstr_* constraints with stablehlo.custom_call "
+                                          "@shape_assertion instead of dropping them"),
+    )
 
     def _cache(self, context: ir.Context) -> TemplateCache:
         return TemplateCache.per_context(self.__dict__.setdefault("_caches", {}), context)
@@ -880,7 +960,7 @@ class ShapeLegalizeToStablehlo(Pass):
         if self.index_bitwidth not in (32, 64):
             raise PassError(f"shape-legalize-to-stablehlo: index-bitwidth must be 32 or 64, not {self.index_bitwidth}",
                             func_op.location)
-        planner = _Planner(self._cache(func_op.context), f"i{self.index_bitwidth}")
+        planner = _Planner(self._cache(func_op.context), f"i{self.index_bitwidth}", bool(self.assertions))
         for region in func_op.regions:
             for block in region.blocks:
                 planner.walk_block(block)

@@ -451,3 +451,46 @@ def test_templates_are_reused(ctx):
     p.run_on_operation(module2.body.operations[0].operation)
     assert len(p._cache(ctx).funcs) == n
     assert str(module) == str(module2)
+
+
+REQUIRE = """func.func @main(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %d = tensor.dim %x, %c0 : tensor<?x3xf32>
+  %ok = arith.cmpi sge, %d, %c2 : index
+  %w = shape.cstr_require %ok, "needs at least 2 rows"
+  %r = shape.assuming %w -> (tensor<?x3xf32>) {
+    %y = stablehlo.add %x, %x : tensor<?x3xf32>
+    shape.assuming_yield %y : tensor<?x3xf32>
+  }
+  return %r : tensor<?x3xf32>
+}"""
+
+
+@pytest.mark.parametrize("rows", [1, 2, 4])
+def test_assertions_option_checks_constraints_after_refinement(rows, ctx):
+    """assertions=true: a constraint becomes JAX's shape_assertion custom call, which upstream's
+    stablehlo-check-shape-assertions decides once shapes are refined (default: constraints are dropped)."""
+    dropped = str(ours(REQUIRE, ctx))
+    assert "shape_assertion" not in dropped and not _left_over(dropped)
+    module = ours(REQUIRE, ctx, "builtin.module(func.func(shape-legalize-to-stablehlo{assertions=true}))")
+    assert 'error_message = "needs at least 2 rows"' in str(module) and not _left_over(str(module))
+    x = np.ones((rows, 3), np.float32)
+    if rows < 2:
+        with pytest.raises(PassError, match="needs at least 2 rows"):
+            run_pipeline(refine(module, [_ttype(x)]), "builtin.module(func.func(stablehlo-check-shape-assertions))")
+        return
+    run_pipeline(refine(module, [_ttype(x)]), "builtin.module(func.func(stablehlo-check-shape-assertions))")
+    assert "shape_assertion" not in str(module)
+    np.testing.assert_array_equal(xla_compile(module)(x)[0], x + x)
+
+
+def test_assertions_for_broadcasting_fold_after_refinement(ctx):
+    module = ours((EXAMPLES / "broadcast_chain.mlir").read_text(), ctx,
+                  "builtin.module(func.func(shape-legalize-to-stablehlo{assertions=true}))")
+    assert str(module).count("@shape_assertion") == 3
+    args = [np.full((3, 1), 2, np.float32), np.full((1, 5), 3, np.float32), np.ones(5, np.float32)]
+    refine(module, [_ttype(a) for a in args])
+    run_pipeline(module, "builtin.module(func.func(stablehlo-check-shape-assertions))")
+    assert "shape_assertion" not in str(module)
+    np.testing.assert_array_equal(xla_compile(module)(*args)[1], np.full((3, 5), 7, np.float32))

@@ -14,6 +14,12 @@
 // PIPE-NOT: shape.
 // PIPE-NOT: unrealized_conversion_cast
 
+// RUN: hlokit-opt --shape-legalize-to-stablehlo=assertions=true %S/../../../examples/lower_to_core/shape/broadcast_chain.mlir | FileCheck %s --check-prefix=ASSERT
+// With assertions=true each constraint becomes JAX's shape_assertion custom call on an i1 computed from the shapes.
+// ASSERT: %[[OK:.*]] = stablehlo.and
+// ASSERT: stablehlo.custom_call @shape_assertion(%[[OK]]) {api_version = 2 : i32, error_message = "shape.cstr_broadcastable: the shapes are not broadcastable", has_side_effect = true} : (tensor<i1>) -> ()
+// ASSERT-NOT: = shape.
+
 // CHECK-LABEL: func.func @broadcast_under_constraint
 // CHECK-NOT: shape.
 // CHECK: %[[D0:.*]] = stablehlo.get_dimension_size %arg0, dim = 0 : (tensor<?x4xf32>) -> tensor<i32>

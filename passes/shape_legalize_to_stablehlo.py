@@ -16,7 +16,8 @@ specification, https://openxla.org/stablehlo/spec: ``get_dimension_size``, ``dyn
   producer) becomes ``tensor<Nxi32>``; a scalar ``iN`` / ``fN`` becomes ``tensor<iN>`` / ``tensor<fN>``;
 * ``shape.shape_of`` / ``tensor.dim`` / ``shape.dim`` -> ``get_dimension_size`` (constants for static
   dimensions); ``shape.const_shape`` / ``const_size`` / ``arith.constant`` -> ``constant``;
-  ``shape.num_elements`` -> a product; ``shape.rank`` -> a constant;
+  ``shape.num_elements`` -> a product; ``shape.rank`` -> a constant; ``shape.shape_eq`` -> ``compare``
+  and ``and`` of the elements;
 * ``shape.broadcast`` (any number of operands) -> operands padded on the left with 1s, then per
   dimension ``select(a == 1, b, a)`` (the shape dialect's broadcasting rule, also right for 0 extents);
 * ``shape.get_extent`` / ``tensor.extract`` -> ``slice`` (constant indices) or ``dynamic_slice``,
@@ -27,11 +28,12 @@ specification, https://openxla.org/stablehlo/spec: ``get_dimension_size``, ``dyn
   ``tensor.cast`` of extent tensors and same-width ``arith.index_cast`` -> the value itself;
   ``tensor.cast`` of other tensors -> a same-type ``convert``; ``shape.with_shape`` + ``shape.value_of``
   -> the tensor itself;
-* ``arith`` on ``index`` and scalars (``addi``, ``subi``, ``muli``, ``divsi``, ``divui``, ``ceildivsi``,
+* ``arith`` on ``index`` and on scalars computed from shape values (``addi``, ``subi``, ``muli``, ``divsi``, ``divui``, ``ceildivsi``,
   ``floordivsi``, ``remsi``, ``remui``, ``maxsi``, ``minsi``, ``maxui``, ``minui``, ``andi``, ``ori``,
   ``xori``, ``shli``, ``shrsi``, ``shrui``, ``cmpi``, ``select``, ``index_cast``, ``index_castui``,
   ``extsi``, ``extui``, ``trunci``) -> the StableHLO elementwise op of the same meaning (unsigned ones
-  through ``ui`` types); ``shape.add`` / ``mul`` / ``max`` / ``min`` likewise;
+  through ``ui`` types); ``shape.add`` / ``mul`` / ``max`` / ``min`` likewise. Scalar arith that no
+  shape value feeds (and non-index constants nothing rewritten uses) stays as it is;
 * constraints: every ``shape.assuming`` region is inlined; ``shape.const_witness`` / ``assuming_all``
   are removed and so, by default, are ``shape.cstr_broadcastable`` / ``cstr_eq`` / ``cstr_require``: a
   witness only guards its region (the shape dialect leaves a failed constraint's program undefined) and
@@ -51,7 +53,9 @@ Refused, with a located diagnostic naming the op and the reason, before anything
 stays verified): unranked tensors and extent tensors of unknown rank (``!shape.shape`` or
 ``tensor<?xindex>`` function arguments), a non-constant ``shape.split_at`` index, constant indices out of
 range, witnesses used outside ``shape.assuming`` / ``assuming_all``, index constants that do not fit the
-index bit width, and shape / tensor ops this pass does not know.
+index bit width, an ``index`` operand of a StableHLO op that is not a shape operand, and shape / tensor
+ops this pass does not know (``tensor.empty``, ``tensor.generate``, ``shape.reduce``, ``shape.function_library``
+calls, ...).
 
 Written on :mod:`hlokit.passes.builder`: every rewrite is a template function built once per signature
 (op, operand types, constant indices), parsed once per context and cloned before the op
@@ -265,7 +269,13 @@ class _Planner:
                     raise self.err(op, f"operand #{i} has index type {v.type}, which StableHLO accepts only "
                                        "as a shape operand of the dynamic ops")
         for v in op.operands:
-            if self.low.get(v, False) is None and name not in ("shape.assuming", "shape.assuming_all"):
+            if self.low.get(v, False) is not None:
+                continue
+            if str(v.type) == "!shape.value_shape":
+                if name not in ("shape.value_of", "shape.shape_of"):
+                    raise self.err(op, "takes a !shape.value_shape: only shape.value_of and shape.shape_of "
+                                       "consume it in a legalized program")
+            elif name not in ("shape.assuming", "shape.assuming_all"):
                 raise self.err(op, "takes a !shape.witness: only shape.assuming and shape.assuming_all "
                                    "consume witnesses in a legalized program")
         if name != "shape.assuming":
@@ -766,11 +776,12 @@ def _shape_eq(p: _Planner, op) -> None:
         return
 
     def build(e, *xs):
-        acc = e.scalar(True, "i1")
-        for y in xs[1:]:
-            eq = xs[0].eq(y)
-            acc = e.land(acc, e.reduce([eq], [e.scalar(True, "i1")], [0], lambda u, w: e.land(u, w))[0])
-        return [acc]
+        if not ranks[0]:
+            return [e.scalar(True, "i1")]
+        ok = xs[0].eq(xs[1]) if len(xs) > 1 else e.const(True, t="i1", s=xs[0].s)
+        for y in xs[2:]:
+            ok = e.land(ok, xs[0].eq(y))
+        return [_all(e, ok)]
 
     p.template(op, (tuple(ranks),), shapes, build, [Lowered((), "i1")])
 

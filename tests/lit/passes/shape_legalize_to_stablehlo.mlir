@@ -159,6 +159,37 @@ func.func @extract_pack(%t: tensor<2x3xi64>) -> tensor<2xi64> {
 
 // -----
 
+// shape.with_shape / value_of / shape_of of a value_shape, rank, shape_eq, sizes and arith.select.
+// CHECK-LABEL: func.func @value_shape
+// CHECK: %[[S:.*]] = stablehlo.concatenate {{.*}} -> tensor<2xi32>
+// CHECK: %[[C2:.*]] = stablehlo.constant dense<2> : tensor<i32>
+// CHECK: %[[EQ:.*]] = stablehlo.compare EQ, %[[S]], %[[S]]
+// CHECK: %[[E0:.*]] = stablehlo.reshape {{.*}} -> tensor<i1>
+// CHECK: %[[E1:.*]] = stablehlo.reshape {{.*}} -> tensor<i1>
+// CHECK: %[[ALL:.*]] = stablehlo.and %[[E0]], %[[E1]] : tensor<i1>
+// CHECK: %[[C3:.*]] = stablehlo.constant dense<3> : tensor<i32>
+// CHECK: %[[M:.*]] = stablehlo.multiply %[[C2]], %[[C3]] : tensor<i32>
+// CHECK: %[[T:.*]] = stablehlo.select %[[ALL]], %[[M]], %[[C2]] : tensor<i1>, tensor<i32>
+// CHECK: %[[TI:.*]] = builtin.unrealized_conversion_cast %[[T]] : tensor<i32> to index
+// CHECK: return %arg0, %[[TI]], %{{.*}} : tensor<?x4xf32>, index, tensor<2xindex>
+func.func @value_shape(%x: tensor<?x4xf32>) -> (tensor<?x4xf32>, index, tensor<2xindex>) {
+  %s = shape.shape_of %x : tensor<?x4xf32> -> tensor<2xindex>
+  %vs = shape.with_shape %x, %s : tensor<?x4xf32>, tensor<2xindex>
+  %v = shape.value_of %vs : tensor<?x4xf32>
+  %s2s = shape.shape_of %vs : !shape.value_shape -> !shape.shape
+  %s2 = shape.to_extent_tensor %s2s : !shape.shape -> tensor<2xindex>
+  %r = shape.rank %s2 : tensor<2xindex> -> index
+  %eq = shape.shape_eq %s, %s2 : tensor<2xindex>, tensor<2xindex>
+  %i = shape.index_to_size %r
+  %c = shape.const_size 3
+  %m = shape.mul %i, %c : !shape.size, !shape.size -> !shape.size
+  %k = shape.size_to_index %m : !shape.size
+  %t = arith.select %eq, %k, %r : index
+  return %v, %t, %s2 : tensor<?x4xf32>, index, tensor<2xindex>
+}
+
+// -----
+
 func.func @unranked(%x: tensor<*xf32>) -> tensor<?xindex> {
   // expected-error @+1 {{'shape.shape_of' takes an unranked tensor (tensor<*xf32>): the rank of its shape is unknown (ranked tensors only)}}
   %s = shape.shape_of %x : tensor<*xf32> -> tensor<?xindex>

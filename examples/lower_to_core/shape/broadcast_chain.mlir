@@ -1,7 +1,8 @@
 // Dynamic broadcasting in the shape dialect, as the C++ chlo-legalize-to-stablehlo of jaxlib writes it for
 // chlo.broadcast_multiply / broadcast_add / broadcast_compare on ?-shaped operands: shape.shape_of,
 // shape.cstr_broadcastable, shape.assuming, shape.broadcast feeding dynamic_broadcast_in_dim on tensor<2xindex>.
-// Run on e.g. tensor<3x1xf32>, tensor<1x5xf32>, tensor<5xf32> (refine with stablehlo-refine-arguments).
+// Concrete argument types for a run (stablehlo-refine-arguments types=...):
+// types: tensor<3x1xf32>,tensor<1x5xf32>,tensor<5xf32>
 module {
   func.func @main(%arg0: tensor<?x1xf32>, %arg1: tensor<1x?xf32>, %arg2: tensor<?xf32>) -> (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xi1>) {
     %0 = shape.shape_of %arg0 : tensor<?x1xf32> -> tensor<2xindex>

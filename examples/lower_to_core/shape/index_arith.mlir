@@ -1,6 +1,8 @@
 // Index arithmetic on a ?x?x4 tensor: shape.shape_of / num_elements / split_at / get_extent / from_extents,
 // tensor.dim / from_elements, arith.muli / ceildivsi / cmpi / select on index, feeding dynamic_reshape,
-// dynamic_iota and dynamic_broadcast_in_dim. Run on e.g. tensor<3x5x4xf32>.
+// dynamic_iota and dynamic_broadcast_in_dim.
+// Concrete argument types for a run (stablehlo-refine-arguments types=...):
+// types: tensor<3x5x4xf32>
 func.func @main(%x: tensor<?x?x4xf32>) -> (tensor<?xf32>, tensor<?x4xf32>, tensor<?xi32>, tensor<?x4xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

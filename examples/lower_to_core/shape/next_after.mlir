@@ -1,6 +1,7 @@
 // chlo.constant_like and chlo.next_after on ?x4 operands, as the C++ chlo-legalize-to-stablehlo of jaxlib writes
 // them: every splat constant is broadcast to shape.shape_of of the operand (tensor<2xindex>).
-// Run on e.g. tensor<3x4xf32>, tensor<3x4xf32>.
+// Concrete argument types for a run (stablehlo-refine-arguments types=...):
+// types: tensor<3x4xf32>,tensor<3x4xf32>
 module {
   func.func @main(%arg0: tensor<?x4xf32>, %arg1: tensor<?x4xf32>) -> (tensor<?x4xf32>, tensor<?x4xf32>) {
     %cst = stablehlo.constant dense<5.000000e-01> : tensor<f32>

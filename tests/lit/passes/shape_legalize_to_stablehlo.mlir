@@ -1,7 +1,7 @@
 // hlokit's Python shape-legalize-to-stablehlo (it replaces jaxlib's C++ pass of the same flag): shape-dialect,
 // tensor and index computations become StableHLO ops on i32 tensors; refused cases keep the function as it is.
 // RUN: hlokit-opt --shape-legalize-to-stablehlo --split-input-file --verify-diagnostics %s | FileCheck %s
-// RUN: hlokit-opt --pass-pipeline='builtin.module(func.func(shape-legalize-to-stablehlo))' %S/../../../examples/lower_to_core/shape/broadcast_chain.mlir | FileCheck %s --check-prefix=PIPE
+// RUN: hlokit-opt --pass-pipeline='builtin.module(func.func(shape-legalize-to-stablehlo))' %examples/lower_to_core/shape/broadcast_chain.mlir | FileCheck %s --check-prefix=PIPE
 
 // The constraint and the assuming region of CHLO's dynamic broadcasting disappear (jaxlib's C++ pass refuses
 // shape.cstr_broadcastable); the broadcast shape is select(a == 1, b, a) per dimension.
@@ -14,7 +14,7 @@
 // PIPE-NOT: shape.
 // PIPE-NOT: unrealized_conversion_cast
 
-// RUN: hlokit-opt --shape-legalize-to-stablehlo=assertions=true %S/../../../examples/lower_to_core/shape/broadcast_chain.mlir | FileCheck %s --check-prefix=ASSERT
+// RUN: hlokit-opt --shape-legalize-to-stablehlo=assertions=true %examples/lower_to_core/shape/broadcast_chain.mlir | FileCheck %s --check-prefix=ASSERT
 // With assertions=true each constraint becomes JAX's shape_assertion custom call on an i1 computed from the shapes.
 // ASSERT: %[[OK:.*]] = stablehlo.and
 // ASSERT: stablehlo.custom_call @shape_assertion(%[[OK]]) {api_version = 2 : i32, error_message = "shape.cstr_broadcastable: the shapes are not broadcastable", has_side_effect = true} : (tensor<i1>) -> ()

@@ -408,7 +408,9 @@ def test_examples_lower_and_run(path, ctx):
     args = []
     for t in types.split(","):
         dims, et = re.fullmatch(r"tensor<((?:\d+x)*)(\w+)>", t.strip()).groups()
-        args.append(rng.standard_normal([int(d) for d in dims.split("x")[:-1]]).astype(et.replace("f", "float")))
+        shape = [int(d) for d in dims.split("x")[:-1]]
+        dtype = {"f32": np.float32, "i32": np.int32}[et]
+        args.append(rng.integers(0, 8, shape).astype(dtype) if et == "i32" else rng.standard_normal(shape).astype(dtype))
     interp, xla = run_both(out, args, ctx)
     assert len(interp) == len(xla)
     for g_i, g_x in zip(interp, xla):

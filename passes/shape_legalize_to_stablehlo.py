@@ -16,8 +16,8 @@ specification, https://openxla.org/stablehlo/spec: ``get_dimension_size``, ``dyn
   producer) becomes ``tensor<Nxi32>``; a scalar ``iN`` / ``fN`` becomes ``tensor<iN>`` / ``tensor<fN>``;
 * ``shape.shape_of`` / ``tensor.dim`` / ``shape.dim`` -> ``get_dimension_size`` (constants for static
   dimensions); ``shape.const_shape`` / ``const_size`` / ``arith.constant`` -> ``constant``;
-  ``shape.num_elements`` -> a product; ``shape.rank`` -> a constant; ``shape.shape_eq`` -> ``compare``
-  and ``and`` of the elements;
+  ``shape.num_elements`` -> a product; ``shape.rank`` -> a constant; ``shape.shape_eq`` /
+  ``is_broadcastable`` -> ``compare`` / ``or`` / ``and`` of the extents;
 * ``shape.broadcast`` (any number of operands) -> operands padded on the left with 1s, then per
   dimension ``select(a == 1, b, a)`` (the shape dialect's broadcasting rule, also right for 0 extents);
 * ``shape.get_extent`` / ``tensor.extract`` -> ``slice`` (constant indices) or ``dynamic_slice``,
@@ -583,6 +583,8 @@ def _arith_binary(p: _Planner, op) -> None:
     la, lb = p.lowered(a, op), p.lowered(b, op)
     if la.t.startswith("f"):
         raise p.err(op, f"on {a.type} is not supported (integer and index values only)")
+    if la.shape != lb.shape or any(d < 0 for d in la.shape):
+        raise p.err(op, f"on operands of different or unknown extents ({a.type}, {b.type}) is not supported")
 
     def build(e, x, y):
         if unsigned:
@@ -689,6 +691,33 @@ def _all(e: Emitter, x: V) -> V:
     return acc
 
 
+def _shapes_pred(e: Emitter, xs: Sequence[V], ranks: Sequence[int], broadcast: bool) -> V:
+    """0-d i1: the extent tensors ``xs`` are broadcastable (every dimension, aligned on the right, is 1
+    or one common extent) or, with ``broadcast`` false, equal."""
+    r = max(ranks)
+    if not broadcast and len(set(ranks)) > 1:
+        return e.scalar(False, "i1")
+    if r == 0 or len(xs) < 2:
+        return e.scalar(True, "i1")
+    padded = [x if n == r else (e.concatenate([e.const(1, t=x.t, s=f"{r - n}x"), x], 0) if n
+                                else e.const(1, t=x.t, s=f"{r}x")) for x, n in zip(xs, ranks)]
+    ok = None
+    for i, a in enumerate(padded):
+        for b in padded[i + 1:]:
+            good = a.eq(b) if not broadcast else e.lor(e.lor(a.eq(b), a.eq(1)), b.eq(1))
+            ok = good if ok is None else e.land(ok, good)
+    return _all(e, ok)
+
+
+def _is_broadcastable(p: _Planner, op) -> None:
+    """shape.is_broadcastable / shape.shape_eq -> a 0-d i1."""
+    shapes = list(op.operands)
+    ranks = [p.extents(s, op) for s in shapes]
+    broadcast = op.name == "shape.is_broadcastable"
+    p.template(op, (tuple(ranks), broadcast), shapes, lambda e, *xs: [_shapes_pred(e, xs, ranks, broadcast)],
+               [Lowered((), "i1")])
+
+
 def _constraint(p: _Planner, op) -> None:
     """shape.cstr_broadcastable / cstr_eq / cstr_require: dropped, or (``assertions=true``) checked by a
     ``shape_assertion`` custom call."""
@@ -717,17 +746,7 @@ def _constraint(p: _Planner, op) -> None:
         msg = f"{name}: the shapes are not {what}"
 
         def build(e, *xs):
-            if not broadcast and len(set(ranks)) > 1:
-                _assertion(e, e.scalar(False, "i1"), msg)
-                return []
-            padded = [x if n == r else (e.concatenate([e.const(1, t=x.t, s=f"{r - n}x"), x], 0) if n
-                                        else e.const(1, t=x.t, s=f"{r}x")) for x, n in zip(xs, ranks)]
-            ok = None
-            for i, a in enumerate(padded):
-                for b in padded[i + 1:]:
-                    good = a.eq(b) if not broadcast else e.lor(e.lor(a.eq(b), a.eq(1)), b.eq(1))
-                    ok = good if ok is None else e.land(ok, good)
-            _assertion(e, _all(e, ok), msg)
+            _assertion(e, _shapes_pred(e, xs, ranks, broadcast), msg)
             return []
 
         p.template(op, (tuple(ranks), broadcast), shapes, build, [])
@@ -768,24 +787,6 @@ def _value_of(p: _Planner, op) -> None:
     p.steps.append(_Step(op, "alias", [src[0]]))
 
 
-def _shape_eq(p: _Planner, op) -> None:
-    shapes = list(op.operands)
-    ranks = [p.extents(s, op) for s in shapes]
-    if len(set(ranks)) > 1:
-        p.template(op, (tuple(ranks),), [], lambda e: [e.scalar(False, "i1")], [Lowered((), "i1")])
-        return
-
-    def build(e, *xs):
-        if not ranks[0]:
-            return [e.scalar(True, "i1")]
-        ok = xs[0].eq(xs[1]) if len(xs) > 1 else e.const(True, t="i1", s=xs[0].s)
-        for y in xs[2:]:
-            ok = e.land(ok, xs[0].eq(y))
-        return [_all(e, ok)]
-
-    p.template(op, (tuple(ranks),), shapes, build, [Lowered((), "i1")])
-
-
 _HANDLERS: dict[str, Callable[[_Planner, ir.Operation], None]] = {
     "arith.constant": _arith_constant,
     "arith.cmpi": _cmpi,
@@ -803,7 +804,8 @@ _HANDLERS: dict[str, Callable[[_Planner, ir.Operation], None]] = {
     "shape.split_at": _split_at,
     "shape.concat": _concat,
     "shape.from_extents": _from_elements,
-    "shape.shape_eq": _shape_eq,
+    "shape.shape_eq": _is_broadcastable,
+    "shape.is_broadcastable": _is_broadcastable,
     "shape.assuming": _assuming,
     "shape.assuming_yield": lambda p, op: None,  # removed with its region (shape.assuming)
     "shape.with_shape": _with_shape,

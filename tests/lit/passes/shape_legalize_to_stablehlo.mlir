@@ -190,6 +190,36 @@ func.func @value_shape(%x: tensor<?x4xf32>) -> (tensor<?x4xf32>, index, tensor<2
 
 // -----
 
+// shape.is_broadcastable: per right-aligned dimension a == b or a == 1 or b == 1, then the and of all.
+// CHECK-LABEL: func.func @is_broadcastable
+// CHECK: %[[A:.*]] = stablehlo.concatenate {{.*}} -> tensor<2xi32>
+// CHECK: %[[B:.*]] = stablehlo.concatenate {{.*}} -> tensor<2xi32>
+// CHECK: %[[EQ:.*]] = stablehlo.compare EQ, %[[A]], %[[B]]
+// CHECK: %[[A1:.*]] = stablehlo.compare EQ, %[[A]], %[[ONE:.*]] :
+// CHECK: %[[OR:.*]] = stablehlo.or %[[EQ]], %[[A1]] : tensor<2xi1>
+// CHECK: %[[B1:.*]] = stablehlo.compare EQ, %[[B]], %[[ONE]] :
+// CHECK: %[[OK:.*]] = stablehlo.or %[[OR]], %[[B1]] : tensor<2xi1>
+// CHECK: %[[ALL:.*]] = stablehlo.and
+// CHECK: builtin.unrealized_conversion_cast %[[ALL]] : tensor<i1> to i1
+func.func @is_broadcastable(%x: tensor<?x4xf32>, %y: tensor<?xf32>) -> i1 {
+  %a = shape.shape_of %x : tensor<?x4xf32> -> !shape.shape
+  %b = shape.shape_of %y : tensor<?xf32> -> !shape.shape
+  %0 = shape.is_broadcastable %a, %b : !shape.shape, !shape.shape
+  return %0 : i1
+}
+
+// -----
+
+func.func @max_of_ranks(%x: tensor<?x4xf32>, %y: tensor<?xf32>) -> !shape.shape {
+  %a = shape.shape_of %x : tensor<?x4xf32> -> !shape.shape
+  %b = shape.shape_of %y : tensor<?xf32> -> !shape.shape
+  // expected-error @+1 {{'shape.max' on operands of different or unknown extents (!shape.shape, !shape.shape) is not supported}}
+  %m = shape.max %a, %b : !shape.shape, !shape.shape -> !shape.shape
+  return %m : !shape.shape
+}
+
+// -----
+
 func.func @unranked(%x: tensor<*xf32>) -> tensor<?xindex> {
   // expected-error @+1 {{'shape.shape_of' takes an unranked tensor (tensor<*xf32>): the rank of its shape is unknown (ranked tensors only)}}
   %s = shape.shape_of %x : tensor<*xf32> -> tensor<?xindex>

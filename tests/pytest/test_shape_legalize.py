@@ -513,3 +513,25 @@ def test_assertions_for_broadcasting_fold_after_refinement(ctx):
     run_pipeline(module, "builtin.module(func.func(stablehlo-check-shape-assertions))")
     assert "shape_assertion" not in str(module)
     np.testing.assert_array_equal(xla_compile(module)(*args)[1], np.full((3, 5), 7, np.float32))
+
+
+@pytest.mark.parametrize("shapes", [[(0, 1), (1, 1)], [(2, 1, 3), (3,), (1, 1, 1)], [(1,), (5,)], [(4, 0), (1, 1), (1,)],
+                                    [(), (2, 3)], [(3, 1), (1, 0)]])
+def test_broadcast_of_many_shapes_follows_numpy(shapes, ctx):
+    """shape.broadcast of any number of shapes (ranks aligned on the right, 1 stretches, 0 stays 0:
+    numpy's and the shape dialect's rule) on the interpreter: the broadcast ones' shape."""
+    r = len(max(shapes, key=len))
+    args = ", ".join(f"%a{i}: tensor<{'?x' * len(s)}f32>" for i, s in enumerate(shapes))
+    lines = [f"  %s{i} = shape.shape_of %a{i} : tensor<{'?x' * len(s)}f32> -> tensor<{len(s)}xindex>"
+             for i, s in enumerate(shapes)]
+    operands = ", ".join(f"%s{i}" for i in range(len(shapes)))
+    types = ", ".join(f"tensor<{len(s)}xindex>" for s in shapes)
+    text = (f"func.func @main({args}) -> tensor<{'?x' * r}f32> {{\n" + "\n".join(lines) + "\n"
+            f"  %b = shape.broadcast {operands} : {types} -> tensor<{r}xindex>\n"
+            "  %one = stablehlo.constant dense<1.0> : tensor<f32>\n"
+            f"  %r = stablehlo.dynamic_broadcast_in_dim %one, %b, dims = [] : (tensor<f32>, tensor<{r}xindex>) -> tensor<{'?x' * r}f32>\n"
+            f"  return %r : tensor<{'?x' * r}f32>\n}}")
+    out = str(ours(text, ctx))
+    assert not _left_over(out)
+    (got,) = hlokit.interpret(out, [np.zeros(s, np.float32) for s in shapes])
+    assert got.shape == np.broadcast_shapes(*shapes)

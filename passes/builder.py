@@ -40,6 +40,7 @@ __all__ = [
     "TemplateCache",
     "relocate",
     "instantiate",
+    "instantiate_before",
     "splice",
     "UnsupportedError",
     "shape_prefix",
@@ -597,6 +598,25 @@ def instantiate(cache: TemplateCache, template: ir.Operation, op: ir.Operation,
         res.replace_all_uses_with(val)
     op.erase()
     clone.erase()
+
+
+def instantiate_before(cache: TemplateCache, template: ir.Operation, before: ir.Operation,
+                       operands: Sequence[ir.Value]) -> list[ir.Value]:
+    """Clone ``template``'s body before ``before`` with its arguments bound to ``operands`` and return
+    the values its ``func.return`` returns (``before`` is left as it is; the top-level ops take its
+    location). For passes that rewire results themselves (value-to-value lowerings)."""
+    clone = template.clone(ip=cache.ip)
+    block = clone.regions[0].blocks[0]
+    for arg, operand in zip(block.arguments, operands):
+        arg.replace_all_uses_with(operand)
+    body = list(block.operations)
+    loc = before.location
+    for inner in body[:-1]:
+        inner.location = loc
+        inner.move_before(before)
+    out = list(body[-1].operands)
+    clone.erase()
+    return out
 
 
 def relocate(clone: ir.Operation, loc: ir.Location) -> None:

@@ -265,6 +265,7 @@ PASS_MODULES: tuple[str, ...] = (
     "hlokit.passes.stablehlo_legalize_dot_to_dot_general",
     "hlokit.passes.stablehlo_legalize_deprecated_ops",
     "hlokit.passes.stablehlo_legalize_lapack_custom_calls",
+    "hlokit.passes.shape_legalize_to_stablehlo",
 )
 
 _LOADED = False

@@ -2,15 +2,16 @@
 
 Loading (:func:`load_program`): MLIR text, a path or an ``ir.Module``. Text goes through
 :func:`hlokit.dialects.check_syntax.to_generic` (the ``check`` dialect's custom syntax) and is parsed with
-unregistered ops allowed, but only ``check.*`` ops may be unregistered. CHLO ops are legalized first
-with hlokit's own ``chlo-legalize-to-stablehlo`` pass (never jaxlib's); without it they are an error.
+unregistered ops allowed, but only ``check.*`` ops may be unregistered. Ops the interpreter does not run
+itself (CHLO, LAPACK custom calls, deprecated ops, shape computations, batch norm) are legalized first with
+hlokit's own passes (:func:`prepare_module`; never jaxlib's).
 """
 
 from __future__ import annotations
 
 import os
 import re
-from typing import Sequence, TextIO
+from typing import Callable, Sequence, TextIO
 
 import numpy as np
 from jaxlib.mlir import ir
@@ -19,9 +20,7 @@ import hlokit
 from hlokit import passes
 from hlokit.core import read_source
 from hlokit.diagnostics import Diagnostic, HlokitError, ParseError, location_position
-from hlokit.passes.chlo import find_chlo_ops
-from hlokit.passes.stablehlo_legalize_lapack_custom_calls import PIPELINE as LAPACK_PIPELINE
-from hlokit.passes.stablehlo_legalize_lapack_custom_calls import count_lapack_calls
+from hlokit.passes.stablehlo_legalize_lapack_custom_calls import lapack_routine
 from hlokit.dialects.check_syntax import OPS as CHECK_OPS
 from hlokit.dialects.check_syntax import to_generic
 from hlokit.interpreter.collectives import NEWER_OPS, rewrite_newer_ops
@@ -95,27 +94,47 @@ def check_registered(module: ir.Module, name: str = "-") -> None:
         raise HlokitError(bad)
 
 
+#: Ops the interpreter does not run itself but through one of hlokit's passes, in pipeline order:
+#: ``(pass flag, test on an op)``. Every other op is interpreted directly (``dot`` and ``create_token``,
+#: deprecated but still in the op table, included).
+LEGALIZATIONS: tuple[tuple[str, Callable[[ir.Operation], bool]], ...] = (
+    ("stablehlo-legalize-lapack-custom-calls", lambda op: op.name == "stablehlo.custom_call" and lapack_routine(op) is not None),
+    ("chlo-legalize-to-stablehlo", lambda op: op.name.startswith("chlo.")),
+    ("stablehlo-legalize-deprecated-ops", lambda op: op.name in (
+        "stablehlo.broadcast", "stablehlo.einsum", "stablehlo.unary_einsum", "stablehlo.torch_index_select",
+        "stablehlo.cross-replica-sum")),
+    ("shape-legalize-to-stablehlo", lambda op: op.name.startswith(("shape.", "tensor.", "arith."))),
+    ("stablehlo-expand-batch-norm", lambda op: op.name.startswith("stablehlo.batch_norm_")),
+)
+
+
+def legalizations_needed(module: ir.Module) -> list[str]:
+    """The flags of :data:`LEGALIZATIONS` whose ops ``module`` carries, in pipeline order."""
+    needed: set[str] = set()
+
+    def visit(op):
+        for flag, test in LEGALIZATIONS:
+            if flag not in needed and test(op):
+                needed.add(flag)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return [flag for flag, _ in LEGALIZATIONS if flag in needed]
+
+
 def prepare_module(module: ir.Module, name: str = "-") -> ir.Module:
-    """Legalize CHLO ops with hlokit's ``chlo-legalize-to-stablehlo`` pass and jaxlib's ``lapack_*_ffi``
-    custom calls with ``stablehlo-legalize-lapack-custom-calls`` (each when any are present)."""
-    lapack = count_lapack_calls(module)
-    has_chlo = find_chlo_ops(module, first_only=True)
-    if not has_chlo and not lapack:
+    """Bring ``module`` to the ops the interpreter runs: hlokit's own passes (never jaxlib's C++ ones)
+    legalize jaxlib's ``lapack_*`` custom calls, CHLO, the deprecated ops the op table lacks, shape-dialect
+    and index computations, and expand batch norm (:data:`LEGALIZATIONS`), each only when present.
+    Raises :class:`hlokit.diagnostics.PassError` (located) when a pass refuses an op."""
+    needed = legalizations_needed(module)
+    if not needed:
         return module
-    if has_chlo and passes.get_pass("chlo-legalize-to-stablehlo") is None:
-        file, line, col = location_position(has_chlo[0].location)
-        raise InterpreterError(
-            [Diagnostic("error", f"'{has_chlo[0].name}': CHLO ops need hlokit's chlo-legalize-to-stablehlo "
-                        "pass, which is not available", file or name, line, col)]
-        )
     ctx = module.context
     saved = ctx.allow_unregistered_dialects
     ctx.allow_unregistered_dialects = True  # the check ops (only they: see check_registered) verify
     try:
-        if lapack:
-            passes.run_pipeline(module, LAPACK_PIPELINE, source_name=name)
-        if has_chlo:
-            passes.run_pipeline(module, "builtin.module(chlo-legalize-to-stablehlo)", source_name=name)
+        passes.run_pipeline(module, f"builtin.module({','.join(needed)})", source_name=name)
     finally:
         ctx.allow_unregistered_dialects = saved
     return module

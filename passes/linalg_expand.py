@@ -1,0 +1,316 @@
+"""Shared code of the ``cholesky`` and ``triangular_solve`` expanders: loop builders and the pass driver.
+
+Both expansions are written on hlokit's IR builder (:mod:`hlokit.passes.builder`) and reach core
+StableHLO only: ``while`` loops whose bodies use ``dynamic_slice`` / ``dynamic_update_slice``,
+``dot_general`` (precision ``HIGHEST``, as XLA's own expanders ask), elementwise ops, ``select`` and
+``iota`` masks. The algorithms follow XLA's expanders (openxla/xla
+``xla/hlo/transforms/expanders/cholesky_expander.cc`` and ``xla/service/triangular_solve_expander.cc``),
+restated here:
+
+* :func:`build_cholesky` — column-by-column Cholesky (the right-looking form of the Cholesky-Banachiewicz
+  loop of ``CholeskyUnblocked``): at step ``j`` the diagonal entry is ``sqrt`` of the updated
+  ``A[j, j]`` (of its real part for complex types), the column below it is divided by it and its outer
+  product with itself (conjugated) is subtracted from the trailing matrix. Every batch element whose
+  factorization met a NaN ``sqrt`` (a non-positive pivot: the matrix is not positive definite, or holds
+  a NaN) is returned filled with NaN (``NaN + 0i`` for complex types), exactly as XLA does
+  (``seen_error`` in ``BuildCholesky``); the triangle that is not computed is zero, as XLA returns it.
+  ``lower = false`` factors the transpose and transposes the factor back, as XLA does.
+* :func:`build_triangular_solve` — substitution (``SolveDirectly`` in XLA's expander, one row of the
+  solution per step): every attribute combination is first brought to ``M X = B`` with ``M`` lower or
+  upper triangular (``op(a)`` on the left; ``op(a)^T`` with ``B^T`` on the right, whose solution is
+  ``X^T``), the triangle that is not read and (``unit_diagonal``) the diagonal are masked off once, and
+  step ``j`` computes ``X[j] = (B[j] - M[j, :] X) / M[j, j]`` with one ``dot_general`` while the
+  unsolved rows of ``X`` are still zero. A zero on the diagonal gives inf / NaN as on XLA (the spec
+  leaves a singular ``a`` undefined).
+
+Small static sizes are unrolled (the loop body is emitted once per index with constant indices); larger
+ones are ``stablehlo.while`` loops over the index. ``f16`` and ``bf16`` are computed in ``f32`` and
+rounded once at the end (XLA CPU evaluates their arithmetic in ``f32`` as well).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from jaxlib.mlir import ir
+
+from hlokit.passes.builder import (
+    COMPLEX_TYPES,
+    Emitter,
+    TemplateCache,
+    UnsupportedError,
+    V,
+    instantiate,
+    relocate,
+    shape_prefix,
+)
+from hlokit.passes.registry import Pass, fail
+
+__all__ = [
+    "COMPUTE_TYPES",
+    "ExpandPass",
+    "UNROLL_LIMIT",
+    "build_cholesky",
+    "build_triangular_solve",
+    "conj",
+    "dot",
+    "loop",
+    "transpose_minor",
+]
+
+#: Element type -> the type the expansion computes in (narrow floats are widened to f32).
+COMPUTE_TYPES = {"f16": "f32", "bf16": "f32", "f32": "f32", "f64": "f64",
+                 "complex<f32>": "complex<f32>", "complex<f64>": "complex<f64>"}
+
+#: Matrices of at most this many rows are unrolled; larger ones become a ``stablehlo.while``.
+UNROLL_LIMIT = 8
+
+
+def dot(e: Emitter, lhs: V, rhs: V, batch: int, lhs_contract: int, rhs_contract: int) -> V:
+    """``dot_general`` of ``lhs`` and ``rhs`` sharing their ``batch`` leading dimensions, contracting
+    ``lhs_contract`` with ``rhs_contract``; precision ``HIGHEST`` on both operands (what XLA's
+    expanders ask, so that TPUs do not round f32 operands to bf16)."""
+    ls, rs = lhs.shape, rhs.shape
+    bd = list(range(batch))
+    lf = [ls[d] for d in range(len(ls)) if d >= batch and d != lhs_contract]
+    rf = [rs[d] for d in range(len(rs)) if d >= batch and d != rhs_contract]
+    shape = ls[:batch] + lf + rf
+    ints = ", ".join(str(d) for d in bd)
+    dims = (f"#stablehlo.dot<lhs_batching_dimensions = [{ints}], rhs_batching_dimensions = [{ints}], "
+            f"lhs_contracting_dimensions = [{lhs_contract}], rhs_contracting_dimensions = [{rhs_contract}]>")
+    prec = "[#stablehlo<precision HIGHEST>, #stablehlo<precision HIGHEST>]"
+    (r,) = e.op("stablehlo.dot_general", [lhs, rhs], [(shape_prefix(shape), lhs.t)],
+                f"dot_dimension_numbers = {dims}, precision_config = {prec}")
+    return r
+
+
+def conj(e: Emitter, x: V) -> V:
+    """Complex conjugate (``complex(real, -imag)``); ``x`` itself for real types."""
+    if x.t not in COMPLEX_TYPES:
+        return x
+    return e.complex(e.real(x), -e.imag(x))
+
+
+def transpose_minor(e: Emitter, x: V) -> V:
+    """Swap the two minor (matrix) dimensions of ``x``."""
+    r = len(x.shape)
+    return e.transpose(x, list(range(r - 2)) + [r - 1, r - 2])
+
+
+def loop(e: Emitter, count: int, carry: list[V], step: Callable[..., list[V]], unroll: bool) -> list[V]:
+    """Run ``step(i, *carry) -> carry`` for ``i`` = 0 .. ``count - 1`` (``i`` a 0-d i32 value): unrolled
+    with constant indices when ``unroll``, else as a ``stablehlo.while`` carrying ``(i, *carry)``."""
+    if unroll:
+        for i in range(count):
+            carry = step(e.scalar(i, "i32"), *carry)
+        return carry
+    out = e.while_loop(
+        [e.scalar(0, "i32"), *carry],
+        lambda i, *_: e.cmp("LT", i, e.scalar(count, "i32"), "SIGNED"),
+        lambda i, *c: [i + e.scalar(1, "i32"), *step(i, *c)],
+    )
+    return out[1:]
+
+
+def _masks(e: Emitter, shape: list[int]) -> tuple[V, V]:
+    """Row and column index (``iota``) of a matrix-shaped value, dimensions -2 and -1."""
+    r = len(shape)
+    return e.iota(shape, r - 2, "i32"), e.iota(shape, r - 1, "i32")
+
+
+def _cholesky_lower(e: Emitter, a: V, unroll: bool) -> V:
+    """Lower Cholesky factor of ``a`` (``[*batch, n, n]``, f32/f64/complex): see the module docstring."""
+    shape = a.shape
+    r = len(shape) - 2
+    batch, n = shape[:r], shape[-1]
+    is_complex = a.t in COMPLEX_TYPES
+    col_shape = batch + [n, 1]
+    full_dims = list(range(r + 2))
+
+    def step(j: V, w: V, err: V) -> list[V]:
+        z = e.scalar(0, "i32")
+        d = e.dynamic_slice(w, [z] * r + [j, j], batch + [1, 1])
+        if is_complex:
+            root = e.sqrt(e.real(d))
+            err = e.lor(err, e.isnan(root))
+            root = e.complex(root, e.const(0.0, root))
+        else:
+            root = e.sqrt(d)
+            err = e.lor(err, e.isnan(root))
+        col = e.dynamic_slice(w, [z] * r + [z, j], col_shape)
+        rows = e.iota(col_shape, r, "i32")
+        jj = e.broadcast_in_dim(j, col_shape, [])
+        root_col = e.broadcast_in_dim(root, col_shape, full_dims)
+        c = e.select(e.cmp("GT", rows, jj, "SIGNED"), col / root_col, e.const(0.0, col))
+        # rank-1 update of the trailing matrix: w -= c c^H (row and column j of c are zero)
+        left = e.broadcast_in_dim(c, shape, full_dims)
+        right = e.broadcast_in_dim(e.reshape(conj(e, c), batch + [1, n]), shape, full_dims)
+        w = w - left * right
+        w = e.dynamic_update_slice(w, e.select(e.cmp("EQ", rows, jj, "SIGNED"), root_col, c), [z] * r + [z, j])
+        return [w, err]
+
+    err0 = e.const(False, t="i1", s=shape_prefix(batch + [1, 1]))
+    w, err = loop(e, n, [a, err0], step, unroll)
+    rows, cols = _masks(e, shape)
+    w = e.select(e.cmp("GE", rows, cols, "SIGNED"), w, e.const(0.0, w))
+    return e.select(e.broadcast_in_dim(err, shape, full_dims), e.const(float("nan"), w), w)
+
+
+def build_cholesky(e: Emitter, a: V, lower: bool, unroll: bool | None = None) -> V:
+    """``stablehlo.cholesky`` of ``a`` (``[*batch, n, n]``; f16, bf16, f32, f64, complex<f32/f64>).
+
+    Returns the ``lower`` (else upper) triangular factor with zeros in the other triangle; only the
+    ``lower`` (else upper) triangle of ``a`` is read. A batch element that is not positive definite (a
+    non-positive or NaN pivot) comes back filled with NaN, as on XLA. ``unroll`` defaults to
+    ``n <= UNROLL_LIMIT``. Raises :class:`UnsupportedError` for another element type.
+    """
+    if a.t not in COMPUTE_TYPES:
+        raise UnsupportedError(f"cholesky of element type '{a.t}' (expected one of {', '.join(COMPUTE_TYPES)})")
+    n = a.shape[-1]
+    unroll = n <= UNROLL_LIMIT if unroll is None else unroll
+    x = e.convert(a, COMPUTE_TYPES[a.t])
+    if not lower:
+        x = transpose_minor(e, x)
+    f = _cholesky_lower(e, x, unroll)
+    if not lower:
+        f = transpose_minor(e, f)
+    return e.convert(f, a.t)
+
+
+def _substitute(e: Emitter, m: V, b: V, lower: bool, unit: bool, unroll: bool) -> V:
+    """``X`` with ``M X = B`` for ``M`` (``[*batch, n, n]``) lower or upper triangular, ``B``
+    ``[*batch, n, k]``: forward (lower) or backward (upper) substitution, one row per step."""
+    shape = m.shape
+    r = len(shape) - 2
+    batch, n = shape[:r], shape[-1]
+    k = b.shape[-1]
+    full_dims = list(range(r + 2))
+    rows, cols = _masks(e, shape)
+    strict = e.cmp("GT" if lower else "LT", rows, cols, "SIGNED")
+    ms = e.select(strict, m, e.const(0.0, m))
+    if unit:
+        diag = e.const(1.0, t=m.t, s=shape_prefix(batch + [n, 1]))
+    else:
+        on_diag = e.select(e.cmp("EQ", rows, cols, "SIGNED"), m, e.const(0.0, m))
+        diag = e.reshape(e.reduce_sum(on_diag, [r + 1]), batch + [n, 1])
+
+    def step(i: V, x: V, ms: V, b: V, diag: V) -> list[V]:
+        z = e.scalar(0, "i32")
+        j = i if lower else e.scalar(n - 1, "i32") - i
+        row = e.dynamic_slice(ms, [z] * r + [j, z], batch + [1, n])
+        s = dot(e, row, x, r, r + 1, r)  # [*batch, 1, k]
+        xj = e.dynamic_slice(b, [z] * r + [j, z], batch + [1, k]) - s
+        if not unit:
+            dj = e.dynamic_slice(diag, [z] * r + [j, z], batch + [1, 1])
+            xj = xj / e.broadcast_in_dim(dj, batch + [1, k], full_dims)
+        return [e.dynamic_update_slice(x, xj, [z] * r + [j, z]), ms, b, diag]
+
+    x0 = e.const(0.0, b)
+    x, *_ = loop(e, n, [x0, ms, b, diag], step, unroll)
+    return x
+
+
+_TRANSPOSES = ("NO_TRANSPOSE", "TRANSPOSE", "ADJOINT")
+
+
+def build_triangular_solve(e: Emitter, a: V, b: V, left_side: bool, lower: bool, transpose_a: str,
+                           unit_diagonal: bool, unroll: bool | None = None) -> V:
+    """``stablehlo.triangular_solve``: ``x`` with ``op(a) x = b`` (``left_side``) or ``x op(a) = b``.
+
+    ``a``: ``[*batch, n, n]``, lower or upper triangular (only that triangle is read; with
+    ``unit_diagonal`` the diagonal is taken as ones and not read); ``b``: ``[*batch, n, k]`` (left) or
+    ``[*batch, k, n]`` (right); ``op`` is identity, transpose or conjugate transpose for
+    ``transpose_a`` ``NO_TRANSPOSE``, ``TRANSPOSE``, ``ADJOINT``. Element types f16, bf16, f32, f64,
+    complex<f32/f64>. ``unroll`` defaults to ``n <= UNROLL_LIMIT``. Raises :class:`UnsupportedError`
+    for another element type or transpose_a.
+    """
+    if a.t not in COMPUTE_TYPES:
+        raise UnsupportedError(
+            f"triangular_solve of element type '{a.t}' (expected one of {', '.join(COMPUTE_TYPES)})")
+    if transpose_a not in _TRANSPOSES:
+        raise UnsupportedError(f"triangular_solve with transpose_a {transpose_a}")
+    n = a.shape[-1]
+    unroll = n <= UNROLL_LIMIT if unroll is None else unroll
+    ct = COMPUTE_TYPES[a.t]
+    m, rhs = e.convert(a, ct), e.convert(b, ct)
+    # op(a) on the left; op(a)^T on the right (x op(a) = b  <=>  op(a)^T x^T = b^T)
+    flip = (transpose_a != "NO_TRANSPOSE") == left_side
+    if flip:
+        m = transpose_minor(e, m)
+    if transpose_a == "ADJOINT":
+        m = conj(e, m)
+    if not left_side:
+        rhs = transpose_minor(e, rhs)
+    x = _substitute(e, m, rhs, lower != flip, unit_diagonal, unroll)
+    if not left_side:
+        x = transpose_minor(e, x)
+    return e.convert(x, b.t)
+
+
+# -- the pass driver -----------------------------------------------------------------------------------
+
+
+class ExpandPass(Pass):
+    """A pass that replaces every op named :attr:`op_name` by a template built by :meth:`build`.
+
+    Every op is checked and its template built (one per signature: operand types and :meth:`config`)
+    before the first rewrite, so a refused op (dynamic or unranked shapes, an unsupported element type)
+    leaves the function unchanged and fails with a located error.
+    """
+
+    anchor = "func.func"
+    op_name = ""
+
+    def config(self, op) -> tuple:
+        """The attributes that select the expansion (part of the template key)."""
+        raise NotImplementedError
+
+    def build(self, e: Emitter, args: list[V], config: tuple) -> V:
+        """Write the expansion of one op on ``e`` over its operands ``args``; returns the result."""
+        raise NotImplementedError
+
+    def _cache(self, context: ir.Context) -> TemplateCache:
+        return TemplateCache.per_context(self.__dict__.setdefault("_caches", {}), context)
+
+    def _template(self, cache: TemplateCache, op) -> ir.Operation:
+        short = self.op_name.split(".")[-1]
+        types = []
+        for v in list(op.operands) + list(op.results):
+            t = v.type
+            if not isinstance(t, ir.RankedTensorType) or not ir.RankedTensorType(t).has_static_shape:
+                raise fail(f"'{self.op_name}' with a dynamic or unranked shape ({t}) cannot be expanded "
+                           f"(static shapes only)", op)
+        for v in op.operands:
+            t = ir.RankedTensorType(v.type)
+            types.append((shape_prefix(t.shape), str(t.element_type)))
+        config = self.config(op)
+        key = (tuple(types), config)
+        fn = cache.funcs.get(key)
+        if fn is not None:
+            return fn
+        e = Emitter()
+        args = e.args(types)
+        try:
+            result = self.build(e, args, config)
+            if result.ty != str(op.results[0].type):  # pragma: no cover - guarded by the builders
+                raise fail(f"internal: result type {result.ty} != {op.results[0].type}", op)
+            text = e.text(f"{short}_{len(cache.funcs)}", args, [result])
+            return cache.parse(key, text, self.op_name)
+        except UnsupportedError as err:
+            raise fail(str(err), op) from None
+
+    def run_on_operation(self, func_op: ir.Operation) -> None:
+        found = []
+
+        def collect(o):
+            if o.name == self.op_name:
+                found.append(o.operation)
+            return ir.WalkResult.ADVANCE
+
+        func_op.walk(collect)
+        if not found:
+            return
+        cache = self._cache(func_op.context)
+        plan = [(o, self._template(cache, o)) for o in found]
+        for o, fn in plan:  # every op checked and its template built before any rewrite
+            instantiate(cache, fn, o, prepare=lambda clone, o=o: relocate(clone, o.location))

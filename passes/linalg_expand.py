@@ -189,25 +189,23 @@ def _substitute(e: Emitter, m: V, b: V, lower: bool, unit: bool, unroll: bool) -
     rows, cols = _masks(e, shape)
     strict = e.cmp("GT" if lower else "LT", rows, cols, "SIGNED")
     ms = e.select(strict, m, e.const(0.0, m))
-    if unit:
-        diag = e.const(1.0, t=m.t, s=shape_prefix(batch + [n, 1]))
-    else:
+    invariants = [ms, b]
+    if not unit:
         on_diag = e.select(e.cmp("EQ", rows, cols, "SIGNED"), m, e.const(0.0, m))
-        diag = e.reshape(e.reduce_sum(on_diag, [r + 1]), batch + [n, 1])
+        invariants.append(e.reshape(e.reduce_sum(on_diag, [r + 1]), batch + [n, 1]))
 
-    def step(i: V, x: V, ms: V, b: V, diag: V) -> list[V]:
+    def step(i: V, x: V, ms: V, b: V, *diag: V) -> list[V]:
         z = e.scalar(0, "i32")
         j = i if lower else e.scalar(n - 1, "i32") - i
         row = e.dynamic_slice(ms, [z] * r + [j, z], batch + [1, n])
         s = dot(e, row, x, r, r + 1, r)  # [*batch, 1, k]
         xj = e.dynamic_slice(b, [z] * r + [j, z], batch + [1, k]) - s
-        if not unit:
-            dj = e.dynamic_slice(diag, [z] * r + [j, z], batch + [1, 1])
+        if diag:
+            dj = e.dynamic_slice(diag[0], [z] * r + [j, z], batch + [1, 1])
             xj = xj / e.broadcast_in_dim(dj, batch + [1, k], full_dims)
-        return [e.dynamic_update_slice(x, xj, [z] * r + [j, z]), ms, b, diag]
+        return [e.dynamic_update_slice(x, xj, [z] * r + [j, z]), ms, b, *diag]
 
-    x0 = e.const(0.0, b)
-    x, *_ = loop(e, n, [x0, ms, b, diag], step, unroll)
+    x, *_ = loop(e, n, [e.const(0.0, b), *invariants], step, unroll)
     return x
 
 

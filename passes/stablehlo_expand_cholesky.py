@@ -17,8 +17,9 @@ given as XLA gives it:
 Element types: f16, bf16 (computed in f32), f32, f64, complex<f32>, complex<f64>. Static shapes only;
 a dynamic or unranked operand is refused with a located error and the function is left unchanged.
 
-Measured (XLA CPU, f32, jaxlib 0.10.2, 2-core shared machine; ``benchmarks/expanders.py``-style median of
-repeated runs): see the table in :data:`MEASURED`.
+Run time against XLA's native Cholesky: the table in :mod:`hlokit.passes.linalg_expand` (n = 256: 4 ms
+expanded against 37-41 ms native on XLA CPU; XLA's own expander recomputes ``L L^H`` at every column of
+its 128-wide diagonal blocks).
 """
 
 from __future__ import annotations
@@ -28,11 +29,7 @@ from hlokit.passes.builder import Emitter, V
 from hlokit.passes.linalg_expand import ExpandPass, build_cholesky
 from hlokit.passes.registry import register_pass
 
-__all__ = ["MEASURED", "StablehloExpandCholesky"]
-
-#: Run time of the expanded program against ``stablehlo.cholesky`` compiled by XLA (CPU): filled in
-#: from measurements, ``n -> (expanded, original)`` in microseconds.
-MEASURED: dict[int, tuple[float, float]] = {}
+__all__ = ["StablehloExpandCholesky"]
 
 
 @register_pass

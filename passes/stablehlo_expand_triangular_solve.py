@@ -5,10 +5,12 @@ Semantics: StableHLO specification, "triangular_solve"
 (https://openxla.org/xla/operation_semantics#triangularsolve): batched solutions ``x`` of
 ``op(a) x = b`` (``left_side = true``) or ``x op(a) = b``, where ``op`` is identity, transpose or adjoint
 (``transpose_a`` NO_TRANSPOSE, TRANSPOSE, ADJOINT), ``a`` is read in its ``lower`` (else upper)
-triangle only, and ``unit_diagonal`` takes its diagonal as ones without reading it. The algorithm is the
-substitution of XLA's expander (openxla/xla ``xla/service/triangular_solve_expander.cc``,
-``SolveDirectly``): see :func:`hlokit.passes.linalg_expand.build_triangular_solve`. Every combination of
-the four attributes is supported.
+triangle only, and ``unit_diagonal`` takes its diagonal as ones without reading it. The algorithms are
+those of XLA's expander (openxla/xla ``xla/service/triangular_solve_expander.cc``): substitution
+(``SolveDirectly``) up to 32 rows, inverted diagonal blocks of 16 rows and one block loop
+(``SolveByInvertingDiagonalBlocks``) above; see :func:`hlokit.passes.linalg_expand.build_triangular_solve`
+and the run-time table in :mod:`hlokit.passes.linalg_expand`. Every combination of the four attributes
+is supported.
 
 A zero on the diagonal of ``a`` (a singular system; the spec leaves the result undefined) gives inf /
 NaN in the rows that depend on it, as on XLA.

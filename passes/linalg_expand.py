@@ -31,22 +31,24 @@ Small static sizes are unrolled (the loop body is emitted once per index with co
 ones are ``stablehlo.while`` loops over the index. ``f16`` and ``bf16`` are computed in ``f32`` and
 rounded once at the end (XLA CPU evaluates their arithmetic in ``f32`` as well).
 
-Measured on XLA CPU (jaxlib 0.10.2, f32, one shared 2-core machine; median wall time of one call of the
-compiled program through :mod:`hlokit.backend`, which includes ~0.1-0.3 ms of call overhead), expanded
-against the op compiled natively by XLA (which runs XLA's own expanders):
+Measured on XLA CPU (jaxlib 0.10.2, one shared 2-core machine) on the programs of
+``examples/lower_to_core/linalg`` (seeded normal inputs): median wall time of one call of the compiled
+program through :mod:`hlokit.backend` (about 0.1-0.2 ms of it is call overhead), the program as written
+(XLA runs its own expanders) against the program after both passes:
 
-==========================================  ===========  ===========
-program                                      native XLA   expanded
-==========================================  ===========  ===========
-cholesky n = 16                                0.22 ms      0.15-0.20 ms
-cholesky n = 64                                0.80 ms      0.26 ms
-cholesky n = 256                               37-41 ms     4.0 ms
-cholesky batch 4, n = 256                      210 ms       30 ms
-triangular_solve n = 16, 16 columns            0.28 ms      0.27 ms
-triangular_solve n = 64, 64 columns            0.32 ms      0.32 ms
-triangular_solve n = 256, 256 columns          0.9-2.8 ms   1.1 ms
-triangular_solve batch 4, n = 256, 256 cols    3.9-7.9 ms   3.2 ms
-==========================================  ===========  ===========
+====================================  ==========  ==========
+program                                native      expanded
+====================================  ==========  ==========
+cholesky f32 16x16                      0.23 ms     0.22 ms
+cholesky f32 4x64x64 (upper)            2.3 ms      0.38 ms
+cholesky f32 256x256                    15 ms       2.2 ms
+cholesky f64 256x256                    32 ms       4.0 ms
+triangular_solve f32 16x16              0.28 ms     0.27 ms
+triangular_solve f64 8x64x64            0.86 ms     0.59 ms
+triangular_solve f32 256x256            1.4 ms      1.3 ms
+triangular_solve f32 4x256x256          2.0 ms      1.0 ms
+cho_solve c64 2x64x64                   7.2 ms      0.81 ms
+====================================  ==========  ==========
 
 The first Cholesky form measured (right-looking: a rank-1 update of the whole matrix per column) took
 75 ms at n = 256; the left-looking form above reads the factor once per column (a matrix-vector

@@ -266,6 +266,8 @@ PASS_MODULES: tuple[str, ...] = (
     "hlokit.passes.stablehlo_legalize_deprecated_ops",
     "hlokit.passes.stablehlo_legalize_lapack_custom_calls",
     "hlokit.passes.shape_legalize_to_stablehlo",
+    "hlokit.passes.stablehlo_expand_cholesky",
+    "hlokit.passes.stablehlo_expand_triangular_solve",
 )
 
 _LOADED = False

@@ -1,0 +1,18 @@
+// stablehlo.cholesky (lower) of x x^T / n + I, f64, n = 256.
+// Lowered to core StableHLO by hlokit-opt --stablehlo-expand-cholesky --stablehlo-expand-triangular-solve
+// (both ops are native on XLA). Any input works: the program builds its own well-conditioned operands.
+func.func @main(%x: tensor<256x256xf64>) -> tensor<256x256xf64> {
+  %xh = stablehlo.transpose %x, dims = [1, 0] : (tensor<256x256xf64>) -> tensor<256x256xf64>
+  %g = stablehlo.dot_general %x, %xh, contracting_dims = [1] x [0] : (tensor<256x256xf64>, tensor<256x256xf64>) -> tensor<256x256xf64>
+  %scale = stablehlo.constant dense<3.90625000e-03> : tensor<256x256xf64>
+  %gs = stablehlo.multiply %g, %scale : tensor<256x256xf64>
+  %rows = stablehlo.iota dim = 0 : tensor<256x256xi32>
+  %cols = stablehlo.iota dim = 1 : tensor<256x256xi32>
+  %eq = stablehlo.compare EQ, %rows, %cols, SIGNED : (tensor<256x256xi32>, tensor<256x256xi32>) -> tensor<256x256xi1>
+  %one = stablehlo.constant dense<1.0> : tensor<256x256xf64>
+  %zero = stablehlo.constant dense<0.0> : tensor<256x256xf64>
+  %eye = stablehlo.select %eq, %one, %zero : tensor<256x256xi1>, tensor<256x256xf64>
+  %a = stablehlo.add %gs, %eye : tensor<256x256xf64>
+  %l = "stablehlo.cholesky"(%a) {lower = true} : (tensor<256x256xf64>) -> tensor<256x256xf64>
+  return %l : tensor<256x256xf64>
+}

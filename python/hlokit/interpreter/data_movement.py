@@ -29,7 +29,7 @@ from jaxlib.mlir.dialects import stablehlo
 from hlokit import attributes
 from hlokit.interpreter.elementwise import iota
 from hlokit.interpreter.evaluator import InterpreterError
-from hlokit.interpreter.registry import register
+from hlokit.interpreter.registry import prepared, register
 from hlokit.interpreter.regions import REDUCTION_UFUNCS, known_reduction, region_callable, returns_update
 from hlokit.interpreter.values import NATIVE_DTYPES, dtype_of
 
@@ -215,7 +215,13 @@ def result_shape(op: ir.OpView, index: int = 0) -> list[int]:
     return list(ir.RankedTensorType(op.results[index].type).shape)
 
 
+def _prepare_broadcast_in_dim(op):
+    dims, shape = attributes.i64_array(op, "broadcast_dimensions"), result_shape(op)
+    return lambda op, operands, interp: [broadcast_in_dim(operands[0], dims, shape)]
+
+
 @register("stablehlo.broadcast_in_dim")
+@prepared(_prepare_broadcast_in_dim)
 def _broadcast_in_dim(op, operands, interp):
     return [broadcast_in_dim(operands[0], attributes.i64_array(op, "broadcast_dimensions"), result_shape(op))]
 

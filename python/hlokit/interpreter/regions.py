@@ -146,15 +146,19 @@ def vectorize_body(body: Body, num_results: int) -> Body:
     return run
 
 
-def region_callable(interp, region: ir.Region) -> Body:
+def region_callable(interp, region: ir.Region, elementwise: bool | None = None) -> Body:
     """``region`` as a function of its block arguments evaluated on whole arrays: through
-    ``interp.eval_region`` directly when the region is elementwise (:func:`is_elementwise_region`),
-    one call per element otherwise (:func:`vectorize_body`)."""
+    ``interp.region_function`` directly when the region is elementwise (:func:`is_elementwise_region`),
+    one call per element otherwise (:func:`vectorize_body`). ``elementwise``: that test's result when
+    the caller already has it (an adapter's ``prepare`` computes it once per op)."""
+    run = interp.region_function(region)
 
     def body(*args: np.ndarray) -> list[np.ndarray]:
-        return list(interp.eval_region(region, list(args)))
+        return list(run(*args))
 
-    if is_elementwise_region(region):
+    if elementwise is None:
+        elementwise = is_elementwise_region(region)
+    if elementwise:
         return body
     num_results = len(list(region.blocks[0].operations)[-1].operands)
     return vectorize_body(body, num_results)

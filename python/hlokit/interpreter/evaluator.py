@@ -113,7 +113,7 @@ class _Plan:
     ids)`` per op that runs; ``nargs``: the number of block arguments.
     """
 
-    __slots__ = ("nargs", "steps", "fn", "block")
+    __slots__ = ("nargs", "steps", "fn", "block", "_parts", "_runs", "_walk")
 
     def __init__(self, block: ir.Block, ids: dict, interp: "Interpreter", returns: Sequence[ir.Value] | None = None):
         def num(v):
@@ -175,7 +175,80 @@ class _Plan:
             captured |= inner
         captured &= defined
         self.steps = [(a, op, o, r) for a, op, o, r, _ in raw]
-        self.fn = self._compile(args, raw, ret_ids, consts, defined, captured, last)
+        self._parts = (args, raw, ret_ids, consts, defined, captured, last)
+        self._runs = 0
+        self._walk = self._walker(*self._parts)
+        self.fn = self._first_runs
+
+    #: A block is walked step by step for its first runs and compiled to Python after that many (compiling
+    #: a block costs about as much as walking it some tens of times, and most blocks run once).
+    COMPILE_AFTER = 30
+
+    def _first_runs(self, env, interp, args):
+        walk = self._walk
+        if walk is None:  # compiled by another thread meanwhile
+            return self.fn(env, interp, args)
+        self._runs += 1
+        if self._runs > self.COMPILE_AFTER:
+            self.fn = self._compile(*self._parts)
+            self._walk = None
+            return self.fn(env, interp, args)
+        return walk(env, interp, args)
+
+    @staticmethod
+    def _walker(args, raw, ret_ids, consts, defined, captured, last):
+        """The block as a step-by-step walk (the same steps and frees as :meth:`_compile`'s code)."""
+        ends: dict[int, list] = {}
+        for v, k in last.items():
+            if v in defined:
+                ends.setdefault(k, []).append(v)
+        dead_args = [a for a in args if a not in last]
+        steps = []
+        for k, (adapter, op, operands, results, _) in enumerate(raw):
+            srcs = tuple((v, v in defined) for v in operands)
+            drops = tuple([r for r in results if r not in last] + ends.get(k, []))
+            steps.append((adapter, op, srcs, results, len(results), drops))
+        ret = tuple((v, v in defined) for v in ret_ids)
+        ret_drops = tuple(ends.get(len(raw), []))
+        cap_consts = [v for v in consts if v in captured]
+
+        def walk(env, interp, values):
+            local = dict(consts)
+            for v in cap_consts:
+                env[v] = consts[v]
+            for a, x in zip(args, values):
+                local[a] = x
+                if a in captured:
+                    env[a] = x
+            for a in dead_args:
+                del local[a]
+                env.pop(a, None)
+            for adapter, op, srcs, results, n, drops in steps:
+                try:
+                    outs = adapter(op, [local[v] if here else env[v] for v, here in srcs], interp)
+                    if len(outs) != n:
+                        raise _Arity(len(outs))
+                except BaseException as err:
+                    raise _located(err, op) from None
+                for r, x in zip(results, outs):
+                    local[r] = x
+                    if r in captured:
+                        env[r] = x
+                for v in drops:
+                    local.pop(v, None)
+                    if v in captured:
+                        env.pop(v, None)
+            try:
+                out = [local[v] if here else env[v] for v, here in ret]
+            except KeyError:
+                raise InterpreterError("a region uses a value that has no runtime value", None) from None
+            for v in ret_drops:
+                local.pop(v, None)
+                if v in captured:
+                    env.pop(v, None)
+            return out
+
+        return walk
 
     @staticmethod
     def _fold(adapter, op, operands, results, consts, interp) -> bool:
@@ -194,7 +267,8 @@ class _Plan:
             consts[r] = o
         return True
 
-    def _compile(self, args, raw, ret_ids, consts, defined, captured, last):
+    @staticmethod
+    def _compile(args, raw, ret_ids, consts, defined, captured, last):
         ns: dict[str, Any] = {"_Arity": _Arity, "_len": len}
         lines = ["def _block(env, interp, args):", "    _s = -1", "    try:"]
         emit = lines.append
@@ -379,13 +453,12 @@ class Interpreter:
         if not self._frames:
             self._frames.append({})
         env = self._frames[-1]
-        fn = plan.fn
         nargs = plan.nargs
 
         def run(*args):
             if len(args) != nargs:
                 raise InterpreterError(f"region expects {nargs} arguments, got {len(args)}", region.owner.location)
-            return fn(env, self, args)
+            return plan.fn(env, self, args)
 
         return run
 

@@ -76,7 +76,7 @@ def while_(
     runs of the body instead of never returning."""
     results = list(operand)
     n = 0
-    while cond(*results)[0]:  # a 0-d i1 array: its truth value is its element
+    while bool(cond(*results)[0]):
         if max_iterations is not None and n >= max_iterations:
             raise LoopLimitError(max_iterations)
         results = body(*results)

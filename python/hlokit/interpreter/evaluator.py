@@ -74,10 +74,6 @@ class _Arity(Exception):
         self.got = got
 
 
-def _is_constant(v) -> bool:
-    return isinstance(v, np.ndarray) or isinstance(v, Token)
-
-
 def _captured(op: ir.Operation, out: set) -> None:
     """Add to ``out`` every SSA value that the regions of ``op`` use but do not define."""
     for region in op.regions:
@@ -229,7 +225,8 @@ class _Plan:
                     if len(outs) != n:
                         raise _Arity(len(outs))
                 except BaseException as err:
-                    raise _located(err, op) from None
+                    located = _located(err, op)
+                    raise located from located.__cause__
                 for r, x in zip(results, outs):
                     local[r] = x
                     if r in captured:
@@ -320,7 +317,8 @@ class _Plan:
         drop(sorted(ends.get(len(raw), [])))
         emit(pad + "return _r")
         emit("    except BaseException as _err:")
-        emit("        raise _fail(_err, _s) from None")
+        emit("        _e = _fail(_err, _s)")
+        emit("        raise _e from _e.__cause__")
         steps = [(a, op) for a, op, _, _, _ in raw]
 
         def fail(err: BaseException, s: int) -> BaseException:

@@ -516,7 +516,7 @@ def format_dense(value: Value) -> str:
             return str(to_attr(value))
         except Exception:  # fall back to our own printer
             pass
-    flat = value.reshape(-1)
+    flat = np.ascontiguousarray(value).reshape(-1)  # a splat constant is a broadcast view
 
     def elem(x):
         if value.dtype.kind == "c":

@@ -12,8 +12,12 @@ Regions are evaluated on whole arrays: an adapter such as ``reduce`` or ``map`` 
 :meth:`Interpreter.eval_region` once with array arguments of any shape, and the elementwise ops of
 the body (written for 0-d tensors) broadcast over them.
 
-Each block is compiled once into a plan (adapter, op, operand and result handles), so loops
-(``while`` bodies) pay no MLIR-binding overhead per iteration beyond the dictionary of values.
+Each block is compiled once into a plan (:class:`_Plan`): its ops' adapters (specialised by their
+``prepare``), operand and result slots, the last use of every value (liveness, computed once: a value is
+dropped as soon as nothing reads it any more, so a program's memory is its live set, not everything it
+ever computed), and the results of pure ops on constants (computed once). A block is walked step by step
+for its first runs and then compiled to straight-line Python, so loops (``while`` bodies) pay one adapter
+call per op and iteration and no MLIR-binding overhead.
 """
 
 from __future__ import annotations

@@ -2,17 +2,30 @@
 
 For each program (same text, same inputs) it times:
 
-* ``hlokit``  — ``hlokit.interpret`` (the module parsed once; median of ``--repeat`` runs);
-* ``eval``    — jaxlib's C++ ``stablehlo.eval_module`` (upstream's element-by-element reference
-  interpreter), in a subprocess (it can abort the process), timed around the call only, once,
-  with a time limit (``--eval-timeout``);
-* ``xla``     — XLA through ``hlokit.backend.compile``: compile + first run, and a warm run.
+* ``single`` — ``hlokit.interpret(text, args)``: parse + plan + run, what one ``hlokit-run`` pays
+  (median of ``--repeat`` runs, after one run that pays the imports);
+* ``warm``   — ``hlokit.interpret(module, args)`` on a module parsed once (plan + run);
+* ``eval``   — jaxlib's C++ ``stablehlo.eval_module`` (upstream's element-by-element reference
+  interpreter, the anchor), in a subprocess (it can abort the process), timed around the call only,
+  once, with a time limit (``--eval-timeout``);
+* ``xla``    — XLA through ``hlokit.backend.compile``: compile + first run, and a warm run;
 
-and prints the times and the ratios ``eval / hlokit`` (how many times faster hlokit is than the C++
-reference) and ``hlokit / xla-run`` (how many times slower than compiled code). It also checks that
-the three agree (max abs difference).
+and prints the ratios ``eval / single`` and ``eval / warm`` (how many times faster hlokit is than the
+C++ reference) and ``single / xla c+r``. It also checks that the three agree (max abs difference).
 
-Run:  python benchmarks/interpreter.py [--only mlp] [--repeat 5] [--eval-timeout 120]
+Programs: ``mlp``, ``elementwise``, ``loop`` (written here), and the JAX exports of
+``examples/interpreter_bench/`` (``export.py`` there writes them and makes their inputs):
+``while_20`` / ``while_1000`` (``lax.while_loop`` over a 64-vector), ``scan_lstm`` (``lax.scan`` of an LSTM
+cell), ``sorts`` (``lax.sort`` with comparator regions) and ``transformer`` (4 layers, batch 4, sequence
+128, width 256, 8 heads, exact GELU).
+
+``--memory``: for each program, a fresh subprocess per engine runs it once and reports its time and peak
+RSS (``VmHWM``): ``interp`` (parse + plan + run; the RSS before the run, after imports, parse and
+inputs, is the runtime's fixed cost) and ``xla`` (compile + run); next to them the program's largest set
+of simultaneously live tensors (the entry function's values by their types, each live from its
+definition to its last use, arguments included).
+
+Run:  python benchmarks/interpreter.py [--only while_20] [--repeat 5] [--eval-timeout 120] [--memory]
 """
 
 from __future__ import annotations
@@ -107,7 +120,27 @@ func.func @main(%x: tensor<f32>) -> tensor<f32> {{
     return text, [np.array(3.0, np.float32)]
 
 
+_BENCH_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "interpreter_bench")
+
+
+def _jax_program(name: str):
+    """A JAX export of ``examples/interpreter_bench`` (its text and the inputs its exporter makes)."""
+
+    def make():
+        sys.path.insert(0, _BENCH_DIR)
+        try:
+            import export  # examples/interpreter_bench/export.py
+        finally:
+            sys.path.remove(_BENCH_DIR)
+        with open(os.path.join(_BENCH_DIR, name + ".mlir")) as f:
+            return f.read(), list(export.PROGRAMS[name][1])
+
+    make.__doc__ = f"examples/interpreter_bench/{name}.mlir"
+    return make
+
+
 PROGRAMS = {"mlp": mlp, "elementwise": elementwise, "loop": loop}
+PROGRAMS.update({n: _jax_program(n) for n in ("while_20", "while_1000", "scan_lstm", "sorts", "transformer")})
 
 _EVAL_SCRIPT = textwrap.dedent(
     """
@@ -149,16 +182,25 @@ def time_eval_module(text: str, args, timeout: float):
         return secs, [out[k] for k in sorted(out.files)], None
 
 
-def bench(name: str, repeat: int, eval_timeout: float) -> dict:
-    text, args = PROGRAMS[name]()
-    module = hlokit.parse(text, context=hlokit.make_context())
-    hlokit.interpret(module, args)  # warm (plans, imports)
+def _median_time(fn, repeat: int) -> float:
     times = []
     for _ in range(repeat):
         t0 = time.perf_counter()
-        ours = hlokit.interpret(module, args)
+        fn()
         times.append(time.perf_counter() - t0)
-    t_ours = statistics.median(times)
+    return statistics.median(times)
+
+
+def _max_abs(a, b) -> float:
+    return max(float(np.max(np.abs(np.asarray(x, np.float64) - np.asarray(y, np.float64)), initial=0.0)) for x, y in zip(a, b))
+
+
+def bench(name: str, repeat: int, eval_timeout: float) -> dict:
+    text, args = PROGRAMS[name]()
+    ours = hlokit.interpret(text, args)  # also pays the imports and first-use costs
+    t_single = _median_time(lambda: hlokit.interpret(text, args), repeat)
+    module = hlokit.parse(text, context=hlokit.make_context())
+    t_warm = _median_time(lambda: hlokit.interpret(module, args), repeat)
 
     from hlokit import backend
 
@@ -166,22 +208,106 @@ def bench(name: str, repeat: int, eval_timeout: float) -> dict:
     exe = backend.compile(text)
     xla_first = exe(*args)
     t_compile_run = time.perf_counter() - t0
-    runs = []
-    for _ in range(max(repeat, 5)):
-        t0 = time.perf_counter()
-        exe(*args)
-        runs.append(time.perf_counter() - t0)
-    t_xla = statistics.median(runs)
+    t_xla = _median_time(lambda: exe(*args), max(repeat, 5))
 
     t_eval, eval_out, why = time_eval_module(text, args, eval_timeout)
     row = {
-        "program": name, "hlokit_s": t_ours, "eval_module_s": t_eval, "xla_compile_run_s": t_compile_run,
-        "xla_run_s": t_xla, "eval_note": why,
-        "max_abs_diff_vs_xla": float(np.max(np.abs(ours[0].astype(np.float64) - xla_first[0].astype(np.float64)))),
+        "program": name, "single_s": t_single, "warm_s": t_warm, "eval_module_s": t_eval,
+        "xla_compile_run_s": t_compile_run, "xla_run_s": t_xla, "eval_note": why,
+        "max_abs_diff_vs_xla": _max_abs(ours, xla_first),
     }
     if eval_out is not None:
-        row["max_abs_diff_vs_eval"] = float(np.max(np.abs(ours[0].astype(np.float64) - eval_out[0].astype(np.float64))))
+        row["max_abs_diff_vs_eval"] = _max_abs(ours, eval_out)
     return row
+
+
+_MEMORY_SCRIPT = textwrap.dedent(
+    """
+    import json, os, sys, time
+    os.environ.setdefault("JAX_PLATFORMS", "cpu")
+    import numpy as np
+    import hlokit
+
+    def hwm_kib():  # VmHWM: this process's peak RSS (ru_maxrss would include the parent's, kept over exec)
+        for line in open("/proc/self/status"):
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+
+    d, engine = sys.argv[1], sys.argv[2]
+    text = open(d + "/prog.mlir").read()
+    data = np.load(d + "/args.npz")
+    args = [data[f"a{i}"] for i in range(len(data.files))]
+    if engine == "interp":
+        hlokit.parse(text, context=hlokit.make_context())  # the fixed cost includes one parse
+        fixed = hwm_kib()
+        t0 = time.perf_counter()
+        hlokit.interpret(text, args)
+    else:
+        from hlokit import backend
+        fixed = hwm_kib()
+        t0 = time.perf_counter()
+        backend.compile(text)(*args)
+    t1 = time.perf_counter()
+    print(json.dumps({"seconds": t1 - t0, "fixed_kib": fixed, "peak_kib": hwm_kib()}))
+    """
+)
+
+
+def measure_memory(text: str, args, engine: str) -> dict:
+    """Time and peak RSS of one run in a fresh subprocess: ``engine`` is ``interp`` (hlokit.interpret on the
+    text: parse + plan + run) or ``xla`` (compile + run); ``fixed_kib`` is the peak RSS before the run."""
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(d, "prog.mlir"), "w") as f:
+            f.write(text)
+        np.savez(os.path.join(d, "args.npz"), **{f"a{i}": a for i, a in enumerate(args)})
+        p = subprocess.run([sys.executable, "-c", _MEMORY_SCRIPT, d, engine], capture_output=True, text=True)
+        if p.returncode != 0:
+            raise RuntimeError(p.stderr.strip().splitlines()[-1] if p.stderr.strip() else "failed")
+        return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def peak_live_bytes(text: str) -> int:
+    """The program's largest set of simultaneously live tensors, in bytes: the entry function's block
+    arguments and op results by their types, each live from its definition to its last use (a use inside
+    a nested region counts at the op that holds the region; the terminator's operands live to the end)."""
+    from jaxlib.mlir import ir
+
+    from hlokit.interpreter.values import dtype_of
+
+    module = hlokit.parse(text, context=hlokit.make_context())
+    funcs = [op for op in module.body.operations if op.operation.name == "func.func"]
+    main = next((f for f in funcs if str(f.attributes["sym_name"]).strip('"') == "main"), funcs[0])
+    block = main.regions[0].blocks[0]
+    ops = list(block.operations)
+
+    def nbytes(v) -> int:
+        t = v.type
+        if not isinstance(t, ir.RankedTensorType):
+            return 0
+        return int(np.prod(t.shape, dtype=np.int64)) * dtype_of(t.element_type).itemsize
+
+    def uses(op, out):
+        out.extend(op.operands)
+        for r in op.regions:
+            for b in r.blocks:
+                for inner in b.operations:
+                    uses(inner, out)
+
+    last = {}
+    for i, op in enumerate(ops):
+        vs: list = []
+        uses(op, vs)
+        for v in vs:
+            last[v] = i
+    live = {a: nbytes(a) for a in block.arguments}
+    peak = sum(live.values())
+    for i, op in enumerate(ops):
+        for r in op.results:
+            live[r] = nbytes(r)
+        peak = max(peak, sum(live.values()))
+        for v in [v for v in live if last.get(v, -1) <= i]:
+            del live[v]
+    return peak
 
 
 def main(argv=None) -> int:
@@ -189,25 +315,45 @@ def main(argv=None) -> int:
     ap.add_argument("--only", choices=sorted(PROGRAMS), action="append")
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--eval-timeout", type=float, default=120.0)
+    ap.add_argument("--memory", action="store_true", help="also time and measure peak RSS in fresh subprocesses")
     ap.add_argument("--json", action="store_true", help="print one JSON object per program")
     a = ap.parse_args(argv)
     names = a.only or list(PROGRAMS)
-    print(f"{'program':12s} {'hlokit':>10s} {'eval_module':>12s} {'xla c+r':>10s} {'xla run':>10s} "
-          f"{'eval/hlokit':>12s} {'hlokit/xla':>11s} {'hlokit/xla c+r':>15s}")
+    print(f"{'program':12s} {'single':>9s} {'warm':>9s} {'eval_module':>11s} {'xla c+r':>9s} {'xla run':>9s} "
+          f"{'eval/single':>11s} {'eval/warm':>10s} {'single/xla c+r':>15s}")
     for name in names:
         r = bench(name, a.repeat, a.eval_timeout)
+        if a.memory:
+            text, args = PROGRAMS[name]()
+            r["live_peak_bytes"] = peak_live_bytes(text)
+            r["memory"] = {engine: measure_memory(text, args, engine) for engine in ("interp", "xla")}
         if a.json:
             print(json.dumps(r))
         ev = f"{r['eval_module_s']:.4f}s" if r["eval_module_s"] is not None else "n/a"
-        speedup = f"{r['eval_module_s'] / r['hlokit_s']:.1f}x" if r["eval_module_s"] is not None else f"> {a.eval_timeout / r['hlokit_s']:.0f}x"
-        print(f"{name:12s} {r['hlokit_s']:9.4f}s {ev:>12s} {r['xla_compile_run_s']:9.4f}s {r['xla_run_s']:9.5f}s "
-              f"{speedup:>12s} {r['hlokit_s'] / r['xla_run_s']:10.1f}x {r['hlokit_s'] / r['xla_compile_run_s']:14.2f}x")
+
+        def speedup(t):
+            if r["eval_module_s"] is None:
+                return f"> {a.eval_timeout / t:.0f}x"
+            return f"{r['eval_module_s'] / t:.1f}x"
+
+        print(f"{name:12s} {r['single_s']:8.4f}s {r['warm_s']:8.4f}s {ev:>11s} {r['xla_compile_run_s']:8.4f}s "
+              f"{r['xla_run_s']:8.5f}s {speedup(r['single_s']):>11s} {speedup(r['warm_s']):>10s} "
+              f"{r['single_s'] / r['xla_compile_run_s']:14.2f}x")
         notes = [f"max|hlokit-xla|={r['max_abs_diff_vs_xla']:.3g}"]
         if "max_abs_diff_vs_eval" in r:
             notes.append(f"max|hlokit-eval|={r['max_abs_diff_vs_eval']:.3g}")
         if r["eval_note"]:
             notes.append(f"eval_module: {r['eval_note']}")
         print("             " + "; ".join(notes))
+        if a.memory:
+            mi, mx = r["memory"]["interp"], r["memory"]["xla"]
+            live = r["live_peak_bytes"] / 2**20
+            fixed = mi["fixed_kib"] / 1024
+            peak = mi["peak_kib"] / 1024
+            print(f"             fresh process: interp {mi['seconds']:.3f}s peak RSS {peak:.0f} MiB (fixed {fixed:.0f} MiB, "
+                  f"largest live set {live:.1f} MiB: (peak - fixed) / live = {(peak - fixed) / max(live, 1e-9):.2f}); "
+                  f"xla c+r {mx['seconds']:.3f}s peak RSS {mx['peak_kib'] / 1024:.0f} MiB; "
+                  f"interp / xla c+r = {mi['seconds'] / mx['seconds']:.2f}x")
     return 0
 
 

@@ -76,12 +76,12 @@ def while_(
     runs of the body instead of never returning."""
     results = list(operand)
     n = 0
-    while bool(np.asarray(cond(*results)[0])):
+    while bool(cond(*results)[0]):
         if max_iterations is not None and n >= max_iterations:
             raise LoopLimitError(max_iterations)
-        results = list(body(*results))
+        results = body(*results)
         n += 1
-    return results
+    return list(results)
 
 
 def optimization_barrier(operand: Sequence[Value]) -> list[Value]:
@@ -115,7 +115,7 @@ def _branch(interp, region: ir.Region) -> Branch:
 
 
 def _function(interp, region: ir.Region) -> Callable[..., Sequence[Value]]:
-    return lambda *args: interp.eval_region(region, list(args))
+    return interp.region_function(region)  # the region's plan is looked up once, not per iteration
 
 
 @register("func.call")

@@ -30,8 +30,15 @@ from jaxlib.mlir.dialects import stablehlo
 from hlokit import attributes
 from hlokit.interpreter.elementwise import iota
 from hlokit.interpreter.evaluator import InterpreterError
-from hlokit.interpreter.registry import register
-from hlokit.interpreter.regions import REDUCTION_UFUNCS, known_reduction, region_callable, returns_update
+from hlokit.interpreter.registry import prepared, register
+from hlokit.interpreter.regions import (
+    REDUCTION_UFUNCS,
+    comparator_keys,
+    is_elementwise_region,
+    known_reduction,
+    region_callable,
+    returns_update,
+)
 from hlokit.interpreter.values import NATIVE_DTYPES, dtype_of
 
 __all__ = [
@@ -52,6 +59,7 @@ __all__ = [
     "window_view",
     "padding_pairs",
     "known_comparator",
+    "sort_by_keys",
 ]
 
 
@@ -217,7 +225,13 @@ def result_shape(op: ir.OpView, index: int = 0) -> list[int]:
     return list(ir.RankedTensorType(op.results[index].type).shape)
 
 
+def _prepare_broadcast_in_dim(op):
+    dims, shape = attributes.i64_array(op, "broadcast_dimensions"), result_shape(op)
+    return lambda op, operands, interp: [broadcast_in_dim(operands[0], dims, shape)]
+
+
 @register("stablehlo.broadcast_in_dim")
+@prepared(_prepare_broadcast_in_dim)
 def _broadcast_in_dim(op, operands, interp):
     return [broadcast_in_dim(operands[0], attributes.i64_array(op, "broadcast_dimensions"), result_shape(op))]
 
@@ -450,7 +464,53 @@ def _sort_row(flat: Sequence[np.ndarray], row: int, n: int, comparator) -> np.nd
     return np.array(sorted(range(n), key=functools.cmp_to_key(cmp)), dtype=np.int64)
 
 
+def sort_by_keys(
+    inputs: Sequence[np.ndarray], dimension: int, keys: Sequence[tuple[np.ndarray, str, bool]]
+) -> list[np.ndarray] | None:
+    """Spec ``sort`` for a comparator that is the lexicographic order of elementwise keys
+    (:func:`hlokit.interpreter.regions.comparator_keys`): ``keys`` are ``(key array of the inputs'
+    shape, comparison type, descending)``, the first the most significant. One stable ``numpy.lexsort``
+    of exact order keys (:func:`_sort_key`) gives the stable sort the comparator defines; None when a
+    key has no exact order key (FLOAT with NaNs, complex, FNUZ floats)."""
+    rank = inputs[0].ndim
+    dim = int(dimension) + rank if int(dimension) < 0 else int(dimension)
+    order = []
+    for values, ctype, descending in keys:
+        k = _sort_key(np.moveaxis(np.broadcast_to(values, inputs[0].shape), dim, -1), ctype)
+        if k is None:
+            return None
+        if descending:
+            k = ~k if k.dtype.kind in "iu" else (np.logical_not(k) if k.dtype == np.bool_ else -k)
+        order.append(k)
+    if inputs[0].shape[dim] <= 1 or inputs[0].size == 0:
+        return [np.array(x, order="C") for x in inputs]
+    perm = np.lexsort(order[::-1], axis=-1)
+    return [np.array(np.moveaxis(np.take_along_axis(np.moveaxis(x, dim, -1), perm, axis=-1), -1, dim), order="C")
+            for x in inputs]
+
+
+def _prepare_sort(op):
+    dimension = attributes.int_value(op, "dimension", -1)
+    is_stable = attributes.bool_value(op, "is_stable", False)
+    region = op.regions[0]
+    known = known_comparator(region)
+    keys = comparator_keys(region) if known is None else None
+    elementwise = is_elementwise_region(region)
+
+    def run(op, operands, interp):
+        if keys is not None:
+            pairs = [x for x in operands for _ in (0, 1)]  # (lhs, rhs) of each operand: the same arrays
+            values = interp.eval_region_values(region, pairs, [k.value for k in keys])
+            out = sort_by_keys(operands, dimension, [(v, k.comparison_type, k.descending) for v, k in zip(values, keys)])
+            if out is not None:
+                return out
+        return sort(operands, dimension, is_stable, region_callable(interp, region, elementwise), known)
+
+    return run
+
+
 @register("stablehlo.sort")
+@prepared(_prepare_sort)
 def _sort(op, operands, interp):
     dimension = attributes.int_value(op, "dimension", -1)
     is_stable = attributes.bool_value(op, "is_stable", False)

@@ -12,20 +12,24 @@ Regions are evaluated on whole arrays: an adapter such as ``reduce`` or ``map`` 
 :meth:`Interpreter.eval_region` once with array arguments of any shape, and the elementwise ops of
 the body (written for 0-d tensors) broadcast over them.
 
-Each block is compiled once into a plan (adapter, op, operand and result handles), so loops
-(``while`` bodies) pay no MLIR-binding overhead per iteration beyond the dictionary of values.
+Each block is compiled once into a plan (:class:`_Plan`): its ops' adapters (specialised by their
+``prepare``), operand and result slots, the last use of every value (liveness, computed once: a value is
+dropped as soon as nothing reads it any more, so a program's memory is its live set, not everything it
+ever computed), and the results of pure ops on constants (computed once). A block is walked step by step
+for its first runs and then compiled to straight-line Python, so loops (``while`` bodies) pay one adapter
+call per op and iteration and no MLIR-binding overhead.
 """
 
 from __future__ import annotations
 
 import sys
 import threading
-from typing import TYPE_CHECKING, Any, Sequence, TextIO
+from typing import TYPE_CHECKING, Any, Callable, Sequence, TextIO
 
 import numpy as np
 from jaxlib.mlir import ir
 
-from hlokit import attributes
+from hlokit import attributes, opsets
 from hlokit.diagnostics import HlokitError, LocatedError
 from hlokit.interpreter import registry
 from hlokit.interpreter.values import Token, UnsupportedTypeError, Value, matches_type, value_type_str
@@ -47,35 +51,96 @@ class InterpreterError(LocatedError):
 
 _TERMINATORS = frozenset({"func.return", "stablehlo.return", "sdy.return"})
 
+#: Ops whose result depends only on their operands and attributes (no side effect, no region, no state):
+#: when every operand is a plan-time constant, the op runs once, when its block is compiled, and its
+#: result is reused by every execution of the block (``constant`` itself; the broadcasts, reshapes and
+#: arithmetic JAX emits on constants inside loop bodies).
+FOLDABLE_OPS: frozenset[str] = opsets.ELEMENTWISE | frozenset({
+    "stablehlo.constant", "stablehlo.iota", "stablehlo.broadcast_in_dim", "stablehlo.reshape",
+    "stablehlo.transpose", "stablehlo.slice", "stablehlo.concatenate", "stablehlo.pad", "stablehlo.reverse",
+})
+
+#: A folded result larger than this (bytes) is not kept for the life of the plan: it is recomputed at run
+#: time, where the walker frees it after its last use (memory over speed for big splats).
+FOLD_LIMIT_BYTES = 1 << 16
+
 
 def _unsupported(op, operands, interp):
     name = op.operation.name
     raise InterpreterError(f"unsupported op '{name}' in the interpreter", op.location)
 
 
+class _Arity(Exception):
+    """An adapter returned a number of results other than its op's (reported by the walker)."""
+
+    def __init__(self, got: int):
+        super().__init__(got)
+        self.got = got
+
+
+def _captured(op: ir.Operation, out: set) -> None:
+    """Add to ``out`` every SSA value that the regions of ``op`` use but do not define."""
+    for region in op.regions:
+        for block in region.blocks:
+            _captured_block(block, out, set())
+
+
+def _captured_block(block: ir.Block, out: set, defined: set) -> None:
+    defined = set(defined)
+    defined.update(block.arguments)
+    for op in block.operations:
+        for v in op.operands:
+            if v not in defined:
+                out.add(v)
+        for region in op.regions:
+            for inner in region.blocks:
+                _captured_block(inner, out, defined)
+        defined.update(op.results)
+
+
 class _Plan:
-    """One block, compiled: its arguments, steps and terminator operands, with every SSA value
-    replaced by a small integer (``ids``: SSA value -> int, shared by the interpreter), so the
-    walker's scope is a dict of ints (hashing an ``ir.Value`` goes through the bindings)."""
+    """One block, compiled once into a Python function of its block arguments.
 
-    __slots__ = ("args", "steps", "returns")
+    Every SSA value gets a small integer (``ids``: SSA value -> int, shared by the interpreter). The
+    block becomes straight-line code (one call of the op's adapter per op, operands and results in
+    local variables, each value dropped right after its last use: the liveness of the block is computed
+    here, once). Values a nested region reads (regions run in the scope of their op) also live in the
+    frame dict ``env`` under their id, and are removed from it after their last use; a region reads the
+    values of enclosing blocks from ``env``. Ops of :data:`FOLDABLE_OPS` whose operands are all
+    constants run here, once (a failure leaves the op to run, and fail, at run time).
 
-    def __init__(self, block: ir.Block, ids: dict):
+    ``fn(env, interp, args) -> list``: run the block; ``steps``: ``(adapter, op, operand ids, result
+    ids)`` per op that runs; ``nargs``: the number of block arguments.
+    """
+
+    __slots__ = ("nargs", "steps", "fn", "block", "_parts", "_runs", "_walk")
+
+    def __init__(self, block: ir.Block, ids: dict, interp: "Interpreter", returns: Sequence[ir.Value] | None = None):
         def num(v):
             i = ids.get(v)
             if i is None:
                 i = ids[v] = len(ids)
             return i
 
-        self.args = tuple(num(a) for a in block.arguments)
-        steps = []
-        returns: tuple = ()
+        self.block = block
+        args = [num(a) for a in block.arguments]
+        self.nargs = len(args)
         ops = list(block.operations)
-        for i, op in enumerate(ops):
-            name = op.operation.name
-            if name in _TERMINATORS and i == len(ops) - 1:
-                returns = tuple(num(v) for v in op.operation.operands)
-                break
+        ret_ids: list[int] = []
+        body = ops
+        if ops and ops[-1].operation.name in _TERMINATORS:
+            body = ops[:-1]
+            if returns is None:
+                ret_ids = [num(v) for v in ops[-1].operation.operands]
+        if returns is not None:
+            ret_ids = [num(v) for v in returns]
+        defined = set(args)
+        # steps: (adapter, op, operand ids, result ids, captured ids used by the op's regions)
+        raw = []
+        consts: dict[int, Any] = {}
+        for op in body:
+            operation = op.operation
+            name = operation.name
             adapter = registry.OPS.get(name, _unsupported)
             for wrap in registry.WRAPPERS:  # e.g. quantized types: dequantize -> op -> quantize
                 adapter = wrap(op, adapter)
@@ -85,13 +150,220 @@ class _Plan:
                     adapter = prepare(op)
                 except Exception:  # reported when (if) the op runs
                     pass
-            steps.append((
-                adapter, op,
-                tuple(num(v) for v in op.operation.operands),
-                tuple(num(v) for v in op.operation.results),
-            ))
-        self.steps = steps
-        self.returns = returns
+            operands = tuple(num(v) for v in operation.operands)
+            results = tuple(num(v) for v in operation.results)
+            inner: set = set()
+            if len(operation.regions):
+                cap: set = set()
+                _captured(operation, cap)
+                inner = {num(v) for v in cap}
+            if (name in FOLDABLE_OPS and not inner and all(o in consts for o in operands)
+                    and self._fold(adapter, op, operands, results, consts, interp)):
+                defined.update(results)
+                continue
+            raw.append((adapter, op, operands, results, inner))
+            defined.update(results)
+        # last use of each value defined here (index of the step; len(raw) = the terminator)
+        last: dict[int, int] = {}
+        for k, (_, _, operands, _, inner) in enumerate(raw):
+            for v in operands:
+                last[v] = k
+            for v in inner:
+                last[v] = k
+        for v in ret_ids:
+            last[v] = len(raw)
+        captured = set()
+        for _, _, _, _, inner in raw:
+            captured |= inner
+        captured &= defined
+        self.steps = [(a, op, o, r) for a, op, o, r, _ in raw]
+        self._parts = (args, raw, ret_ids, consts, defined, captured, last)
+        self._runs = 0
+        self._walk = self._walker(*self._parts)
+        self.fn = self._first_runs
+
+    #: A block is walked step by step for its first runs and compiled to Python after that many (compiling
+    #: a block costs about as much as walking it some tens of times, and most blocks run once).
+    COMPILE_AFTER = 30
+
+    def _first_runs(self, env, interp, args):
+        walk = self._walk
+        if walk is None:  # compiled by another thread meanwhile
+            return self.fn(env, interp, args)
+        self._runs += 1
+        if self._runs > self.COMPILE_AFTER:
+            self.fn = self._compile(*self._parts)
+            self._walk = None
+            return self.fn(env, interp, args)
+        return walk(env, interp, args)
+
+    @staticmethod
+    def _walker(args, raw, ret_ids, consts, defined, captured, last):
+        """The block as a step-by-step walk (the same steps and frees as :meth:`_compile`'s code)."""
+        ends: dict[int, list] = {}
+        for v, k in last.items():
+            if v in defined:
+                ends.setdefault(k, []).append(v)
+        dead_args = [a for a in args if a not in last]
+        steps = []
+        for k, (adapter, op, operands, results, _) in enumerate(raw):
+            srcs = tuple((v, v in defined) for v in operands)
+            drops = tuple([r for r in results if r not in last] + ends.get(k, []))
+            steps.append((adapter, op, srcs, results, len(results), drops))
+        ret = tuple((v, v in defined) for v in ret_ids)
+        ret_drops = tuple(ends.get(len(raw), []))
+        cap_consts = [v for v in consts if v in captured]
+
+        def walk(env, interp, values):
+            local = dict(consts)
+            for v in cap_consts:
+                env[v] = consts[v]
+            for a, x in zip(args, values):
+                local[a] = x
+                if a in captured:
+                    env[a] = x
+            for a in dead_args:
+                del local[a]
+                env.pop(a, None)
+            for adapter, op, srcs, results, n, drops in steps:
+                try:
+                    outs = adapter(op, [local[v] if here else env[v] for v, here in srcs], interp)
+                    if len(outs) != n:
+                        raise _Arity(len(outs))
+                except BaseException as err:
+                    located = _located(err, op)
+                    raise located from located.__cause__
+                for r, x in zip(results, outs):
+                    local[r] = x
+                    if r in captured:
+                        env[r] = x
+                for v in drops:
+                    local.pop(v, None)
+                    if v in captured:
+                        env.pop(v, None)
+            try:
+                out = [local[v] if here else env[v] for v, here in ret]
+            except KeyError:
+                raise InterpreterError("a region uses a value that has no runtime value", None) from None
+            for v in ret_drops:
+                local.pop(v, None)
+                if v in captured:
+                    env.pop(v, None)
+            return out
+
+        return walk
+
+    @staticmethod
+    def _fold(adapter, op, operands, results, consts, interp) -> bool:
+        try:
+            with np.errstate(all="ignore"):
+                outs = adapter(op, [consts[o] for o in operands], interp)
+        except Exception:
+            return False
+        if len(outs) != len(results) or not all(isinstance(o, np.ndarray) for o in outs):
+            return False
+        if sum(o.nbytes for o in outs) > FOLD_LIMIT_BYTES and op.operation.name != "stablehlo.constant":
+            return False
+        for r, o in zip(results, outs):
+            if o.flags.writeable:
+                o.flags.writeable = False  # shared by every execution (values are immutable)
+            consts[r] = o
+        return True
+
+    @staticmethod
+    def _compile(args, raw, ret_ids, consts, defined, captured, last):
+        ns: dict[str, Any] = {"_Arity": _Arity, "_len": len}
+        lines = ["def _block(env, interp, args):", "    _s = -1", "    try:"]
+        emit = lines.append
+        pad = "        "
+
+        def ref(v: int) -> str:
+            if v in consts:
+                return f"K{v}"
+            if v in defined:
+                return f"v{v}"
+            return f"env[{v}]"  # defined by an enclosing block
+
+        def drop(vs) -> None:
+            names = [f"v{v}" for v in vs if v not in consts]
+            if names:
+                emit(pad + "del " + ", ".join(names))
+            for v in vs:
+                if v in captured:
+                    emit(pad + f"del env[{v}]")
+
+        for v, c in consts.items():
+            ns[f"K{v}"] = c
+            if v in captured:
+                emit(pad + f"env[{v}] = K{v}")
+        if args:
+            emit(pad + "(" + "".join(f"v{a}, " for a in args) + ") = args")
+            for a in args:
+                if a in captured:
+                    emit(pad + f"env[{a}] = v{a}")
+            drop([a for a in args if a not in last])
+        ends: dict[int, list] = {}
+        for v, k in last.items():
+            if v in defined:
+                ends.setdefault(k, []).append(v)
+        for k, (adapter, op, operands, results, _) in enumerate(raw):
+            ns[f"A{k}"] = adapter
+            ns[f"O{k}"] = op
+            emit(pad + f"_s = {k}")
+            emit(pad + f"_o = A{k}(O{k}, [" + ", ".join(ref(v) for v in operands) + "], interp)")
+            emit(pad + f"if _len(_o) != {len(results)}: raise _Arity(_len(_o))")
+            if results:
+                emit(pad + "(" + "".join(f"v{r}, " for r in results) + ") = _o")
+                for r in results:
+                    if r in captured:
+                        emit(pad + f"env[{r}] = v{r}")
+            drop([r for r in results if r not in last] + sorted(ends.get(k, [])))
+        emit(pad + f"_s = {len(raw)}")
+        emit(pad + "_r = [" + ", ".join(ref(v) for v in ret_ids) + "]")
+        drop(sorted(ends.get(len(raw), [])))
+        emit(pad + "return _r")
+        emit("    except BaseException as _err:")
+        emit("        _e = _fail(_err, _s)")
+        emit("        raise _e from _e.__cause__")
+        steps = [(a, op) for a, op, _, _, _ in raw]
+
+        def fail(err: BaseException, s: int) -> BaseException:
+            if s < 0 or s >= len(steps):
+                return err if not isinstance(err, KeyError) else InterpreterError(
+                    "a region uses a value that has no runtime value", None)
+            return _located(err, steps[s][1])
+
+        ns["_fail"] = fail
+        exec(compile("\n".join(lines), f"<plan of {len(raw)} ops>", "exec"), ns)  # noqa: S102 - our own code
+        return ns["_block"]
+
+
+def _located(err: BaseException, op) -> BaseException:
+    """The error the walker raises when the adapter of ``op`` raised ``err`` (located at the op)."""
+    name = op.operation.name
+    if isinstance(err, InterpreterError):
+        return err.locate(op.location)
+    if isinstance(err, HlokitError):
+        return err
+    if isinstance(err, _Arity):
+        return InterpreterError(
+            f"'{name}': interpreter produced {err.got} results, the op has {len(op.operation.results)}", op.location
+        )
+    if isinstance(err, KeyError):
+        if isinstance(err.args[0] if err.args else None, int):
+            return InterpreterError(f"'{name}' uses a value that has no runtime value", op.location)
+        return InterpreterError(f"'{name}': internal error: KeyError: {err}", op.location)
+    if isinstance(err, UnsupportedTypeError):
+        return InterpreterError(f"'{name}': {err}", op.location)
+    if isinstance(err, RecursionError):
+        return InterpreterError(f"'{name}': recursion too deep", op.location)
+    if isinstance(err, MemoryError):  # numpy refuses before allocating: "Unable to allocate 3.55 PiB ..."
+        return InterpreterError(f"'{name}': out of memory: {err}", op.location)
+    if isinstance(err, Exception):  # numpy errors etc.: located, never a traceback
+        located = InterpreterError(f"'{name}': internal error: {type(err).__name__}: {err}", op.location)
+        located.__cause__ = err
+        return located
+    return err  # KeyboardInterrupt, SystemExit, ...
 
 
 class Interpreter:
@@ -125,7 +397,7 @@ class Interpreter:
                 self.functions[attributes.str_value(op, "sym_name")] = op
         self._plans: dict[Any, _Plan] = {}
         self._ids: dict[ir.Value, int] = {}
-        self._plan_lock = threading.Lock()
+        self._plan_lock = threading.RLock()
         self._frames: list[dict] = []
         #: this interpreter's :class:`~hlokit.interpreter.process.Process` while it runs as one process of
         #: a grid (``interpreter.run_parallel``); None for a plain run.
@@ -162,11 +434,13 @@ class Interpreter:
             raise InterpreterError(f"function '@{name}' has no body", func.location)
         if check_args:
             check_arguments(func, args)
-        self._frames.append({})
+        plan = self._plan_of(region)
+        frames = self._frames
+        frames.append({})
         try:
-            return self._eval_block(region.blocks[0], args)
+            return self._run(plan, args, region)
         finally:
-            self._frames.pop()
+            frames.pop()
 
     def eval_region(self, region: ir.Region, args: Sequence[Value]) -> list[Value]:
         """Evaluate ``region`` (one block) with its block arguments bound to ``args``.
@@ -174,70 +448,67 @@ class Interpreter:
         Values defined above the region are visible (same scope as the enclosing op); returns the
         values of the terminator's operands (``stablehlo.return`` / ``func.return``).
         """
-        plan = self._plans.get(region)
+        return self.region_function(region)(*args)
+
+    def region_function(self, region: ir.Region) -> Callable[..., list[Value]]:
+        """``region`` (one block) as a function ``f(*args) -> results`` in the current scope: what
+        :meth:`eval_region` does, with the region's plan looked up once (loops call it per iteration)."""
+        plan = self._plan_of(region)
+        if not self._frames:
+            self._frames.append({})
+        env = self._frames[-1]
+        nargs = plan.nargs
+
+        def run(*args):
+            if len(args) != nargs:
+                raise InterpreterError(f"region expects {nargs} arguments, got {len(args)}", region.owner.location)
+            return plan.fn(env, self, args)
+
+        return run
+
+    def eval_region_values(self, region: ir.Region, args: Sequence[Value], values: Sequence[ir.Value]) -> list[Value]:
+        """Evaluate ``region`` like :meth:`eval_region` but return the runtime values of the SSA values
+        ``values`` of its block (arguments or results of its ops) instead of the terminator's operands."""
+        block = self._single_block(region)
+        key = (block, tuple(values))
+        plan = self._plans.get(key)
         if plan is None:
-            blocks = region.blocks
-            if len(blocks) != 1:
-                raise InterpreterError("the interpreter supports regions of exactly one block", region.owner.location)
-            plan = self._plans[region] = self._plan(blocks[0])
+            with self._plan_lock:
+                plan = self._plans[key] = _Plan(block, self._ids, self, returns=values)
         if not self._frames:
             self._frames.append({})
         return self._run(plan, args, region)
 
     def lookup(self, value: ir.Value) -> Value:
-        """The runtime value bound to an SSA value in the current scope."""
+        """The runtime value bound to an SSA value in the current scope, for the values the walker keeps
+        in its frame: those a nested region reads (the others live only while their block runs)."""
         return self._frames[-1][self._ids[value]]
 
     # --------------------------------------------------------------------------------------------
 
-    def _plan(self, block: ir.Block) -> _Plan:
+    @staticmethod
+    def _single_block(region: ir.Region) -> ir.Block:
+        blocks = region.blocks
+        if len(blocks) != 1:
+            raise InterpreterError("the interpreter supports regions of exactly one block", region.owner.location)
+        return blocks[0]
+
+    def _plan_of(self, region: ir.Region) -> _Plan:
+        block = self._single_block(region)  # keyed by block: ir.Region hashes by Python identity
         plan = self._plans.get(block)
         if plan is None:
             with self._plan_lock:
-                plan = self._plans[block] = _Plan(block, self._ids)
+                plan = self._plans.get(block)
+                if plan is None:
+                    plan = self._plans[block] = _Plan(block, self._ids, self)
         return plan
 
-    def _eval_block(self, block: ir.Block, args: Sequence[Value]) -> list[Value]:
-        return self._run(self._plan(block), args, block.region)
-
     def _run(self, plan: _Plan, args: Sequence[Value], region: ir.Region) -> list[Value]:
-        env = self._frames[-1]
-        if len(args) != len(plan.args):
+        if len(args) != plan.nargs:
             raise InterpreterError(
-                f"region expects {len(plan.args)} arguments, got {len(args)}", region.owner.location
+                f"region expects {plan.nargs} arguments, got {len(args)}", region.owner.location
             )
-        for a, v in zip(plan.args, args):
-            env[a] = v
-        for adapter, op, operands, results in plan.steps:
-            try:
-                values = [env[v] for v in operands]
-                outs = adapter(op, values, self)
-            except InterpreterError as err:
-                raise err.locate(op.location) from None
-            except HlokitError:
-                raise
-            except KeyError as err:
-                if isinstance(err.args[0] if err.args else None, int):
-                    raise InterpreterError(f"'{op.operation.name}' uses a value that has no runtime value", op.location) from None
-                raise InterpreterError(f"'{op.operation.name}': internal error: KeyError: {err}", op.location) from None
-            except UnsupportedTypeError as err:
-                raise InterpreterError(f"'{op.operation.name}': {err}", op.location) from None
-            except RecursionError:
-                raise InterpreterError(f"'{op.operation.name}': recursion too deep", op.location) from None
-            except MemoryError as err:  # numpy refuses before allocating: "Unable to allocate 3.55 PiB ..."
-                raise InterpreterError(f"'{op.operation.name}': out of memory: {err}", op.location) from None
-            except Exception as err:  # numpy errors etc.: located, never a traceback
-                raise InterpreterError(
-                    f"'{op.operation.name}': internal error: {type(err).__name__}: {err}", op.location
-                ) from err
-            if len(outs) != len(results):
-                raise InterpreterError(
-                    f"'{op.operation.name}': interpreter produced {len(outs)} results, the op has {len(results)}",
-                    op.location,
-                )
-            for r, v in zip(results, outs):
-                env[r] = v
-        return [env[v] for v in plan.returns]
+        return plan.fn(self._frames[-1], self, args)
 
 
 def check_arguments(func: ir.OpView, args: Sequence[Value]) -> None:

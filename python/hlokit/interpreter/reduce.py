@@ -26,12 +26,13 @@ import numpy as np
 
 from hlokit import attributes
 from hlokit.interpreter.data_movement import pad, padding_pairs, scatter as scatter_op, window_view
-from hlokit.interpreter.registry import register
+from hlokit.interpreter.registry import prepared, register
 from hlokit.interpreter.regions import (
     REDUCTION_UFUNCS,
     Body,
     block_arg_dtypes,
     call_body,
+    is_elementwise_region,
     known_reduction,
     region_callable,
     returns_update,
@@ -97,7 +98,37 @@ def reduce(
     return [np.array(r, order="C") for r in results]
 
 
+def _prepare_reduce(op):
+    region = op.regions[0]
+    n = len(op.operands) // 2
+    dims = attributes.i64_array(op, "dimensions")
+    body_dtypes = block_arg_dtypes(region)[:n]
+    known = known_reduction(region)
+    elementwise = is_elementwise_region(region)
+
+    def general(op, operands, interp):
+        return reduce(
+            operands[:n], operands[n:], dims, region_callable(interp, region, elementwise), body_dtypes, known=known
+        )
+
+    dt = body_dtypes[0] if n == 1 else None
+    if known is None or n != 1 or dt not in NATIVE_DTYPES or dt.kind not in REDUCTION_UFUNCS[known][1]:
+        return general
+    ufunc = REDUCTION_UFUNCS[known][0]
+    axes = tuple(sorted({int(d) for d in dims}))
+
+    def one_ufunc(op, operands, interp):  # what reduce() does for a known body, without its set-up
+        x, init = operands
+        if x.dtype != dt or init.dtype != dt or x.size == 0 or not axes:
+            return general(op, operands, interp)
+        with np.errstate(all="ignore"):
+            return [np.asarray(ufunc(init, ufunc.reduce(x, axis=axes, dtype=dt), dtype=dt))]
+
+    return one_ufunc
+
+
 @register("stablehlo.reduce")
+@prepared(_prepare_reduce)
 def _reduce(op, operands, interp):
     n = len(operands) // 2
     region = op.regions[0]

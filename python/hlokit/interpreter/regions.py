@@ -14,17 +14,19 @@ order of the body's applications implementation-defined, so the families may bat
   :data:`REDUCTION_UFUNCS` on its two arguments, so a family can use one numpy ``ufunc.reduce``;
 * :func:`returns_update`: a scatter-style body that returns its second half of arguments unchanged;
 * :func:`call_body`: call a body and bring its results to the expected shapes and dtypes;
-* :func:`block_arg_dtypes`: the element types of a region's block arguments.
+* :func:`block_arg_dtypes`: the element types of a region's block arguments;
+* :func:`comparator_keys`: a ``sort`` comparator that is a lexicographic order on elementwise keys of
+  its operands (what ``jax.lax.sort`` emits), as the list of those keys.
 """
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
 from jaxlib.mlir import ir
 
-from hlokit import opsets
+from hlokit import attributes, opsets
 from hlokit.interpreter.values import dtype_of
 
 __all__ = [
@@ -38,6 +40,8 @@ __all__ = [
     "region_callable",
     "call_body",
     "block_arg_dtypes",
+    "SortKey",
+    "comparator_keys",
 ]
 
 #: A region as a function: takes the block arguments' values, returns the terminator's operand values.
@@ -148,15 +152,19 @@ def vectorize_body(body: Body, num_results: int) -> Body:
     return run
 
 
-def region_callable(interp, region: ir.Region) -> Body:
+def region_callable(interp, region: ir.Region, elementwise: bool | None = None) -> Body:
     """``region`` as a function of its block arguments evaluated on whole arrays: through
-    ``interp.eval_region`` directly when the region is elementwise (:func:`is_elementwise_region`),
-    one call per element otherwise (:func:`vectorize_body`)."""
+    ``interp.region_function`` directly when the region is elementwise (:func:`is_elementwise_region`),
+    one call per element otherwise (:func:`vectorize_body`). ``elementwise``: that test's result when
+    the caller already has it (an adapter's ``prepare`` computes it once per op)."""
+    run = interp.region_function(region)
 
     def body(*args: np.ndarray) -> list[np.ndarray]:
-        return list(interp.eval_region(region, list(args)))
+        return list(run(*args))
 
-    if is_elementwise_region(region):
+    if elementwise is None:
+        elementwise = is_elementwise_region(region)
+    if elementwise:
         return body
     num_results = len(list(region.blocks[0].operations)[-1].operands)
     return vectorize_body(body, num_results)
@@ -180,3 +188,132 @@ def call_body(body: Body, args: Sequence[np.ndarray], shapes: Sequence[tuple[int
 def block_arg_dtypes(region: ir.Region) -> list[np.dtype]:
     """The numpy dtypes of the arguments of ``region``'s first block."""
     return [dtype_of(a.type) for a in region.blocks[0].arguments]
+
+
+# ------------------------------------------------------------------------------------------------
+# sort comparators as keys
+
+
+class SortKey(NamedTuple):
+    """One key of a lexicographic comparator: ``value`` is the SSA value of the region computing the
+    key of the left-hand element (from its block argument ``2 * operand`` alone); elements order by
+    ``compare LT`` of ``comparison_type`` on the keys, reversed when ``descending``."""
+
+    value: ir.Value
+    operand: int
+    comparison_type: str
+    descending: bool
+
+
+def _op_of(v: ir.Value):
+    """The operation defining ``v`` (None for a block argument)."""
+    owner = v.owner
+    return None if isinstance(owner, ir.Block) else owner.operation
+
+
+def _compare(v: ir.Value):
+    """``(direction, type, lhs, rhs)`` when ``v`` is the result of a ``stablehlo.compare``."""
+    op = _op_of(v)
+    if op is None or op.name != "stablehlo.compare":
+        return None
+    dt = dtype_of(op.operands[0].type)
+    default = "FLOAT" if dt.kind in "fc" or (dt.kind == "V" and "float" in dt.name) else (
+        "UNSIGNED" if dt.kind in "ub" or dt.name.startswith("uint") else "SIGNED"
+    )
+    return (
+        attributes.enum_value(op, "comparison_direction"),
+        attributes.enum_value(op, "compare_type", default),
+        op.operands[0],
+        op.operands[1],
+    )
+
+
+def _binary(v: ir.Value, name: str):
+    op = _op_of(v)
+    if op is None or op.name != name or len(op.operands) != 2:
+        return None
+    return op.operands[0], op.operands[1]
+
+
+def _same_function(x: ir.Value, y: ir.Value, ax: ir.Value, ay: ir.Value, args: list) -> bool:
+    """Whether ``x`` computes from ``ax`` what ``y`` computes from ``ay`` (the same ops and attributes,
+    constants and result indices), using no other block argument."""
+    if x == ax or y == ay or x in args or y in args:
+        return x == ax and y == ay
+    ox, oy = _op_of(x), _op_of(y)
+    if ox is None or oy is None or ox.name != oy.name or len(ox.regions) or len(oy.regions):
+        return False
+    if ir.OpResult(x).result_number != ir.OpResult(y).result_number or len(ox.operands) != len(oy.operands):
+        return False
+    if {k: str(ox.attributes[k]) for k in ox.attributes} != {k: str(oy.attributes[k]) for k in oy.attributes}:
+        return False
+    if [str(r.type) for r in ox.results] != [str(r.type) for r in oy.results]:
+        return False
+    return all(_same_function(p, q, ax, ay, args) for p, q in zip(ox.operands, oy.operands))
+
+
+def comparator_keys(region: ir.Region) -> list[SortKey] | None:
+    """The keys of a ``sort`` comparator that orders lexicographically on elementwise keys, else None.
+
+    Recognised form (``jax.lax.sort``'s comparator over ``num_keys`` keys): the result is
+    ``LT(k0(l), k0(r))``, or ``OR(LT(k0(l), k0(r)), AND(EQ(k0(l), k0(r)), REST))`` where ``REST`` is the
+    same form over the next keys; ``k(l)`` is an elementwise function of one operand's left-hand block
+    argument and ``k(r)`` the same function of its right-hand one; ``LT`` and ``EQ`` of a key have the
+    same comparison type; ``GT`` (or ``LT`` with the sides swapped) orders that key descending. Such a
+    comparator is the lexicographic order of the keys, so a ``sort`` may compute the keys once on
+    whole arrays (the region's own ops) and sort by them.
+    """
+    if not is_elementwise_region(region):
+        return None
+    block = region.blocks[0]
+    ops = list(block.operations)
+    if not ops or ops[-1].operation.name not in _TERMINATORS or len(ops[-1].operands) != 1:
+        return None
+    args = list(block.arguments)
+    if len(args) % 2:
+        return None
+
+    def key_of(cmp) -> SortKey | None:
+        direction, ctype, x, y = cmp
+        descending = direction == "GT"  # GT(k(l), k(r)): l before r when its key is larger
+        for i in range(len(args) // 2):
+            lhs, rhs = args[2 * i], args[2 * i + 1]
+            if _same_function(x, y, lhs, rhs, args):
+                return SortKey(x, i, ctype, descending)
+            if _same_function(x, y, rhs, lhs, args):  # the sides swapped: the order reverses
+                return SortKey(y, i, ctype, not descending)
+        return None
+
+    keys: list[SortKey] = []
+    v = ops[-1].operands[0]
+    for _ in range(64):
+        cmp = _compare(v)
+        if cmp is not None:
+            if cmp[0] not in ("LT", "GT"):
+                return None
+            key = key_of(cmp)
+            return keys + [key] if key is not None else None
+        either = _binary(v, "stablehlo.or")
+        if either is None:
+            return None
+        for lt_v, rest_v in (either, either[::-1]):
+            lt = _compare(lt_v)
+            both = _binary(rest_v, "stablehlo.and")
+            if lt is None or both is None or lt[0] not in ("LT", "GT"):
+                continue
+            for eq_v, nxt in (both, both[::-1]):
+                eq = _compare(eq_v)
+                if eq is None or eq[0] != "EQ" or eq[1] != lt[1] or {eq[2], eq[3]} != {lt[2], lt[3]}:
+                    continue
+                key = key_of(lt)
+                if key is None:
+                    return None
+                keys.append(key)
+                v = nxt
+                break
+            else:
+                continue
+            break
+        else:
+            return None
+    return None

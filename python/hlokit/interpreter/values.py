@@ -214,12 +214,18 @@ def to_array(attr: ir.Attribute, t: ir.Type | None = None) -> np.ndarray:
     """A ``DenseElementsAttr`` as an ndarray of ``t``'s shape and element dtype (every element type).
 
     Uses the attribute's buffer where the bindings expose one; otherwise reads its text (hex form
-    or literal list), so NaN payloads and signed zeros survive. Splats are broadcast to the shape.
+    or literal list), so NaN payloads and signed zeros survive. A splat of more than one element comes
+    back as a read-only broadcast view of its one element (``numpy.broadcast_to``): no memory per
+    element, and runtime values are never written in place.
     """
     t = t if t is not None else attr.type
     shaped = ir.ShapedType(t)
     dtype = dtype_of(shaped.element_type)
     shape = tuple(shaped.shape)
+    if len(shape) and int(np.prod(shape, dtype=np.int64)) > 1:
+        one = _splat_element(attr, shaped)
+        if one is not None:
+            return np.broadcast_to(one, shape)
     try:
         arr = np.array(attr, copy=True)
     except (TypeError, ValueError, RuntimeError):
@@ -239,6 +245,23 @@ def to_array(attr: ir.Attribute, t: ir.Type | None = None) -> np.ndarray:
         else:
             arr = np.broadcast_to(arr.reshape(()) if arr.size == 1 else arr, shape).copy()
     return arr
+
+
+def _splat_element(attr: ir.Attribute, shaped: ir.ShapedType) -> np.ndarray | None:
+    """The one element of a splat ``DenseElementsAttr`` as a 0-d array (read through a one-element
+    splat of the same element type, so by the same conversion as any other attribute); None when
+    ``attr`` is not a splat."""
+    try:
+        if not isinstance(attr, ir.DenseElementsAttr):
+            return None
+        dense = attr
+        if not dense.is_splat:
+            return None
+        with attr.context, ir.Location.unknown():
+            one = ir.DenseElementsAttr.get_splat(ir.RankedTensorType.get([], shaped.element_type), dense.get_splat_value())
+    except (TypeError, ValueError, RuntimeError):
+        return None
+    return to_array(one)
 
 
 _OWN_CONTEXT: list = []
@@ -493,7 +516,7 @@ def format_dense(value: Value) -> str:
             return str(to_attr(value))
         except Exception:  # fall back to our own printer
             pass
-    flat = value.reshape(-1)
+    flat = np.ascontiguousarray(value).reshape(-1)  # a splat constant is a broadcast view
 
     def elem(x):
         if value.dtype.kind == "c":

@@ -221,6 +221,9 @@ PASS_MODULES: tuple[str, ...] = (
     "hlokit.passes.chlo_legalize_to_stablehlo",
     "hlokit.passes.stablehlo_legalize_dot_to_dot_general",
     "hlokit.passes.stablehlo_legalize_lapack_custom_calls",
+    "hlokit.passes.stablehlo_expand_rng_bit_generator",
+    "hlokit.passes.stablehlo_expand_rng",
+    "hlokit.passes.stablehlo_expand_batch_norm",
 )
 
 _LOADED = False

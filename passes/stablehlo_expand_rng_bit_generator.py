@@ -195,7 +195,8 @@ def build_rng_bit_generator(e: Emitter, algorithm: str, state: V, shape: list[in
         else:
             s = split_dimension(shape)
             blocks = num // shape[s] * ((shape[s] + 1) // 2)
-        ctr = e.iota([blocks], 0, "ui64") + e.broadcast_in_dim(_element(e, state, 1), [blocks], [])
+        counter = _element(e, state, 1)
+        ctr = e.iota([blocks], 0, "ui64") + e.broadcast_in_dim(counter, [blocks], [])
         x0, x1 = _words(e, ctr)
         kb0, kb1 = (e.broadcast_in_dim(k, [blocks], []) for k in (k0, k1))
         y0, y1 = threefry2x32(e, x0, x1, kb0, kb1)
@@ -203,8 +204,7 @@ def build_rng_bit_generator(e: Emitter, algorithm: str, state: V, shape: list[in
             bits = e.reshape(_join(e, y0, y1), shape)
         else:
             bits = _threefry_layout(e, y0, y1, shape)
-        new_counter = _element(e, state, 1) + blocks
-        new_state = e.concatenate([e.slice(state, [0], [1]), e.reshape(new_counter, [1])], 0)
+        new_state = e.concatenate([e.slice(state, [0], [1]), e.reshape(counter + blocks, [1])], 0)
         return new_state, _to_element(e, bits, t)
     per_block = 2 if wide else 4
     blocks = -(-num // per_block)

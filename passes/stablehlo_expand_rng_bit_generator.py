@@ -49,7 +49,7 @@ __all__ = [
     "ELEMENT_WIDTHS",
 ]
 
-#: Element type (MLIR spelling, as a prefix rule below) -> bit width for the types the pass accepts.
+#: Element type (MLIR spelling) -> bit width, for the integer and float types of ``rng_bit_generator``.
 ELEMENT_WIDTHS = {
     "i2": 2, "ui2": 2, "i4": 4, "ui4": 4, "i8": 8, "ui8": 8, "i16": 16, "ui16": 16, "i32": 32, "ui32": 32,
     "i64": 64, "ui64": 64, "f16": 16, "bf16": 16, "f32": 32, "f64": 64, "f4E2M1FN": 4, "f6E2M3FN": 6,

@@ -5,7 +5,12 @@ StableHLO spec (https://openxla.org/stablehlo/spec) ``batch_norm_training`` / ``
 order and XLA CPU's compute types (f16 in f16, bf16 in f32), so on XLA it has equalled the original bit
 for bit on every case here (jaxlib 0.10.2). The assertions state a looser bound that does not depend on
 XLA's fusion decisions: per result, ``max |expanded - original| <= K * eps(type) * max |original|``
-with K = 4 on XLA and K = 8 on hlokit's interpreter (whose reduce sums in another order).
+with K = 4 on XLA. On hlokit's interpreter, whose reduce sums in another order, the bound is
+``K * eps(type) * max |original|`` with the maximum over every result of the op (a per-feature sum that
+cancels, e.g. ``grad_scale`` of one feature, has a large relative error in either order) and
+K = 8 * max(1, sqrt(N) / 4) for N terms per feature (rounding errors of a sum grow like sqrt(N) eps;
+Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed., section 4.2): f16 sums of 576
+terms differed by 8 eps.
 """
 
 from __future__ import annotations
@@ -88,9 +93,13 @@ def check(kind: str, shape, fi: int, t: str, interpreter: bool = True) -> None:
         assert g.dtype == w.dtype and g.shape == w.shape
         assert normwise(g, w) <= 4 * EPS[t], (kind, shape, fi, t, normwise(g, w))
     if interpreter:
+        n = int(np.prod(shape)) // shape[fi]
+        bound = 8 * EPS[t] * max(1.0, np.sqrt(n) / 4)  # sums of n terms in another order
+        scale = max(float(np.max(np.abs(np.asarray(w, np.float64)))) for w in want)
         for w, g in zip(want, hlokit.interpret(expanded, args)):
             assert g.dtype == w.dtype and g.shape == w.shape
-            assert normwise(g, w) <= 8 * EPS[t], (kind, shape, fi, t, normwise(g, w))
+            err = float(np.max(np.abs(np.asarray(g, np.float64) - np.asarray(w, np.float64))))
+            assert err <= bound * scale, (kind, shape, fi, t, err / scale)
 
 
 KINDS = ["training", "inference", "grad"]

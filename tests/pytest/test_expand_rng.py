@@ -31,6 +31,7 @@ from hlokit.interpreter import rng as interp_rng
 from hlokit.interpreter.values import type_name
 from hlokit.passes import run_pipeline
 from hlokit.passes.builder import Emitter
+from hlokit.passes.stablehlo_expand_rng_bit_generator import philox4x32, threefry2x32
 
 from conftest import REPO
 from test_interpreter_rng import (
@@ -156,8 +157,6 @@ def _run_emitted(build, n_out: int):
 def test_random123_known_answers():
     """The emitted Threefry-2x32 and Philox-4x32 give Random123's known-answer vectors (Salmon et al.,
     SC 2011, ``kat_vectors``)."""
-    from hlokit.passes.stablehlo_expand_rng_bit_generator import philox4x32, threefry2x32
-
     def words(e, v):
         return [e.const(v, t="ui32", s="1x") for _ in range(4)]
 

@@ -268,6 +268,9 @@ PASS_MODULES: tuple[str, ...] = (
     "hlokit.passes.shape_legalize_to_stablehlo",
     "hlokit.passes.stablehlo_expand_cholesky",
     "hlokit.passes.stablehlo_expand_triangular_solve",
+    "hlokit.passes.stablehlo_expand_rng_bit_generator",
+    "hlokit.passes.stablehlo_expand_rng",
+    "hlokit.passes.stablehlo_expand_batch_norm",
 )
 
 _LOADED = False

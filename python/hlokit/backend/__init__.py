@@ -350,13 +350,14 @@ class Executable:
     def fetch(self, outs) -> list[np.ndarray]:
         """Numpy results from :meth:`execute`'s device arrays (assembled from shards when partitioned)."""
         if not self.multi_device:
-            return [np.asarray(o) for o in outs]
+            return [_as_spec(np.asarray(o), spec) for o, spec in zip(outs, self.out_specs)]
         index = {d: k for k, d in enumerate(self.devices)}
         result = []
         for shards, spec, sh, gspec in zip(outs, self.local_out_specs, self.out_shardings, self.out_specs):
             full = np.empty(gspec.shape, gspec.dtype)
             done = set()
             for k, piece in self._all_pieces(shards, index):
+                piece = _as_spec(piece, gspec)
                 r, p = divmod(k, self.num_partitions)
                 where = sh.index(spec.shape, p)
                 key = (r, tuple((s.start, s.stop) for s in where))
@@ -383,6 +384,15 @@ class Executable:
     def __call__(self, *args: np.ndarray) -> list[np.ndarray]:
         buffers = self.put(args)
         return self.fetch(self.execute(buffers))
+
+
+def _as_spec(a: np.ndarray, spec: TensorSpec) -> np.ndarray:
+    """``a`` with the element type the signature declares: XLA may hand back a buffer of another type of
+    the same width for the same bits (seen: ``rng_bit_generator`` to f32 returning u32 from a second
+    compile in a process); those bits are reinterpreted, never converted."""
+    if a.dtype != spec.dtype and a.dtype.itemsize == spec.dtype.itemsize:
+        return a.view(spec.dtype)
+    return a
 
 
 def _select_devices(backend, platform: str, needed: int, num_replicas: int, num_partitions: int, devices):

@@ -47,6 +47,7 @@ import math
 import numpy as np
 from jaxlib.mlir import ir
 
+from hlokit.xla_rng_state import RNG_INITIAL_COUNTER, mt19937_64, rng_key
 from hlokit import attributes
 from hlokit.passes.builder import (
     FLOAT_TYPES,
@@ -63,42 +64,6 @@ from hlokit.passes.stablehlo_expand_rng_bit_generator import split_dimension
 
 __all__ = ["StablehloExpandRng", "build_rng", "rng_key", "mt19937_64", "RNG_INITIAL_COUNTER"]
 
-#: Where XLA CPU's per-executable ``rng`` counter starts (``rng_state_thunk.cc``).
-RNG_INITIAL_COUNTER = 0x7012395
-_M64 = (1 << 64) - 1
-
-
-def mt19937_64(seed: int, count: int) -> list[int]:
-    """The first ``count`` outputs of C++'s ``std::mt19937_64`` seeded with ``seed`` (Matsumoto and
-    Nishimura's 64-bit Mersenne Twister with the parameters of the C++ standard, [rand.predef])."""
-    n, m = 312, 156
-    mt = [seed & _M64]
-    for i in range(1, n):
-        mt.append((6364136223846793005 * (mt[-1] ^ (mt[-1] >> 62)) + i) & _M64)
-    out: list[int] = []
-    while len(out) < count:
-        for i in range(n):
-            y = (mt[i] & 0xFFFFFFFF80000000) | (mt[(i + 1) % n] & 0x7FFFFFFF)
-            mt[i] = mt[(i + m) % n] ^ (y >> 1) ^ (0xB5026F5AA96619E9 if y & 1 else 0)
-        for y in mt:
-            y ^= (y >> 29) & 0x5555555555555555
-            y ^= (y << 17) & 0x71D67FFFEDA60000
-            y ^= (y << 37) & 0xFFF7EEE000000000
-            y ^= y >> 43
-            out.append(y & _M64)
-    return out[:count]
-
-
-_KEYS: list[int] = []
-
-
-def rng_key(index: int) -> int:
-    """The Philox key XLA CPU (jaxlib 0.10.2) gives the ``index``-th ``rng`` op of the first module a
-    fresh process compiles: ``mt19937_64(42)[index] ^ mt19937_64(8)[index]``."""
-    if index >= len(_KEYS):
-        count = max(2 * len(_KEYS), index + 1, 16)
-        _KEYS[:] = [a ^ b for a, b in zip(mt19937_64(42, count), mt19937_64(8, count))]
-    return _KEYS[index]
 
 
 _UNSIGNED = {"i1": "ui32", "i8": "ui32", "i16": "ui32", "i32": "ui32", "i64": "ui64",

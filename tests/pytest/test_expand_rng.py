@@ -258,7 +258,7 @@ def test_rng_expansion_equals_xla_in_a_fresh_process():
 
 def test_rng_keys_are_the_interpreters():
     assert rng_pass.mt19937_64(5489, 1) == [14514284786278117030]  # the C++ standard's check value
-    assert [rng_pass.rng_key(i) for i in range(40)] == [interp_rng.rng_key(i) for i in range(40)]
+    assert rng_pass.rng_key is interp_rng.rng_key  # one definition (hlokit.xla_rng_state) serves both
     assert rng_pass.RNG_INITIAL_COUNTER == interp_rng.RNG_INITIAL_COUNTER
 
 

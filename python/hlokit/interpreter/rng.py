@@ -42,6 +42,7 @@ from typing import Sequence
 import numpy as np
 from jaxlib.mlir import ir
 
+from hlokit.xla_rng_state import RNG_INITIAL_COUNTER, mt19937_64, rng_key
 from hlokit import attributes
 from hlokit.interpreter.registry import prepared, register
 from hlokit.interpreter.values import bit_width, dtype_of, is_float, is_integer, is_unsigned
@@ -63,8 +64,6 @@ __all__ = [
 ALGORITHMS = ("DEFAULT", "THREE_FRY", "PHILOX")
 #: The distributions of ``rng``.
 DISTRIBUTIONS = ("UNIFORM", "NORMAL")
-#: The counter XLA CPU's ``RngGetAndUpdateState`` starts each ``rng`` op at.
-RNG_INITIAL_COUNTER = 0x7012395
 
 _U32 = np.uint32
 _U64 = np.uint64
@@ -311,42 +310,6 @@ class RngCounter:
             v = self.value
             self.value = (v + delta) & ((1 << 128) - 1)
             return v
-
-
-def mt19937_64(seed: int, count: int) -> list[int]:
-    """The first ``count`` outputs of C++'s ``std::mt19937_64`` seeded with ``seed`` (Matsumoto and
-    Nishimura's 64-bit Mersenne Twister, parameters of the C++ standard [rand.predef])."""
-    n, m, mask = 312, 156, _M64
-    mt = [seed & mask]
-    for i in range(1, n):
-        mt.append((6364136223846793005 * (mt[-1] ^ (mt[-1] >> 62)) + i) & mask)
-    out: list[int] = []
-    while len(out) < count:
-        for i in range(n):
-            y = (mt[i] & 0xFFFFFFFF80000000) | (mt[(i + 1) % n] & 0x7FFFFFFF)
-            mt[i] = mt[(i + m) % n] ^ (y >> 1) ^ (0xB5026F5AA96619E9 if y & 1 else 0)
-        for y in mt:
-            y ^= (y >> 29) & 0x5555555555555555
-            y ^= (y << 17) & 0x71D67FFFEDA60000
-            y ^= (y << 37) & 0xFFF7EEE000000000
-            y ^= y >> 43
-            out.append(y & mask)
-    return out[:count]
-
-
-_KEYS: list[int] = []
-_KEYS_LOCK = threading.Lock()
-
-
-def rng_key(index: int) -> int:
-    """The Philox key of the ``index``-th ``rng`` op of a module: ``mt19937_64(42)[index] ^
-    mt19937_64(8)[index]``, the keys XLA CPU (jaxlib 0.10.2) gives a module compiled first in a fresh
-    process (see the module docstring)."""
-    with _KEYS_LOCK:
-        if index >= len(_KEYS):
-            count = max(2 * len(_KEYS), index + 1, 16)
-            _KEYS[:] = [a ^ b for a, b in zip(mt19937_64(42, count), mt19937_64(8, count))]
-        return _KEYS[index]
 
 
 def _fp_round(x: np.ndarray, dtype: np.dtype) -> np.ndarray:

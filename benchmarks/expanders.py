@@ -5,7 +5,9 @@ and the Python time each pass spends per op it rewrites.
 
 For every program under ``examples/lower_to_core/`` (one folder per pass family), in one process:
 * ``original``: the program as written, compiled by XLA (which expands these ops itself, or runs them
-  natively); ``-`` where XLA cannot compile it (e.g. ``unary_einsum``, shape-dialect ops);
+  natively); ``-`` where XLA cannot compile it (e.g. ``unary_einsum``, shape-dialect ops). Programs with
+  dynamic shapes carry a ``// types: ...`` line: both versions are refined to those argument types first
+  (upstream ``stablehlo-refine-arguments`` / ``stablehlo-refine-shapes``);
 * ``lowered``: the program after ``--stablehlo-lower-to-core`` (every step is hlokit's Python pass except
   the closing ``canonicalize`` / ``cse``), compiled by XLA;
 * run times: median of ``--repeat`` timed runs after one warm-up, compile time excluded; ``ratio`` is
@@ -18,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import pathlib
-import statistics
 import time
 
 import numpy as np
@@ -28,6 +29,7 @@ import hlokit
 from hlokit import backend
 from hlokit.passes import run_pipeline
 from hlokit.tools.hlokit_run import random_input
+from linalg import median_time  # benchmarks/linalg.py (this script's folder is on sys.path)
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 PROGRAMS = REPO / "examples" / "lower_to_core"
@@ -53,18 +55,6 @@ def count_lowered(module: ir.Module) -> int:
     return sum(1 for n in names if n.startswith(LOWERED_OPS))
 
 
-def median_time(exe, args, repeat: int) -> float:
-    """Median seconds of ``repeat`` runs of ``exe`` on device buffers (after one warm-up run)."""
-    buffers = exe.put(args)
-    exe.execute(buffers)
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        exe.execute(buffers)
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
-
-
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=20)
@@ -83,12 +73,19 @@ def main(argv=None) -> None:
         t0 = time.perf_counter()
         run_pipeline(module, "builtin.module(stablehlo-lower-to-core)", source_name=name)
         t_pass = time.perf_counter() - t0
+        types = next((ln.split(":", 1)[1].strip() for ln in text.splitlines() if ln.startswith("// types:")), None)
+        refine = f"builtin.module(stablehlo-refine-arguments{{types={types}}},stablehlo-refine-shapes)"
+        if types:  # dynamic-shape example: concrete argument types for XLA (upstream refinement)
+            run_pipeline(module, refine)
         specs, _ = backend.signature(module)
         rng = np.random.default_rng(0)
         args = [random_input(s, rng) for s in specs]
         lowered = median_time(backend.compile(module, opts.platform), args, opts.repeat)
         try:
-            original_exe = backend.compile(hlokit.parse(text, context=ctx), opts.platform)
+            original_module = hlokit.parse(text, context=ctx)
+            if types:
+                run_pipeline(original_module, refine)
+            original_exe = backend.compile(original_module, opts.platform)
         except backend.BackendError:
             original = None
         else:

@@ -43,7 +43,8 @@ def median_time(exe, args, repeat: int, budget: float = math.inf) -> float:
     t0 = time.perf_counter()
     exe.execute(buffers)
     warm = time.perf_counter() - t0
-    repeat = max(1, min(repeat, int(budget / max(warm, 1e-9))))
+    if math.isfinite(budget):
+        repeat = max(1, min(repeat, int(budget / max(warm, 1e-9))))
     times = []
     for _ in range(repeat):
         t0 = time.perf_counter()

@@ -21,6 +21,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir._mlir_libs import _stablehlo
 
 import hlokit
+from hlokit.core import ContainedError, make_context, run_contained
 from hlokit.diagnostics import Diagnostic, HlokitError, diagnostic_from_mlir, location_position
 from hlokit.passes.chlo import find_chlo_ops
 from hlokit.tools.common import read_text, source_name, write_output
@@ -107,6 +108,33 @@ def deserialize(data: bytes, context: ir.Context, name: str = "-") -> ir.Module:
             "(write one with hlokit-translate --serialize --target=...)",
             file=name,
         )
+    # jaxlib's deserializer and the printers of what it builds can crash the process on a corrupt
+    # artifact: read, verify and print it in a forked child first (hlokit.core.run_contained).
+    try:
+        run_contained(lambda: _read_and_print(data), what="cannot deserialize the StableHLO portable artifact",
+                      source_name=name)
+    except ContainedError as err:
+        raise HlokitError(f"cannot deserialize the StableHLO portable artifact: {err}", file=name) from None
+    return _read(data, context, name)
+
+
+def _read_and_print(data: bytes) -> bytes:
+    """In a child: deserialize ``data`` in a fresh context, verify it and print it (generic and custom
+    forms); the message of any error is what the child raises."""
+    context = make_context()
+    module = _read(data, context, "-")
+    module.operation.get_asm(print_generic_op_form=True)
+    try:
+        verified = module.operation.verify()
+    except ir.MLIRError:  # reported by the caller's own verification, as before
+        verified = False
+    if verified:
+        module.operation.get_asm(assume_verified=True)
+    return b""
+
+
+def _read(data: bytes, context: ir.Context, name: str) -> ir.Module:
+    """``deserialize_portable_artifact`` with the reader's diagnostics folded into one HlokitError."""
     reasons: list[str] = []
 
     def collect(diag) -> bool:  # the reader's own diagnostics join our error instead of going to stderr

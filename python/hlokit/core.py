@@ -273,7 +273,8 @@ def check_bytecode(data: bytes, *, source_name: str = "-", timeout: float | None
 
     jaxlib's bytecode reader aborts the process on some corrupt input (an op or attribute name that is
     not UTF-8 throws inside the bindings: ``terminate called ... str_from_cstr_and_size()``) and can
-    spin forever on others. So the bytecode is first read, walked and printed in a forked child process
+    spin forever on others, and a module that reads and verifies can still crash a custom printer. So the
+    bytecode is first read, walked, verified and printed (generic and custom forms) in a forked child process
     (copy-on-write: no re-import, a few milliseconds plus the read itself); only when the child
     finishes is it read in this process. ``timeout`` (seconds) defaults to 10 s plus 1 s per MiB.
     Where ``os.fork`` does not exist (Windows) the check is skipped.
@@ -305,6 +306,13 @@ def check_bytecode(data: bytes, *, source_name: str = "-", timeout: float | None
                 status = 3
             else:
                 module.operation.get_asm(print_generic_op_form=True, enable_debug_info=True)
+                try:
+                    verified = module.operation.verify()
+                except ir.MLIRError:
+                    verified = False
+                if verified:  # the tools print verified IR in its custom form: its printers run here first
+                    module.operation.get_asm(enable_debug_info=True, assume_verified=True)
+                    module.operation.get_asm(assume_verified=True)
                 del module  # destroy it here: a corrupt module's double free shows in the child
             ctx = None
             gc.collect()
@@ -325,7 +333,7 @@ def check_bytecode(data: bytes, *, source_name: str = "-", timeout: float | None
                                     file=source_name))
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
-        raise ParseError(Diagnostic("error", f"{what}: the bytecode reader crashed on it (signal {sig})",
+        raise ParseError(Diagnostic("error", f"{what}: reading or printing it crashed (signal {sig})",
                                     file=source_name))
     code = os.WEXITSTATUS(status)
     if code == 3:

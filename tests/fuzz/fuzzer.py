@@ -3,7 +3,7 @@
 A *case* is one tool command line (``argv`` with ``{input}``, ``{output}``, ``{npz}`` placeholders) plus
 the bytes of its input file (and of an ``--inputs`` ``.npz`` where used). Cases are generated from a seed:
 case ``i`` of seed ``s`` is the same on every machine. Inputs are mutations of the committed
-``examples/*.mlir`` and of the upstream interpreter conformance files in ``../shared/conformance/interpret``
+``examples/*.mlir``, ``examples/lower_to_core/**.mlir`` and of the upstream interpreter conformance files in ``../shared/conformance/interpret``
 (when present): byte flips, line deletion / duplication, truncation, token swaps, changed shapes and element
 types, swapped op names, huge / negative integers, invalid UTF-8, empty input, binary junk, deep nesting of
 brackets, regions, types and attributes, truncated and bit-flipped MLIR bytecode (``--serialize`` and
@@ -83,6 +83,7 @@ MODES: dict[str, tuple[str, list[str], str]] = {
     "opt": ("hlokit-opt", ["{input}", "-o", "{output}"], "mlir"),
     "opt-python-pass": ("hlokit-opt", ["{input}", "--chlo-legalize-to-stablehlo", "-o", "{output}"], "mlir"),
     "opt-pipeline": ("hlokit-opt", ["{input}", f"--pass-pipeline={PIPELINE}", "-o", "{output}"], "mlir"),
+    "opt-lower-to-core": ("hlokit-opt", ["{input}", "--stablehlo-lower-to-core", "-o", "{output}"], "mlir"),
     "opt-bytecode-in": ("hlokit-opt", ["{input}", "-o", "{output}"], "bytecode"),
     "translate-serialize": ("hlokit-translate", ["--serialize", "--target=current", "{input}", "-o", "{output}"], "mlir"),
     "translate-deserialize": ("hlokit-translate", ["--deserialize", "{input}", "-o", "{output}"], "bytecode"),
@@ -147,6 +148,9 @@ class Result:
 def corpus() -> dict[str, list[tuple[str, bytes]]]:
     """Seed inputs per kind: ``mlir`` programs, ``interp`` single conformance tests, ``bytecode``, ``hlo``."""
     programs = [(p.name, p.read_bytes()) for p in sorted((REPO / "examples").glob("*.mlir"))]
+    # the ops stablehlo-lower-to-core removes: shape computations, deprecated ops, batch norm, rng, linalg
+    programs += [(str(p.relative_to(REPO / "examples")).replace("/", "_"), p.read_bytes())
+                 for p in sorted((REPO / "examples" / "lower_to_core").rglob("*.mlir"))]
     extra = REPO / "tests" / "lit" / "tools" / "run_function_platform.mlir"
     if extra.exists():
         programs.append((extra.name, extra.read_bytes()))

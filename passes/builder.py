@@ -40,7 +40,9 @@ __all__ = [
     "TemplateCache",
     "relocate",
     "instantiate",
+    "instantiate_all",
     "instantiate_before",
+    "find_ops",
     "splice",
     "UnsupportedError",
     "shape_prefix",
@@ -560,6 +562,12 @@ class TemplateCache:
             entry = caches[id(context)] = cls(context)
         return entry
 
+    @classmethod
+    def of_pass(cls, owner, context: ir.Context) -> "TemplateCache":
+        """The cache of ``context`` that the pass instance ``owner`` keeps (in ``owner._caches``; see
+        :meth:`per_context`)."""
+        return cls.per_context(owner.__dict__.setdefault("_caches", {}), context)
+
     def parse(self, key: tuple, text: str, what: str) -> ir.Operation:
         """Parse template ``text`` (from :meth:`Emitter.text`), keep it under ``key`` and return it;
         UnsupportedError (naming ``what``) when the text does not parse (a bug in an expansion)."""
@@ -571,6 +579,27 @@ class TemplateCache:
             self.scratch.body.append(parsed)
         self.funcs[key] = parsed
         return parsed
+
+
+def find_ops(root: ir.Operation, names) -> list[ir.Operation]:
+    """Every op under ``root`` (nested regions included, walk order) whose name is in ``names``."""
+    found: list[ir.Operation] = []
+
+    def collect(o):
+        if o.name in names:
+            found.append(o.operation)
+        return ir.WalkResult.ADVANCE
+
+    root.walk(collect)
+    return found
+
+
+def instantiate_all(cache: TemplateCache, plan) -> None:
+    """Replace each ``op`` of ``plan`` (``(op, template)`` pairs, built beforehand so that a refused op
+    leaves the IR untouched) by a clone of its template located at the op (:func:`instantiate`,
+    :func:`relocate`)."""
+    for op, template in plan:
+        instantiate(cache, template, op, prepare=lambda clone, op=op: relocate(clone, op.location))
 
 
 def instantiate(cache: TemplateCache, template: ir.Operation, op: ir.Operation,

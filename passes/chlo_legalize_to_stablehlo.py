@@ -78,7 +78,7 @@ class ChloLegalizeToStablehlo(Pass):
     anchor = "func.func"
 
     def _cache(self, context: ir.Context) -> TemplateCache:
-        return TemplateCache.per_context(self.__dict__.setdefault("_caches", {}), context)
+        return TemplateCache.of_pass(self, context)
 
     def run_on_operation(self, func_op: ir.Operation) -> None:
         found = find_chlo_ops(func_op)

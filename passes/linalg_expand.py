@@ -65,12 +65,12 @@ from jaxlib.mlir import ir
 
 from hlokit.passes.builder import (
     COMPLEX_TYPES,
+    V,
     Emitter,
     TemplateCache,
     UnsupportedError,
-    V,
-    instantiate,
-    relocate,
+    find_ops,
+    instantiate_all,
     shape_prefix,
 )
 from hlokit.passes.registry import Pass, fail
@@ -382,7 +382,7 @@ class ExpandPass(Pass):
         raise NotImplementedError
 
     def _cache(self, context: ir.Context) -> TemplateCache:
-        return TemplateCache.per_context(self.__dict__.setdefault("_caches", {}), context)
+        return TemplateCache.of_pass(self, context)
 
     def _template(self, cache: TemplateCache, op) -> ir.Operation:
         short = self.op_name.split(".")[-1]
@@ -412,17 +412,9 @@ class ExpandPass(Pass):
             raise fail(str(err), op) from None
 
     def run_on_operation(self, func_op: ir.Operation) -> None:
-        found = []
-
-        def collect(o):
-            if o.name == self.op_name:
-                found.append(o.operation)
-            return ir.WalkResult.ADVANCE
-
-        func_op.walk(collect)
+        found = find_ops(func_op, (self.op_name,))
         if not found:
             return
         cache = self._cache(func_op.context)
-        plan = [(o, self._template(cache, o)) for o in found]
-        for o, fn in plan:  # every op checked and its template built before any rewrite
-            instantiate(cache, fn, o, prepare=lambda clone, o=o: relocate(clone, o.location))
+        # every op checked and its template built before any rewrite
+        instantiate_all(cache, [(o, self._template(cache, o)) for o in found])

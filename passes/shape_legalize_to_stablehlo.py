@@ -967,7 +967,7 @@ class ShapeLegalizeToStablehlo(Pass):
     )
 
     def _cache(self, context: ir.Context) -> TemplateCache:
-        return TemplateCache.per_context(self.__dict__.setdefault("_caches", {}), context)
+        return TemplateCache.of_pass(self, context)
 
     def run_on_operation(self, func_op: ir.Operation) -> None:
         if self.index_bitwidth not in (32, 64):

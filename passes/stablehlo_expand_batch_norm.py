@@ -38,12 +38,12 @@ from hlokit import attributes
 from hlokit.passes.builder import (
     FLOAT_TYPES,
     MINI_FLOAT_TYPES,
+    V,
     Emitter,
     TemplateCache,
     UnsupportedError,
-    V,
-    instantiate,
-    relocate,
+    find_ops,
+    instantiate_all,
     shape_prefix,
 )
 from hlokit.passes.registry import Option, Pass, fail, register_pass
@@ -191,20 +191,12 @@ class StablehloExpandBatchNorm(Pass):
     )
 
     def _cache(self, context: ir.Context) -> TemplateCache:
-        return TemplateCache.per_context(self.__dict__.setdefault("_caches", {}), context)
+        return TemplateCache.of_pass(self, context)
 
     def run_on_operation(self, func_op: ir.Operation) -> None:
-        found = []
-
-        def collect(o):
-            if o.name in BATCH_NORM_OPS:
-                found.append(o.operation)
-            return ir.WalkResult.ADVANCE
-
-        func_op.walk(collect)
+        found = find_ops(func_op, BATCH_NORM_OPS)
         if not found:
             return
         cache = self._cache(func_op.context)
-        plan = [(o, _template(cache, o, self.f16_in_f32)) for o in found]  # every op checked before any rewrite
-        for o, fn in plan:
-            instantiate(cache, fn, o, prepare=lambda clone, o=o: relocate(clone, o.location))
+        # every op checked before any rewrite
+        instantiate_all(cache, [(o, _template(cache, o, self.f16_in_f32)) for o in found])

@@ -51,12 +51,11 @@ from hlokit.xla_rng_state import RNG_INITIAL_COUNTER, mt19937_64, rng_key
 from hlokit import attributes
 from hlokit.passes.builder import (
     FLOAT_TYPES,
+    V,
     Emitter,
     TemplateCache,
     UnsupportedError,
-    V,
-    instantiate,
-    relocate,
+    instantiate_all,
     shape_prefix,
 )
 from hlokit.passes.registry import Pass, fail, register_pass
@@ -226,13 +225,11 @@ class StablehloExpandRng(Pass):
     anchor = "builtin.module"
 
     def _cache(self, context: ir.Context) -> TemplateCache:
-        return TemplateCache.per_context(self.__dict__.setdefault("_caches", {}), context)
+        return TemplateCache.of_pass(self, context)
 
     def run_on_operation(self, module_op: ir.Operation) -> None:
         found = _rng_ops(module_op)
         if not found:
             return
         cache = self._cache(module_op.context)
-        plan = [(o, _template(cache, o, i)) for i, o in enumerate(found)]  # every op checked first
-        for o, fn in plan:
-            instantiate(cache, fn, o, prepare=lambda clone, o=o: relocate(clone, o.location))
+        instantiate_all(cache, [(o, _template(cache, o, i)) for i, o in enumerate(found)])  # every op checked first

@@ -37,7 +37,15 @@ import math
 from jaxlib.mlir import ir
 
 from hlokit import attributes
-from hlokit.passes.builder import Emitter, TemplateCache, UnsupportedError, V, instantiate, relocate, shape_prefix
+from hlokit.passes.builder import (
+    V,
+    Emitter,
+    TemplateCache,
+    UnsupportedError,
+    find_ops,
+    instantiate_all,
+    shape_prefix,
+)
 from hlokit.passes.registry import Pass, fail, register_pass
 
 __all__ = [
@@ -272,20 +280,11 @@ class StablehloExpandRngBitGenerator(Pass):
     anchor = "func.func"
 
     def _cache(self, context: ir.Context) -> TemplateCache:
-        return TemplateCache.per_context(self.__dict__.setdefault("_caches", {}), context)
+        return TemplateCache.of_pass(self, context)
 
     def run_on_operation(self, func_op: ir.Operation) -> None:
-        found = []
-
-        def collect(o):
-            if o.name == "stablehlo.rng_bit_generator":
-                found.append(o.operation)
-            return ir.WalkResult.ADVANCE
-
-        func_op.walk(collect)
+        found = find_ops(func_op, ("stablehlo.rng_bit_generator",))
         if not found:
             return
         cache = self._cache(func_op.context)
-        plan = [(o, _template(cache, o)) for o in found]  # every op checked before any rewrite
-        for o, fn in plan:
-            instantiate(cache, fn, o, prepare=lambda clone, o=o: relocate(clone, o.location))
+        instantiate_all(cache, [(o, _template(cache, o)) for o in found])  # every op checked before any rewrite

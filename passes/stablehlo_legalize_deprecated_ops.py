@@ -40,7 +40,16 @@ from jaxlib.mlir._mlir_libs._mlir import rewrite as _rewrite
 from jaxlib.mlir.dialects import stablehlo
 
 from hlokit import attributes
-from hlokit.passes.builder import Emitter, TemplateCache, UnsupportedError, V, instantiate, relocate, shape_prefix
+from hlokit.passes.builder import (
+    V,
+    Emitter,
+    TemplateCache,
+    UnsupportedError,
+    find_ops,
+    instantiate,
+    relocate,
+    shape_prefix,
+)
 from hlokit.passes.einsum import EinsumError, build_einsum, parse_einsum
 from hlokit.passes.registry import Option, Pass, fail, register_pass
 from hlokit.passes.stablehlo_legalize_dot_to_dot_general import rewrite_dot
@@ -111,7 +120,7 @@ class StablehloLegalizeDeprecatedOps(Pass):
                       "refuse stablehlo.map and stablehlo.rng (deprecated, no replacement in this pass)"),)
 
     def _cache(self, context: ir.Context) -> TemplateCache:
-        return TemplateCache.per_context(self.__dict__.setdefault("_caches", {}), context)
+        return TemplateCache.of_pass(self, context)
 
     def _dot_patterns(self, context: ir.Context):
         cache = self.__dict__.setdefault("_dot_frozen", {})
@@ -124,14 +133,7 @@ class StablehloLegalizeDeprecatedOps(Pass):
 
     def run_on_operation(self, func_op: ir.Operation) -> None:
         refused = UNUSED_OPS if self.fail_on_unused else ()
-        found = []
-
-        def visit(o):
-            if o.name in DEPRECATED_OPS or o.name in refused:
-                found.append(o.operation)
-            return ir.WalkResult.ADVANCE
-
-        func_op.walk(visit)
+        found = find_ops(func_op, DEPRECATED_OPS + refused)
         if not found:
             return
         cache = self._cache(func_op.context)

@@ -51,12 +51,11 @@ from jaxlib.mlir import ir
 from hlokit import attributes
 from hlokit.passes.builder import (
     COMPLEX_TYPES,
+    V,
     Emitter,
     TemplateCache,
     UnsupportedError,
-    V,
-    instantiate,
-    relocate,
+    instantiate_all,
     shape_prefix,
 )
 from hlokit.passes.registry import Option, Pass, fail, register_pass
@@ -809,7 +808,7 @@ class StablehloLegalizeLapackCustomCalls(Pass):
     )
 
     def _cache(self, context: ir.Context) -> TemplateCache:
-        return TemplateCache.per_context(self.__dict__.setdefault("_caches", {}), context)
+        return TemplateCache.of_pass(self, context)
 
     def run_on_operation(self, func_op: ir.Operation) -> None:
         calls = []
@@ -835,5 +834,4 @@ class StablehloLegalizeLapackCustomCalls(Pass):
                         f"(legalized LAPACK routines: {', '.join(sorted(LEGALIZED_ROUTINES))})", o)
                 continue
             plan.append((o, _template(cache, o, routine, _check(o, routine))))
-        for o, fn in plan:  # every call checked and its template built before any rewrite
-            instantiate(cache, fn, o, prepare=lambda clone, o=o: relocate(clone, o.location))
+        instantiate_all(cache, plan)  # every call checked and its template built before any rewrite

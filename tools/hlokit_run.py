@@ -222,8 +222,7 @@ def difference(ours: np.ndarray, xla: np.ndarray) -> Difference:
         b = xla.astype(a.dtype)
         with np.errstate(invalid="ignore", over="ignore"):
             absdiff = np.abs(a - b)
-        both_nan = np.isnan(a) & np.isnan(b) if dt.kind != "c" else (np.isnan(a) & np.isnan(b))
-        same = (a == b) | both_nan
+        same = (a == b) | (np.isnan(a) & np.isnan(b))
         absdiff = np.where(same, 0.0, np.where(np.isnan(absdiff), np.inf, absdiff))
     flat = int(np.argmax(units))
     return Difference(float(units.reshape(-1)[flat]), float(np.max(absdiff)), tuple(int(i) for i in np.unravel_index(flat, units.shape)))

@@ -333,7 +333,7 @@ class Executable:
         for outs in per_device:  # per result: one array per device
             for o in outs:
                 by_device.setdefault(next(iter(o.devices())), []).append(o)
-        pending = {d: arrays for d, arrays in by_device.items()}
+        pending = dict(by_device)
         ready: dict = {}
         while pending:
             for d in list(pending):

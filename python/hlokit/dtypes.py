@@ -122,7 +122,22 @@ def dtype_of(t: ir.Type | str) -> np.dtype:
     Raises ``TypeError`` for types that are not tensor element types of the interpreter
     (other quant types, index, tokens, tuples).
     """
-    name = t if isinstance(t, str) else element_type_name(t)
+    spelling = t if isinstance(t, str) else str(t)
+    dt = _DTYPE_OF.get(spelling)
+    if dt is not None:
+        return dt
+    dt = _dtype_of(t if isinstance(t, str) else element_type_name(t))
+    if len(_DTYPE_OF) < 4096:
+        _DTYPE_OF[spelling] = dt
+    return dt
+
+
+#: dtype_of's answers by the type's spelling (``"tensor<64xf32>"``, ``"f32"``): spellings, not ``ir.Type``
+#: objects, so no context is kept alive and no type of a dead context is ever matched.
+_DTYPE_OF: dict[str, np.dtype] = {}
+
+
+def _dtype_of(name: str) -> np.dtype:
     m = re.fullmatch(r"tensor<(?:[0-9?]+x)*(.+?)>", name)
     if m:
         name = m.group(1)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from typing import Callable, Sequence, TextIO
 
 import numpy as np
@@ -51,6 +52,10 @@ def load_program(
             raise HlokitError("input is neither UTF-8 text nor MLIR bytecode", file=name) from None
     if context is None:
         context = hlokit.make_context()
+    return _parse_program(program, context, name, line_offset, allow_unregistered)
+
+
+def _parse_program(program, context: ir.Context, name: str, line_offset: int, allow_unregistered: bool) -> ir.Module:
     if isinstance(program, str):
         if not re.sub(r"//[^\n]*", "", program).strip():  # only comments: an empty module
             with context:
@@ -72,11 +77,27 @@ def load_program(
 
 def check_registered(module: ir.Module, name: str = "-") -> None:
     """Raise a located error for an unregistered op other than the ``check`` dialect's."""
+    _survey(module, name, check=True)
+
+
+def _survey(module: ir.Module, name: str, *, check: bool) -> list[str]:
+    """One walk of ``module``: with ``check``, :func:`check_registered`'s test; returns
+    :func:`legalizations_needed`'s flags. Each op name is examined once."""
+    seen: set[str] = set()
+    needed: set[str] = set()
     bad: list[Diagnostic] = []
+    is_registered = module.context.is_registered_operation
 
     def visit(op):
         opname = op.name
-        if not bad and not op.context.is_registered_operation(opname):
+        if opname in seen:
+            if opname == "stablehlo.custom_call":  # the LAPACK test reads the op's target
+                for flag, test in LEGALIZATIONS:
+                    if flag not in needed and test(op):
+                        needed.add(flag)
+            return ir.WalkResult.ADVANCE
+        seen.add(opname)
+        if check and not bad and not is_registered(opname):
             if not (opname.startswith("check.") and opname[len("check."):] in CHECK_OPS) and opname not in NEWER_OPS:
                 file, line, col = location_position(op.location)
                 bad.append(
@@ -87,11 +108,15 @@ def check_registered(module: ir.Module, name: str = "-") -> None:
                         file or name, line, col,
                     )
                 )
+        for flag, test in LEGALIZATIONS:
+            if flag not in needed and test(op):
+                needed.add(flag)
         return ir.WalkResult.ADVANCE
 
     module.operation.walk(visit)
     if bad:
         raise HlokitError(bad)
+    return [flag for flag, _ in LEGALIZATIONS if flag in needed]
 
 
 #: Ops the interpreter does not run itself but through one of hlokit's passes, in pipeline order:
@@ -110,24 +135,17 @@ LEGALIZATIONS: tuple[tuple[str, Callable[[ir.Operation], bool]], ...] = (
 
 def legalizations_needed(module: ir.Module) -> list[str]:
     """The flags of :data:`LEGALIZATIONS` whose ops ``module`` carries, in pipeline order."""
-    needed: set[str] = set()
-
-    def visit(op):
-        for flag, test in LEGALIZATIONS:
-            if flag not in needed and test(op):
-                needed.add(flag)
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit)
-    return [flag for flag, _ in LEGALIZATIONS if flag in needed]
+    return _survey(module, "-", check=False)
 
 
-def prepare_module(module: ir.Module, name: str = "-") -> ir.Module:
+def prepare_module(module: ir.Module, name: str = "-", *, needed: Sequence[str] | None = None) -> ir.Module:
     """Bring ``module`` to the ops the interpreter runs: hlokit's own passes (never jaxlib's C++ ones)
     legalize jaxlib's ``lapack_*`` custom calls, CHLO, the deprecated ops the op table lacks, shape-dialect
-    and index computations, and expand batch norm (:data:`LEGALIZATIONS`), each only when present.
+    and index computations, and expand batch norm (:data:`LEGALIZATIONS`), each only when present
+    (``needed``: the flags of :func:`legalizations_needed`, when the caller has them already).
     Raises :class:`hlokit.diagnostics.PassError` (located) when a pass refuses an op."""
-    needed = legalizations_needed(module)
+    if needed is None:
+        needed = legalizations_needed(module)
     if not needed:
         return module
     ctx = module.context
@@ -138,6 +156,45 @@ def prepare_module(module: ir.Module, name: str = "-") -> ir.Module:
     finally:
         ctx.allow_unregistered_dialects = saved
     return module
+
+
+#: Programs of at most this much text are parsed in a context kept for the thread (:func:`_shared_context`);
+#: a bigger one gets a context of its own (whose creation, ~1-2 ms, is small next to its parse).
+SHARED_CONTEXT_MAX_TEXT = 1 << 20
+#: A shared context is replaced after this much program text: what its programs interned (types, attributes,
+#: constants) lives as long as the context, so a long-running caller's memory stays bounded.
+SHARED_CONTEXT_BUDGET = 16 << 20
+_SHARED = threading.local()
+
+
+def _shared_context(nbytes: int) -> ir.Context:
+    """The calling thread's context for small programs (see :data:`SHARED_CONTEXT_MAX_TEXT`): making a
+    context (loading a dozen dialects) costs more than parsing and running a small program."""
+    ctx = getattr(_SHARED, "context", None)
+    used = getattr(_SHARED, "used", 0)
+    if ctx is None or used + nbytes > SHARED_CONTEXT_BUDGET:
+        ctx = _SHARED.context = hlokit.make_context()
+        used = 0
+    _SHARED.used = used + nbytes
+    return ctx
+
+
+def _load_for_run(program, **kwargs) -> Interpreter:
+    """An :class:`Interpreter` (``kwargs``: its options) of :func:`load_program` + :func:`check_registered`
+    + :func:`prepare_module`, as :func:`interpret` needs them: one walk of the module; text up to
+    :data:`SHARED_CONTEXT_MAX_TEXT` parses in the thread's shared context."""
+    if isinstance(program, ir.Module):
+        prepare_module(program)
+        return Interpreter(program, **kwargs)
+    if isinstance(program, str) and "\n" in program:
+        kwargs["source_text"] = program
+    context = None
+    if isinstance(program, str) and len(program) <= SHARED_CONTEXT_MAX_TEXT and "\n" in program:
+        context = _shared_context(len(program))
+    module = load_program(program, context=context, allow_unregistered=True)
+    path = isinstance(program, os.PathLike) or (isinstance(program, str) and "\n" not in program)
+    needed = _survey(module, os.fspath(program) if path else "<input>", check=True)
+    return Interpreter(prepare_module(module, needed=needed), **kwargs)
 
 
 def entry_function(interp: Interpreter, function: str = "main") -> str:
@@ -217,9 +274,7 @@ def interpret(
     collective's peers never arrive; :class:`hlokit.ParseError` / :class:`hlokit.VerifyError` for a
     program that does not load.
     """
-    module = load_program(program)
-    prepare_module(module)
-    interp = Interpreter(module, probe_dir=probe_dir, out=out, max_steps=max_steps)
+    interp = _load_for_run(program, probe_dir=probe_dir, out=out, max_steps=max_steps)
     name = entry_function(interp, function)
     if num_replicas is None and num_partitions is None:
         if process_args is not None:
@@ -273,9 +328,7 @@ def run_parallel(
     if isinstance(program, Interpreter):
         interp = program
     else:
-        module = load_program(program)
-        prepare_module(module)
-        interp = Interpreter(module)
+        interp = _load_for_run(program)
     R = len(programs)
     P = len(programs[0]) if R else 0
     if any(len(row) != P for row in programs):

@@ -227,6 +227,22 @@ def result_shape(op: ir.OpView, index: int = 0) -> list[int]:
 
 def _prepare_broadcast_in_dim(op):
     dims, shape = attributes.i64_array(op, "broadcast_dimensions"), result_shape(op)
+    operand_shape = list(ir.RankedTensorType(op.operation.operands[0].type).shape)
+    if list(dims) == sorted(dims) and all(d >= 0 for d in operand_shape + shape):
+        # dimensions in order (no transpose): the operand, reshaped to the result's rank, is assigned into
+        # a fresh array (numpy broadcasts the size-1 dimensions)
+        expanded = [1] * len(shape)
+        for d, n in zip(dims, operand_shape):
+            expanded[int(d)] = n
+        expanded_t, shape_t, empty = tuple(expanded), tuple(shape), np.empty
+
+        def fast(op, operands, interp):
+            x = operands[0]
+            out = empty(shape_t, x.dtype)
+            out[...] = x.reshape(expanded_t)
+            return [out]
+
+        return fast
     return lambda op, operands, interp: [broadcast_in_dim(operands[0], dims, shape)]
 
 

@@ -887,19 +887,55 @@ def map(inputs: Sequence[np.ndarray], computation, dimensions: Sequence[int] | N
 # adapters
 
 
+#: Transcendental unary float ops whose numpy ufunc, run in f64 for an f32 operand (f64 for f64), rounded once,
+#: is exactly what the semantics function computes for f32 / f64 (see the module doc): an op on an f32 /
+#: f64 tensor is specialised to that ufunc at plan time, with no per-call type dispatch.
+_NATIVE_FLOAT_UNARY = {
+    "sine": np.sin, "cosine": np.cos, "tan": np.tan, "tanh": np.tanh, "exponential": np.exp,
+    "exponential_minus_one": np.expm1, "log": np.log, "log_plus_one": np.log1p, "sqrt": np.sqrt,
+    "cbrt": np.cbrt,
+}
+#: Unary ops exact in the operand's own type (f32 / f64): the ufunc runs in that type (keeping NaN payloads).
+_EXACT_FLOAT_UNARY = {"floor": np.floor, "ceil": np.ceil, "round_nearest_even": np.rint, "negate": np.negative}
+
+
 def _unary(name: str, fn):
+    short = name.split(".")[-1]
+    transcendental = _NATIVE_FLOAT_UNARY.get(short)
+    exact = _EXACT_FLOAT_UNARY.get(short)
+    asarray = np.asarray
+    # the operand's dtype picks the computation (a dict lookup per call, nothing read from the op's types)
+    if transcendental is not None:
+        def f32(x):
+            return asarray(transcendental(x, dtype=_F64)).astype(_F32)
+
+        def f64(x):
+            return asarray(transcendental(x))
+
+        native = {_F32: f32, _F64: f64}.get
+    elif exact is not None:
+        def same(x):
+            return asarray(exact(x))
+
+        native = {_F32: same, _F64: same}.get
+    else:
+        native = {}.get
+
     @register(name)
     def adapter(op, operands, interp):
-        return [fn(operands[0])]
+        x = operands[0]
+        run = native(x.dtype)
+        return [run(x) if run is not None else fn(x)]
 
-    adapter.__name__ = "_" + name.split(".")[-1]
+    adapter.__name__ = "_" + short
     return adapter
 
 
 # Binary ops whose numpy ufunc is exactly the spec's semantics on some element types: add, subtract and
 # multiply on f32/f64 (IEEE) and the native integer types (wrapping), and/or/xor on the native integer
-# types, divide on f32/f64. An op is specialised once from its static element type (see ``prepared``);
-# every other type goes through the semantics function.
+# types, divide on f32/f64. The adapter picks the ufunc from the operands' dtype (a dict lookup: no plan-time
+# reading of the op's types); every other type goes through the semantics function.
+_NATIVE_INTS = [np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)]
 _NATIVE_BINARY = {
     "add": np.add, "subtract": np.subtract, "multiply": np.multiply,
     "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
@@ -907,29 +943,28 @@ _NATIVE_BINARY = {
 _NATIVE_FLOAT_BINARY = {"divide": np.divide}
 
 
-def _native_binary_prepare(short: str, fn):
-    def prepare(op):
-        dt = dtype_of(op.operation.operands[0].type)
-        ufunc = None
-        if dt in (_F32, _F64):
-            ufunc = _NATIVE_BINARY.get(short) if short in ("add", "subtract", "multiply") else _NATIVE_FLOAT_BINARY.get(short)
-        elif dt.kind in "iu" and not _is_sub_byte_int(dt):
-            ufunc = _NATIVE_BINARY.get(short)
-        if ufunc is None:
-            return lambda op, operands, interp: [fn(operands[0], operands[1])]
-        asarray = np.asarray
-        return lambda op, operands, interp: [asarray(ufunc(operands[0], operands[1]))]
-
-    return prepare
+def _native_binary_ufuncs(short: str) -> dict:
+    """dtype -> the numpy ufunc that computes ``short`` exactly on that dtype (see above)."""
+    table = {}
+    ufunc = _NATIVE_BINARY.get(short)
+    if ufunc is not None:
+        table.update((dt, ufunc) for dt in _NATIVE_INTS)
+    if short in ("add", "subtract", "multiply", "divide"):
+        table[_F32] = table[_F64] = _NATIVE_BINARY.get(short) or _NATIVE_FLOAT_BINARY[short]
+    return table
 
 
 def _binary(name: str, fn):
     short = name.split(".")[-1]
+    native = _native_binary_ufuncs(short).get
+    asarray = np.asarray
 
     @register(name)
-    @prepared(_native_binary_prepare(short, fn))
     def adapter(op, operands, interp):
         lhs, rhs = operands
+        ufunc = native(lhs.dtype)
+        if ufunc is not None:
+            return [asarray(ufunc(lhs, rhs))]
         return [fn(lhs, rhs)]
 
     adapter.__name__ = "_" + short
@@ -970,6 +1005,17 @@ for _short in opsets.ELEMENTWISE_TERNARY_SHORT:
 def _prepare_compare(op):
     direction = attributes.enum_value(op, "comparison_direction")
     ctype = attributes.enum_value(op, "compare_type", "NOTYPE")
+    dt = dtype_of(op.operation.operands[0].type)
+    # numpy's comparison is the spec's for f32 / f64 (IEEE: NaN unordered) and for integers compared as
+    # their own signedness: those run the ufunc directly
+    native = (
+        (dt in (_F32, _F64) and ctype in ("NOTYPE", "FLOAT"))
+        or (dt.kind == "i" and not _is_sub_byte_int(dt) and ctype in ("NOTYPE", "SIGNED"))
+        or (dt.kind == "u" and not _is_sub_byte_int(dt) and ctype in ("NOTYPE", "UNSIGNED"))
+    )
+    if native:
+        fn, asarray = _DIRECTIONS[direction], np.asarray
+        return lambda op, operands, interp: [asarray(fn(operands[0], operands[1]))]
     return lambda op, operands, interp: [compare(operands[0], operands[1], direction, ctype)]
 
 
@@ -983,6 +1029,12 @@ def _compare(op, operands, interp):
 
 def _prepare_convert(op):
     dtype = _result_dtype(op)
+    src = dtype_of(op.operation.operands[0].type)
+    # native integers -> f32 / f64 and f32 <-> f64: numpy's cast rounds to nearest even, as convert does
+    if dtype in (_F32, _F64) and (src in (_F32, _F64) or (src.kind in "iu" and not _is_sub_byte_int(src))) \
+            and src != dtype:
+        asarray = np.asarray
+        return lambda op, operands, interp: [asarray(operands[0]).astype(dtype)]
     return lambda op, operands, interp: [convert(operands[0], dtype)]
 
 

@@ -78,24 +78,7 @@ class _Arity(Exception):
         self.got = got
 
 
-def _captured(op: ir.Operation, out: set) -> None:
-    """Add to ``out`` every SSA value that the regions of ``op`` use but do not define."""
-    for region in op.regions:
-        for block in region.blocks:
-            _captured_block(block, out, set())
-
-
-def _captured_block(block: ir.Block, out: set, defined: set) -> None:
-    defined = set(defined)
-    defined.update(block.arguments)
-    for op in block.operations:
-        for v in op.operands:
-            if v not in defined:
-                out.add(v)
-        for region in op.regions:
-            for inner in region.blocks:
-                _captured_block(inner, out, defined)
-        defined.update(op.results)
+_NO_VALUES: frozenset = frozenset()
 
 
 class _Plan:
@@ -113,11 +96,13 @@ class _Plan:
     ids)`` per op that runs; ``nargs``: the number of block arguments.
     """
 
-    __slots__ = ("nargs", "steps", "fn", "block", "_parts", "_runs", "_walk")
+    __slots__ = ("nargs", "steps", "fn", "block", "free", "_parts", "_runs", "_walk")
 
-    def __init__(self, block: ir.Block, ids: dict, interp: "Interpreter", returns: Sequence[ir.Value] | None = None):
+    def __init__(self, block: ir.Block, ids: dict, interp: "Interpreter"):
+        get = ids.get
+
         def num(v):
-            i = ids.get(v)
+            i = get(v)
             if i is None:
                 i = ids[v] = len(ids)
             return i
@@ -130,19 +115,21 @@ class _Plan:
         body = ops
         if ops and ops[-1].operation.name in _TERMINATORS:
             body = ops[:-1]
-            if returns is None:
-                ret_ids = [num(v) for v in ops[-1].operation.operands]
-        if returns is not None:
-            ret_ids = [num(v) for v in returns]
+            ret_ids = [num(v) for v in ops[-1].operation.operands]
         defined = set(args)
+        used: set[int] = set(ret_ids)  # every value read here (operands, and what nested regions read)
+        wrappers = interp.wrappers
+        ops_table = registry.OPS
+        fold = self._fold
+        foldable = FOLDABLE_OPS
         # steps: (adapter, op, operand ids, result ids, captured ids used by the op's regions)
         raw = []
         consts: dict[int, Any] = {}
         for op in body:
-            operation = op.operation
+            operation = op.operation  # (an OpView's own properties may shadow name / operands / ...)
             name = operation.name
-            adapter = registry.OPS.get(name, _unsupported)
-            for wrap in registry.WRAPPERS:  # e.g. quantized types: dequantize -> op -> quantize
+            adapter = ops_table.get(name, _unsupported)
+            for wrap in wrappers:  # e.g. quantized types: dequantize -> op -> quantize
                 adapter = wrap(op, adapter)
             prepare = getattr(adapter, "prepare", None)
             if prepare is not None:  # an adapter may read its op's attributes once, at plan time
@@ -150,19 +137,53 @@ class _Plan:
                     adapter = prepare(op)
                 except Exception:  # reported when (if) the op runs
                     pass
-            operands = tuple(num(v) for v in operation.operands)
-            results = tuple(num(v) for v in operation.results)
-            inner: set = set()
-            if len(operation.regions):
-                cap: set = set()
-                _captured(operation, cap)
-                inner = {num(v) for v in cap}
-            if (name in FOLDABLE_OPS and not inner and all(o in consts for o in operands)
-                    and self._fold(adapter, op, operands, results, consts, interp)):
-                defined.update(results)
-                continue
+            operands = tuple([get(v) for v in operation.operands])  # defined before use: numbered already
+            if None in operands:
+                operands = tuple([num(v) for v in operation.operands])
+            results = tuple([num(v) for v in operation.results])  # (the terminator's operands are numbered already)
+            used.update(operands)
+            regions = operation.regions
+            if len(regions):
+                inner = set()
+                for region in regions:
+                    for nested in region.blocks:
+                        inner |= interp._plan_of_block(nested).free
+                used |= inner
+            else:
+                inner = _NO_VALUES
+                if name in foldable and all(o in consts for o in operands) and \
+                        fold(adapter, op, operands, results, consts, interp):
+                    defined.update(results)
+                    continue
             raw.append((adapter, op, operands, results, inner))
             defined.update(results)
+        #: values this block (or a region nested in it) reads but does not define: what its parent's op
+        #: captures. Nested regions are planned here, first (bottom-up), so each block is read once.
+        self.free = used - defined
+        self._finish(args, raw, ret_ids, consts, defined)
+
+    def with_returns(self, ret_ids: Sequence[int]) -> "_Plan":
+        """This block's plan returning the values ``ret_ids`` (ids of its arguments or op results) instead of
+        its terminator's operands: the same prepared steps, only those the values need (and every op
+        without results), with liveness recomputed; nothing is planned again."""
+        args, raw, _, consts, defined, _, _ = self._parts
+        need = set(ret_ids)
+        kept = []
+        for step in reversed(raw):
+            _, _, operands, results, inner = step
+            if not results or not need.isdisjoint(results):
+                kept.append(step)
+                need.update(operands)
+                need.update(inner)
+        kept.reverse()
+        plan = _Plan.__new__(_Plan)
+        plan.block = self.block
+        plan.nargs = self.nargs
+        plan.free = self.free
+        plan._finish(args, kept, list(ret_ids), consts, defined)
+        return plan
+
+    def _finish(self, args, raw, ret_ids, consts, defined) -> None:
         # last use of each value defined here (index of the step; len(raw) = the terminator)
         last: dict[int, int] = {}
         for k, (_, _, operands, _, inner) in enumerate(raw):
@@ -179,7 +200,7 @@ class _Plan:
         self.steps = [(a, op, o, r) for a, op, o, r, _ in raw]
         self._parts = (args, raw, ret_ids, consts, defined, captured, last)
         self._runs = 0
-        self._walk = self._walker(*self._parts)
+        self._walk = None  # built on the first run (many blocks never run: bodies of known reductions)
         self.fn = self._first_runs
 
     #: A block is walked step by step for its first runs and compiled to Python after that many (compiling
@@ -187,77 +208,101 @@ class _Plan:
     COMPILE_AFTER = 30
 
     def _first_runs(self, env, interp, args):
-        walk = self._walk
-        if walk is None:  # compiled by another thread meanwhile
+        if self._runs < 0:  # compiled by another thread meanwhile
             return self.fn(env, interp, args)
         self._runs += 1
         if self._runs > self.COMPILE_AFTER:
             self.fn = self._compile(*self._parts)
+            self._runs = -1
             self._walk = None
             return self.fn(env, interp, args)
+        walk = self._walk
+        if walk is None:
+            walk = self._walk = self._walker(*self._parts)
         return walk(env, interp, args)
 
     @staticmethod
     def _walker(args, raw, ret_ids, consts, defined, captured, last):
-        """The block as a step-by-step walk (the same steps and frees as :meth:`_compile`'s code)."""
+        """The block as a step-by-step walk (the same steps and frees as :meth:`_compile`'s code).
+
+        The values of the block live in a list of slots (arguments first, then every value defined here;
+        plan-time constants pre-filled); values of enclosing blocks are read from the frame dict ``env``."""
+        slot: dict[int, int] = {}
+        for v in args:
+            slot.setdefault(v, len(slot))
+        for v in consts:
+            slot[v] = len(slot)
+        for _, _, _, results, _ in raw:
+            for r in results:
+                slot[r] = len(slot)
+        template: list = [None] * len(slot)
+        for v, c in consts.items():
+            template[slot[v]] = c
+        nargs = len(args)
         ends: dict[int, list] = {}
         for v, k in last.items():
             if v in defined:
-                ends.setdefault(k, []).append(v)
-        dead_args = [a for a in args if a not in last]
+                if k in ends:
+                    ends[k].append(v)
+                else:
+                    ends[k] = [v]
+        cap_consts = tuple([(slot[v], v) for v in consts if v in captured])
+        arg_exports = tuple([(slot[a], a) for a in args if a in captured and a in last])
+        dead_args = tuple([slot[a] for a in args if a not in last])
         steps = []
+        step_ops = []
+        no_env = ()
         for k, (adapter, op, operands, results, _) in enumerate(raw):
-            srcs = tuple((v, v in defined) for v in operands)
-            drops = tuple([r for r in results if r not in last] + ends.get(k, []))
-            steps.append((adapter, op, srcs, results, len(results), drops))
-        ret = tuple((v, v in defined) for v in ret_ids)
-        ret_drops = tuple(ends.get(len(raw), []))
-        cap_consts = [v for v in consts if v in captured]
+            try:
+                srcs = tuple([slot[v] for v in operands])
+                here = None
+            except KeyError:  # an operand of an enclosing block: read from env
+                here = tuple([v in slot for v in operands])
+                srcs = tuple([slot[v] if h else v for v, h in zip(operands, here)])
+            dropped = ends.get(k, [])
+            for r in results:
+                if r not in last:
+                    dropped = dropped + [r]
+            exports = tuple([(slot[r], r) for r in results if r in captured]) if captured else no_env
+            env_drops = tuple([v for v in dropped if v in captured]) if captured else no_env
+            steps.append(_step(adapter, op, srcs, here, tuple([slot[r] for r in results]), exports,
+                               tuple([slot[v] for v in dropped]), env_drops))
+            step_ops.append(op)
+        ret = tuple([(slot[v], True) if v in slot else (v, False) for v in ret_ids])
+        ret_env_drops = tuple([v for v in ends.get(len(raw), []) if v in captured])
+        prologue = bool(cap_consts or arg_exports or dead_args)
 
         def walk(env, interp, values):
-            local = dict(consts)
-            for v in cap_consts:
-                env[v] = consts[v]
-            for a, x in zip(args, values):
-                local[a] = x
-                if a in captured:
-                    env[a] = x
-            for a in dead_args:
-                del local[a]
-                env.pop(a, None)
-            for adapter, op, srcs, results, n, drops in steps:
-                try:
-                    outs = adapter(op, [local[v] if here else env[v] for v, here in srcs], interp)
-                    if len(outs) != n:
-                        raise _Arity(len(outs))
-                except BaseException as err:
-                    located = _located(err, op)
-                    raise located from located.__cause__
-                for r, x in zip(results, outs):
-                    local[r] = x
-                    if r in captured:
-                        env[r] = x
-                for v in drops:
-                    local.pop(v, None)
-                    if v in captured:
-                        env.pop(v, None)
+            regs = template.copy()
+            regs[:nargs] = values
+            if prologue:
+                for sl, v in cap_consts:
+                    env[v] = regs[sl]
+                for sl, v in arg_exports:
+                    env[v] = regs[sl]
+                for sl in dead_args:
+                    regs[sl] = None
+            k = 0
             try:
-                out = [local[v] if here else env[v] for v, here in ret]
+                for k, step in enumerate(steps):
+                    step(regs, env, interp)
+            except BaseException as err:
+                located = _located(err, step_ops[k])
+                raise located from located.__cause__
+            try:
+                out = [regs[i] if h else env[i] for i, h in ret]
             except KeyError:
                 raise InterpreterError("a region uses a value that has no runtime value", None) from None
-            for v in ret_drops:
-                local.pop(v, None)
-                if v in captured:
-                    env.pop(v, None)
+            for v in ret_env_drops:
+                env.pop(v, None)
             return out
 
         return walk
 
     @staticmethod
     def _fold(adapter, op, operands, results, consts, interp) -> bool:
-        try:
-            with np.errstate(all="ignore"):
-                outs = adapter(op, [consts[o] for o in operands], interp)
+        try:  # under the caller's np.errstate(all="ignore") (Interpreter.call)
+            outs = adapter(op, [consts[o] for o in operands], interp)
         except Exception:
             return False
         if len(outs) != len(results) or not all(isinstance(o, np.ndarray) for o in outs):
@@ -338,6 +383,59 @@ class _Plan:
         return ns["_block"]
 
 
+def _step(adapter, op, srcs, here, outs, exports, drops, env_drops):
+    """One step of :meth:`_Plan._walker` as a function ``step(regs, env, interp)``: call the op's adapter on
+    the operand slots ``srcs`` (ids of ``env`` where ``here[i]`` is false), check the number of results,
+    store them in the slots ``outs`` (and in ``env`` for ``exports``), free the slots ``drops`` (and the
+    ``env`` entries ``env_drops``). The common shapes (operands of this block, one result) are closures of
+    their own: a loop body pays one call and no per-step interpretation of the plan."""
+    n = len(outs)
+    if here is None and not exports and not env_drops and n == 1:
+        o0 = outs[0]
+        if len(srcs) == 1:
+            i0 = srcs[0]
+
+            def step(regs, env, interp):
+                got = adapter(op, [regs[i0]], interp)
+                if len(got) != 1:
+                    raise _Arity(len(got))
+                regs[o0] = got[0]
+                for d in drops:
+                    regs[d] = None
+
+            return step
+        if len(srcs) == 2:
+            i0, i1 = srcs
+
+            def step(regs, env, interp):
+                got = adapter(op, [regs[i0], regs[i1]], interp)
+                if len(got) != 1:
+                    raise _Arity(len(got))
+                regs[o0] = got[0]
+                for d in drops:
+                    regs[d] = None
+
+            return step
+
+    def step(regs, env, interp):
+        if here is None:
+            got = adapter(op, [regs[i] for i in srcs], interp)
+        else:
+            got = adapter(op, [regs[i] if h else env[i] for i, h in zip(srcs, here)], interp)
+        if len(got) != n:
+            raise _Arity(len(got))
+        for sl, x in zip(outs, got):
+            regs[sl] = x
+        for sl, v in exports:
+            env[v] = regs[sl]
+        for sl in drops:
+            regs[sl] = None
+        for v in env_drops:
+            env.pop(v, None)
+
+    return step
+
+
 def _located(err: BaseException, op) -> BaseException:
     """The error the walker raises when the adapter of ``op`` raised ``err`` (located at the op)."""
     name = op.operation.name
@@ -371,7 +469,9 @@ class Interpreter:
 
     ``probe_dir``: where ``interpreter.probe`` writes its files (None: probes pass values through).
     ``out``: the stream ``interpreter.print`` writes to. ``print_lock`` serialises prints of
-    parallel processes (``interpreter.run_parallel``).
+    parallel processes (``interpreter.run_parallel``). ``source_text``: the MLIR text ``module`` was
+    parsed from, when there is one (the planner then skips the plan-time wrappers, e.g. of quantized
+    types, that the program cannot need).
     """
 
     def __init__(
@@ -382,8 +482,12 @@ class Interpreter:
         out: TextIO | None = None,
         print_dense: bool = False,
         max_steps: int | None = None,
+        source_text: str | None = None,
     ):
         self.module = module
+        #: the plan-time wrappers this module needs (``source_text``: the text it was parsed from, if any,
+        #: lets the planner leave out wrappers of types the program never names; registry.wrappers_for)
+        self.wrappers = registry.wrappers_for(source_text)
         #: the most iterations one ``stablehlo.while`` may run (None: no limit); beyond it the loop is an
         #: InterpreterError at the op, so a loop that never ends does not hang the caller.
         self.max_loop_iterations = max_steps
@@ -434,6 +538,13 @@ class Interpreter:
             raise InterpreterError(f"function '@{name}' has no body", func.location)
         if check_args:
             check_arguments(func, args)
+        frames = self._frames
+        if not frames:  # the outermost call: numpy's floating-point warnings off (the spec defines the values)
+            with np.errstate(all="ignore"):
+                return self._call(region, args)
+        return self._call(region, args)
+
+    def _call(self, region: ir.Region, args: Sequence[Value]) -> list[Value]:
         plan = self._plan_of(region)
         frames = self._frames
         frames.append({})
@@ -474,7 +585,9 @@ class Interpreter:
         plan = self._plans.get(key)
         if plan is None:
             with self._plan_lock:
-                plan = self._plans[key] = _Plan(block, self._ids, self, returns=values)
+                base = self._plan_of_block(block)
+                ids = self._ids
+                plan = self._plans[key] = base.with_returns([ids[v] for v in values])
         if not self._frames:
             self._frames.append({})
         return self._run(plan, args, region)
@@ -494,7 +607,9 @@ class Interpreter:
         return blocks[0]
 
     def _plan_of(self, region: ir.Region) -> _Plan:
-        block = self._single_block(region)  # keyed by block: ir.Region hashes by Python identity
+        return self._plan_of_block(self._single_block(region))  # keyed by block: ir.Region hashes by identity
+
+    def _plan_of_block(self, block: ir.Block) -> _Plan:
         plan = self._plans.get(block)
         if plan is None:
             with self._plan_lock:

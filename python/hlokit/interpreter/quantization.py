@@ -373,7 +373,7 @@ def _float_twin(op) -> tuple[ir.Operation, ir.Operation]:
     return holder, twin
 
 
-@register_wrapper
+@register_wrapper(text_marker="!quant.")
 def wrap(op, adapter):
     """The plan-time wrapper (:data:`hlokit.interpreter.registry.WRAPPERS`): for an op with quantized
     operands or results that is neither in :data:`STORAGE_OPS` nor has regions, an adapter that runs the

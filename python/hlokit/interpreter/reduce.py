@@ -121,8 +121,8 @@ def _prepare_reduce(op):
         x, init = operands
         if x.dtype != dt or init.dtype != dt or x.size == 0 or not axes:
             return general(op, operands, interp)
-        with np.errstate(all="ignore"):
-            return [np.asarray(ufunc(init, ufunc.reduce(x, axis=axes, dtype=dt), dtype=dt))]
+        # (floating-point warnings are off for the whole run: Interpreter.call)
+        return [np.asarray(ufunc(init, ufunc.reduce(x, axis=axes, dtype=dt), dtype=dt))]
 
     return one_ufunc
 

@@ -113,12 +113,27 @@ def prepared(prepare: Callable[["ir.OpView"], Adapter]) -> Callable[[Adapter], A
 WRAPPERS: list[Callable[["ir.OpView", Adapter], Adapter]] = []
 
 
-def register_wrapper(fn: Callable[["ir.OpView", Adapter], Adapter]) -> Callable[["ir.OpView", Adapter], Adapter]:
-    """Decorator: add a plan-time adapter wrapper to :data:`WRAPPERS`; ``ValueError`` when added twice."""
-    if fn in WRAPPERS:
-        raise ValueError(f"interpreter wrapper {fn.__module__}.{fn.__name__} registered twice")
-    WRAPPERS.append(fn)
-    return fn
+def register_wrapper(fn=None, *, text_marker: str | None = None):
+    """Decorator (bare, or called with ``text_marker``): add a plan-time adapter wrapper to :data:`WRAPPERS`;
+    ``ValueError`` when added twice. ``text_marker``: a string that the text of every program the wrapper
+    changes contains (``"!quant."`` for quantized types): the planner skips the wrapper for programs parsed
+    from text without it (:func:`wrappers_for`)."""
+
+    def deco(fn):
+        if fn in WRAPPERS:
+            raise ValueError(f"interpreter wrapper {fn.__module__}.{fn.__name__} registered twice")
+        fn.text_marker = text_marker
+        WRAPPERS.append(fn)
+        return fn
+
+    return deco(fn) if fn is not None else deco
+
+
+def wrappers_for(text: str | None) -> list:
+    """The :data:`WRAPPERS` a program parsed from ``text`` may need (all of them when ``text`` is None)."""
+    if text is None:
+        return list(WRAPPERS)
+    return [w for w in WRAPPERS if getattr(w, "text_marker", None) is None or w.text_marker in text]
 
 
 def lookup(name: str) -> Adapter | None:

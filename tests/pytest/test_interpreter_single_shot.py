@@ -1,0 +1,220 @@
+"""What single-shot ``hlokit.interpret(text, args)`` reuses and skips to be fast, and that none of it changes
+results or errors: the per-thread shared context, the one survey walk, plan-time wrappers chosen from the
+program text, nested regions planned once, derived (pruned) plans for sort keys, and the dtype-dispatched
+elementwise adapters."""
+
+from __future__ import annotations
+
+import threading
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import hlokit
+from hlokit.interpreter import InterpreterError, api, registry
+from hlokit.interpreter.evaluator import Interpreter
+
+_ADD = """
+func.func @main(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.add %a, %b : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+"""
+
+
+def _contexts(monkeypatch) -> list:
+    made: list = []
+    real = hlokit.make_context
+
+    def spy(*args, **kwargs):
+        ctx = real(*args, **kwargs)
+        made.append(ctx)
+        return ctx
+
+    monkeypatch.setattr(hlokit, "make_context", spy)
+    monkeypatch.setattr(api, "_SHARED", threading.local())
+    return made
+
+
+def test_small_programs_share_one_context_per_thread(monkeypatch):
+    made = _contexts(monkeypatch)
+    x = np.arange(4, dtype=np.float32)
+    for _ in range(3):
+        (out,) = hlokit.interpret(_ADD, [x, x])
+        np.testing.assert_array_equal(out, 2 * x)
+    assert len(made) == 1
+    other: list = []
+    t = threading.Thread(target=lambda: other.append(hlokit.interpret(_ADD, [x, x])))
+    t.start()
+    t.join()
+    np.testing.assert_array_equal(other[0][0], 2 * x)
+    assert len(made) == 2  # a thread of its own gets its own context
+
+
+def test_shared_context_is_replaced_after_its_text_budget(monkeypatch):
+    made = _contexts(monkeypatch)
+    monkeypatch.setattr(api, "SHARED_CONTEXT_BUDGET", 2 * len(_ADD))
+    x = np.ones(4, np.float32)
+    for _ in range(5):
+        hlokit.interpret(_ADD, [x, x])
+    assert len(made) == 3  # two programs per context
+
+
+def test_big_programs_get_a_context_of_their_own(monkeypatch):
+    made = _contexts(monkeypatch)
+    monkeypatch.setattr(api, "SHARED_CONTEXT_MAX_TEXT", len(_ADD) - 1)
+    x = np.ones(4, np.float32)
+    hlokit.interpret(_ADD, [x, x])
+    hlokit.interpret(_ADD, [x, x])
+    assert len(made) == 2
+
+
+def test_shared_context_still_refuses_unregistered_ops_after_a_check_program():
+    check = """
+func.func @main() {
+  %0 = stablehlo.constant dense<1.0> : tensor<2xf32>
+  check.expect_almost_eq_const %0, dense<1.0> : tensor<2xf32>
+  func.return
+}
+"""
+    assert hlokit.interpret(check) == []
+    typo = _ADD.replace("stablehlo.add %a, %b : tensor<4xf32>",
+                        '"mydialect.frob"(%a, %b) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>')
+    with pytest.raises(hlokit.HlokitError, match=r"<input>:3:\d+: error: 'mydialect.frob' op is unregistered"):
+        hlokit.interpret(typo, [np.ones(4, np.float32)] * 2)
+
+
+def test_legalizations_found_by_the_survey_still_run():
+    text = """
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = chlo.erf %x : tensor<4xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+"""
+    module = api.load_program(text)
+    assert api.legalizations_needed(module) == ["chlo-legalize-to-stablehlo"]
+    (out,) = hlokit.interpret(text, [np.array([0.0, 0.5, -1.0, 3.0], np.float32)])
+    np.testing.assert_allclose(out, [0.0, 0.5204999, -0.8427008, 0.9999779], rtol=2e-7)
+
+
+def test_wrappers_are_chosen_from_the_program_text(monkeypatch):
+    calls: list[str] = []
+
+    def spy(op, adapter):
+        calls.append(op.operation.name)
+        return adapter
+
+    monkeypatch.setattr(registry, "WRAPPERS", list(registry.WRAPPERS))
+    registry.register_wrapper(spy, text_marker="!never.")
+    with pytest.raises(ValueError, match="registered twice"):
+        registry.register_wrapper(spy)
+    x = np.ones(4, np.float32)
+    hlokit.interpret(_ADD, [x, x])
+    assert calls == []  # the text lacks the marker
+    module = api.load_program(_ADD)
+    hlokit.interpret(module, [x, x])
+    assert calls == ["stablehlo.add"]  # a module without its text: every wrapper
+    assert registry.wrappers_for(None)[-1] is spy and spy not in registry.wrappers_for(_ADD)
+
+
+def test_quantized_program_text_keeps_the_quantization_wrapper():
+    text = """
+func.func @main(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %q = stablehlo.uniform_quantize %x : (tensor<3xf32>) -> tensor<3x!quant.uniform<i8:f32, 0.5:1>>
+  %n = stablehlo.negate %q : tensor<3x!quant.uniform<i8:f32, 0.5:1>>
+  %d = stablehlo.uniform_dequantize %n : (tensor<3x!quant.uniform<i8:f32, 0.5:1>>) -> tensor<3xf32>
+  return %d : tensor<3xf32>
+}
+"""
+    (out,) = hlokit.interpret(text, [np.array([1.0, -2.0, 3.2], np.float32)])
+    np.testing.assert_array_equal(out, [-1.0, 2.0, -3.0])
+
+
+def test_nested_regions_are_planned_once_and_capture_enclosing_values():
+    text = """
+func.func @main(%x: tensor<f32>, %n: tensor<i32>) -> tensor<f32> {
+  %c = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %r:2 = stablehlo.while(%i = %c, %a = %x) : tensor<i32>, tensor<f32>
+   cond {
+    %p = stablehlo.compare LT, %i, %n : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %i2 = stablehlo.add %i, %one : tensor<i32>
+    %a2 = stablehlo.add %a, %x : tensor<f32>
+    stablehlo.return %i2, %a2 : tensor<i32>, tensor<f32>
+  }
+  return %r#1 : tensor<f32>
+}
+"""
+    module = api.load_program(text)
+    interp = Interpreter(module)
+    (out,) = interp.call("main", [np.array(1.5, np.float32), np.array(4, np.int32)])
+    assert float(out) == 7.5
+    assert len(interp._plans) == 3  # main, cond, body: each block planned once
+    while_plan_free = [p.free for p in interp._plans.values() if p.block.owner.name == "stablehlo.while"]
+    assert sorted(map(len, while_plan_free)) == [1, 2]  # cond reads %n; body reads %one and %x
+
+
+def test_sort_keys_come_from_a_pruned_plan_of_the_comparator():
+    text = """
+func.func @main(%k: tensor<5xf32>, %v: tensor<5xi32>) -> (tensor<5xf32>, tensor<5xi32>) {
+  %r:2 = "stablehlo.sort"(%k, %v) <{dimension = 0 : i64, is_stable = true}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>, %c: tensor<i32>, %d: tensor<i32>):
+    %na = stablehlo.negate %a : tensor<f32>
+    %nb = stablehlo.negate %b : tensor<f32>
+    %p = stablehlo.compare LT, %na, %nb, TOTALORDER : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  }) : (tensor<5xf32>, tensor<5xi32>) -> (tensor<5xf32>, tensor<5xi32>)
+  return %r#0, %r#1 : tensor<5xf32>, tensor<5xi32>
+}
+"""
+    module = api.load_program(text)
+    interp = Interpreter(module)
+    keys, vals = interp.call("main", [np.array([1.0, -0.0, 3.0, 0.0, np.nan], np.float32), np.arange(5, dtype=np.int32)])
+    # ascending total order of the negated keys: -NaN, -3, -1, -0 (from +0), +0 (from -0)
+    np.testing.assert_array_equal(vals, [4, 2, 0, 3, 1])
+    np.testing.assert_array_equal(keys.view(np.uint32)[1:], np.array([3.0, 1.0, 0.0, -0.0], np.float32).view(np.uint32))
+    derived = [p for key, p in interp._plans.items() if isinstance(key, tuple)]
+    for plan in derived:  # only the key ops (the negates), not the compare
+        assert [op.operation.name for _, op, _, _ in plan.steps] == ["stablehlo.negate"]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int8, np.uint16, np.int64, ml_dtypes.bfloat16, np.bool_])
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_elementwise_dtype_dispatch_matches_the_semantics_functions(dtype):
+    from hlokit.interpreter import elementwise as E
+
+    rng = np.random.default_rng(0)
+    if np.dtype(dtype) == np.bool_:
+        a, b = rng.integers(0, 2, 64).astype(bool), rng.integers(0, 2, 64).astype(bool)
+    elif np.dtype(dtype).kind in "iu":
+        info = np.iinfo(dtype)
+        a, b = (rng.integers(info.min, info.max, 64, endpoint=True).astype(dtype) for _ in range(2))
+    else:
+        a, b = (np.concatenate([rng.normal(0, 50, 60), [np.nan, -0.0, np.inf, 1e30]]).astype(dtype) for _ in range(2))
+    for short in ("add", "subtract", "multiply", "and", "xor"):
+        adapter = registry.OPS["stablehlo." + short]
+        want = getattr(E, short + "_" if short in ("and",) else short)
+        if np.dtype(dtype).kind == "f" and short in ("and", "xor") or np.dtype(dtype).kind == "V" and short in ("and", "xor"):
+            continue
+        got = adapter(None, [a, b], None)[0]
+        assert got.dtype == np.dtype(dtype)
+        np.testing.assert_array_equal(got.view(np.uint8), want(a, b).view(np.uint8), err_msg=short)
+    if np.dtype(dtype).kind in "fV":
+        for short in ("sine", "exponential", "log", "sqrt", "tanh", "floor", "negate"):
+            got = registry.OPS["stablehlo." + short](None, [a], None)[0]
+            np.testing.assert_array_equal(got.view(np.uint8), getattr(E, short)(a).view(np.uint8), err_msg=short)
+
+
+def test_a_failing_step_is_located_at_its_op():
+    text = """
+func.func @main(%x: tensor<2xi32>) -> tensor<2xi32> {
+  %0 = stablehlo.add %x, %x : tensor<2xi32>
+  %1 = stablehlo.custom_call @no.such.target(%0) : (tensor<2xi32>) -> tensor<2xi32>
+  return %1 : tensor<2xi32>
+}
+"""
+    with pytest.raises(InterpreterError, match=r"<input>:4:8: error: .*no\.such\.target"):
+        hlokit.interpret(text, [np.ones(2, np.int32)])

@@ -180,7 +180,7 @@ def parse(
             source = bytes(source).decode("utf-8")
         except UnicodeDecodeError:
             raise ParseError("input is neither UTF-8 text nor MLIR bytecode", file=source_name)
-    if isinstance(source, str) and not re.sub(r"//[^\n]*", "", source).strip():
+    if isinstance(source, str) and only_comments(source):
         return ir.Module.create(loc=ir.Location.file(source_name, line_offset + 1, 1, context=ctx))  # only comments
     if isinstance(source, str) and line_offset:
         source = "\n" * line_offset + source
@@ -214,6 +214,16 @@ def parse(
     if ctx in _TEXT_DIALECT_CONTEXTS:
         _check_registered(module, text_dialects, source_name)
     return _verified(module, source_name, verify_after_parse)
+
+
+#: The first line of MLIR text that holds something other than whitespace and a ``//`` comment.
+_CODE_LINE = re.compile(r"^[ \t\r\f\v]*(?!//)\S", re.M)
+
+
+def only_comments(text: str) -> bool:
+    """Whether ``text`` holds nothing but whitespace and ``//`` comments (it parses to an empty module).
+    Stops at the first line of code, so a real program costs almost nothing."""
+    return _CODE_LINE.search(text) is None
 
 
 def _current_context() -> ir.Context:

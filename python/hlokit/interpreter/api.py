@@ -19,7 +19,7 @@ from jaxlib.mlir import ir
 
 import hlokit
 from hlokit import passes
-from hlokit.core import read_source
+from hlokit.core import only_comments, read_source
 from hlokit.diagnostics import Diagnostic, HlokitError, ParseError, location_position
 from hlokit.passes.stablehlo_legalize_lapack_custom_calls import lapack_routine
 from hlokit.dialects.check_syntax import OPS as CHECK_OPS
@@ -57,7 +57,7 @@ def load_program(
 
 def _parse_program(program, context: ir.Context, name: str, line_offset: int, allow_unregistered: bool) -> ir.Module:
     if isinstance(program, str):
-        if not re.sub(r"//[^\n]*", "", program).strip():  # only comments: an empty module
+        if only_comments(program):  # an empty module
             with context:
                 return ir.Module.create(loc=ir.Location.file(name, 1, 1))
         problems: list = []

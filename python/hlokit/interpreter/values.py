@@ -33,6 +33,7 @@ name), :func:`to_array` (``DenseElementsAttr`` -> array, every element type, NaN
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any, Union
 
@@ -220,9 +221,9 @@ def to_array(attr: ir.Attribute, t: ir.Type | None = None) -> np.ndarray:
     """
     t = t if t is not None else attr.type
     shaped = ir.ShapedType(t)
-    dtype = dtype_of(shaped.element_type)
+    dtype = dtype_of(t)  # (cached by the type's spelling)
     shape = tuple(shaped.shape)
-    if len(shape) and int(np.prod(shape, dtype=np.int64)) > 1:
+    if len(shape) and math.prod(shape) > 1:
         one = _splat_element(attr, shaped)
         if one is not None:
             return np.broadcast_to(one, shape)

@@ -210,10 +210,13 @@ def parse(
             # MLIR's parser can fail outside its diagnostics, e.g. a dimension of 2**32 makes an
             # llvm::SmallVector refuse to grow ("SmallVector unable to grow ..."): still a parse error.
             raise ParseError(f"the MLIR parser gave up on this input: {err}", file=source_name) from None
+        # MLIR's parser verifies what it parsed: a whole builtin.module needs no second verification once
+        # its ops are moved into the new module (a lone op is verified again, inside its module)
+        verified = op.operation.name == "builtin.module"
         module = _to_module(op.operation, ir.Location.file(source_name, 1, 1, 1, 1, ctx))
     if ctx in _TEXT_DIALECT_CONTEXTS:
         _check_registered(module, text_dialects, source_name)
-    return _verified(module, source_name, verify_after_parse)
+    return module if verified else _verified(module, source_name, verify_after_parse)
 
 
 #: The first line of MLIR text that holds something other than whitespace and a ``//`` comment.

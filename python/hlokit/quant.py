@@ -162,13 +162,20 @@ def parse_quantized_type(spelling: str) -> QuantizedType:
     )
 
 
-_CACHE: dict[str, QuantizedType] = {}  # spelling -> parameters (context-independent; keeps no context alive)
+_CACHE: dict[str, QuantizedType] = {}  # element type spelling -> parameters (context-independent; keeps no context alive)
+_BY_TYPE: dict[str, QuantizedType] = {}  # spelling of a tensor (or element) type -> parameters
 
 
 def quantized_type(t: ir.Type) -> QuantizedType | None:
     """The :class:`QuantizedType` of a tensor type's (or an element type's) ``!quant.uniform`` element
     type; None when the element type is not quantized. Raises :class:`UnsupportedTypeError` for a
     ``!quant`` type other than ``!quant.uniform`` or one whose parameters do not read back exactly."""
+    text = str(t)
+    if "!quant." not in text:  # fast path: the bindings look for a Python class of an opaque element type
+        return None
+    hit = _BY_TYPE.get(text)
+    if hit is not None:
+        return hit
     elem = t.element_type if isinstance(t, ir.ShapedType) else t
     if type(elem) is not ir.Type:  # the bindings give every builtin element type its own class
         return None
@@ -185,6 +192,7 @@ def quantized_type(t: ir.Type) -> QuantizedType | None:
         if not same:
             raise UnsupportedTypeError(f"element type '{spelling}': its quantization parameters do not read back exactly")
         _CACHE[spelling] = q
+    _BY_TYPE[text] = q
     return q
 
 
@@ -227,7 +235,8 @@ QUANTIZED_OPERAND_OPS: frozenset[str] = frozenset(
 
 def is_quantized_tensor_type(t: ir.Type) -> bool:
     """Whether ``t`` is a shaped type whose element type is a ``!quant`` type."""
-    return isinstance(t, ir.ShapedType) and type(t.element_type) is ir.Type and "!quant." in str(t)
+    # the spelling first: reading an opaque element type makes the bindings look for its Python class
+    return isinstance(t, ir.ShapedType) and "!quant." in str(t) and type(t.element_type) is ir.Type
 
 
 def has_quantized_type(operation, name: str) -> bool:

@@ -218,6 +218,44 @@ def test_while_loop_carries_quantized_values(pipeline):
         assert int(got) == want
 
 
+CALL_T = "tensor<3x!quant.uniform<i8:f32, 0.25:1>>"
+CALL_SRC = f"""
+func.func @main(%x: tensor<3xf32>, %p: tensor<i1>, %k: tensor<i32>) -> ({CALL_T}, {CALL_T}, tensor<3xf32>) {{
+  %q = stablehlo.uniform_quantize %x : (tensor<3xf32>) -> {CALL_T}
+  %s = func.call @square(%q) : ({CALL_T}) -> {CALL_T}
+  %i = "stablehlo.if"(%p) ({{
+    stablehlo.return %s : {CALL_T}
+  }}, {{
+    %n = stablehlo.negate %s : {CALL_T}
+    stablehlo.return %n : {CALL_T}
+  }}) : (tensor<i1>) -> {CALL_T}
+  %c = "stablehlo.case"(%k) ({{
+    stablehlo.return %q : {CALL_T}
+  }}, {{
+    %a = stablehlo.abs %i : {CALL_T}
+    stablehlo.return %a : {CALL_T}
+  }}) : (tensor<i32>) -> {CALL_T}
+  %d = func.call @dequantize(%c) : ({CALL_T}) -> tensor<3xf32>
+  return %i, %c, %d : {CALL_T}, {CALL_T}, tensor<3xf32>
+}}
+func.func private @square(%a: {CALL_T}) -> {CALL_T} {{
+  %m = stablehlo.multiply %a, %a : {CALL_T}
+  return %m : {CALL_T}
+}}
+func.func private @dequantize(%a: {CALL_T}) -> tensor<3xf32> {{
+  %d = stablehlo.uniform_dequantize %a : ({CALL_T}) -> tensor<3xf32>
+  return %d : tensor<3xf32>
+}}"""
+
+
+@pytest.mark.parametrize("pipeline", [MODULE_PIPELINE, FUNC_PIPELINE], ids=["module", "func.func"])
+def test_calls_if_and_case(pipeline):
+    """Quantized function signatures (callee and caller both become storage types), if / case results."""
+    x = np.array([1.3, -2.2, 4.75], np.float32)
+    for p, k in ((True, 0), (False, 1), (True, 5)):
+        compare("func.call, if, case", CALL_SRC, [x, np.array(p), np.array(k, np.int32)], pipeline=pipeline)
+
+
 def test_hybrid_dot_general_and_convolution():
     """Float lhs, quantized rhs: only the rhs is dequantized; float results (f32 sums in another order on
     XLA: a few ULPs, here measured in units of 2^-20 of the result's magnitude)."""
@@ -450,6 +488,11 @@ def test_hlokit_run_engine_both_on_a_quantized_program():
     comparisons = [line for line in out.splitlines() if "interpreter vs XLA" in line]
     assert len(comparisons) == 2, out
     assert all("max 0 ULP" in line for line in comparisons), out
+    proc = subprocess.run([sys.executable, "-m", "hlokit.tools.hlokit_run", str(example)],
+                          capture_output=True, text=True, env=dict(os.environ, JAX_PLATFORMS="cpu"), timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert f"legalized quantized types for XLA ({FLAG})\n" in proc.stdout, proc.stdout
+    assert "output_1: shape=4x8 dtype=int8" in proc.stdout, proc.stdout  # quantized result: storage values
 
 
 def test_hlokit_run_xla_takes_quantized_arguments_as_storage(tmp_path):

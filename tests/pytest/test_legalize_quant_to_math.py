@@ -1,7 +1,8 @@
 """``--stablehlo-legalize-quant-to-math``: hlokit's pass against the interpreter and upstream's C++ pass.
 
 (a) Each quantized program runs on hlokit's interpreter (the quantized original) and, lowered by our pass,
-on XLA CPU (``hlokit.backend``); the storage values (integers) and dequantized floats are compared. The
+on XLA CPU (``hlokit.backend``) and on the interpreter (which must give the original's bits: same numpy
+arithmetic in the same types); the storage values (integers) and dequantized floats are compared. The
 pass computes the interpreter's formulas in the same element types and order, so quantize / dequantize,
 requantization, data movement and the elementwise ops XLA rounds correctly (add, subtract, multiply,
 divide, max / min, compare, select, clamp, round, abs, negate, sqrt) agree bit for bit. Where XLA's float
@@ -63,7 +64,11 @@ def compare(name: str, src: str, args, steps: dict[int, float] | None = None, bo
     ``i`` is measured in units of ``steps[i]`` (the scale its values were dequantized with; without a
     step it must be bit-identical). Returns XLA's outputs."""
     want = hlokit.interpret(src, list(args))
-    got = [np.asarray(o) for o in backend.compile(lower(src, pipeline), platform="cpu")(*args)]
+    low = lower(src, pipeline)
+    # the interpreter on the lowered program: the same numpy arithmetic in the same types, bit for bit
+    for i, (a, b) in enumerate(zip(hlokit.interpret(low, list(args)), want)):
+        assert np.asarray(a).dtype == np.asarray(b).dtype and np.asarray(a).tobytes() == np.asarray(b).tobytes(), (name, i)
+    got = [np.asarray(o) for o in backend.compile(low, platform="cpu")(*args)]
     assert len(got) == len(want)
     worst = 0.0
     for i, (g, w) in enumerate(zip(got, want)):
@@ -256,6 +261,54 @@ def test_calls_if_and_case(pipeline):
         compare("func.call, if, case", CALL_SRC, [x, np.array(p), np.array(k, np.int32)], pipeline=pipeline)
 
 
+def _big_dot_src(rng) -> str:
+    x = "!quant.uniform<i8:f32, 0.02:-1>"
+    w = "!quant.uniform<i8:f32:1, {%s}>" % ",".join("%.4f" % v for v in rng.uniform(0.001, 0.01, 64))
+    a, o = "!quant.uniform<i32:f32, 0.0001>", "!quant.uniform<i8:f32, 0.05:4>"
+    return f"""func.func @main(%x: tensor<32x256xf32>, %w: tensor<256x64xi8>) -> (tensor<32x64x{a}>, tensor<32x64x{o}>) {{
+  %qx = stablehlo.uniform_quantize %x : (tensor<32x256xf32>) -> tensor<32x256x{x}>
+  %qw = stablehlo.bitcast_convert %w : (tensor<256x64xi8>) -> tensor<256x64x{w}>
+  %acc = stablehlo.dot_general %qx, %qw, contracting_dims = [1] x [0] : (tensor<32x256x{x}>, tensor<256x64x{w}>) -> tensor<32x64x{a}>
+  %o = stablehlo.uniform_quantize %acc : (tensor<32x64x{a}>) -> tensor<32x64x{o}>
+  return %acc, %o : tensor<32x64x{a}>, tensor<32x64x{o}>
+}}"""
+
+
+def test_larger_shapes():
+    """A 256-term dot product into an i32 accumulator of fine scale: XLA sums the f32 products in another
+    order, one accumulator step at most (measured: on 0.15% of the elements), which the i8 requantization
+    absorbs except at a rounding tie. A 1000-element reduce whose body adds values of one grid: each step
+    is an exact integer sum (f32 holds it exactly), so the order of the combination does not matter. A
+    3x3 convolution over 16 channels: sums of 144 f32 products, one output step at most."""
+    rng = np.random.default_rng(0)
+    x, w = rng.normal(0, 1, (32, 256)).astype(np.float32), rng.integers(-127, 128, (256, 64)).astype(np.int8)
+    compare("dot_general K=256 -> i32 -> i8", _big_dot_src(rng), [x, w], bound=1)
+    s = "tensor<!quant.uniform<i16:f32, 0.01:3>>"
+    t = "tensor<16x1000x!quant.uniform<i16:f32, 0.01:3>>"
+    src = f"""func.func @main(%x: tensor<16x1000xf32>) -> tensor<16x!quant.uniform<i16:f32, 0.01:3>> {{
+  %q = stablehlo.uniform_quantize %x : (tensor<16x1000xf32>) -> {t}
+  %z = stablehlo.constant() {{value = dense<3> : tensor<i16>}} : () -> {s}
+  %r = stablehlo.reduce(%q init: %z) across dimensions = [1] : ({t}, {s}) -> tensor<16x!quant.uniform<i16:f32, 0.01:3>>
+    reducer(%a: {s}, %b: {s}) {{
+      %c = stablehlo.add %a, %b : {s}
+      stablehlo.return %c : {s}
+    }}
+  return %r : tensor<16x!quant.uniform<i16:f32, 0.01:3>>
+}}"""
+    compare("reduce 16x1000, quantized add body", src, [rng.normal(0, 1, (16, 1000)).astype(np.float32)])
+    xi = "!quant.uniform<i8:f32, 0.03:2>"
+    k = "!quant.uniform<i8:f32:3, {%s}>" % ",".join("%.4f" % v for v in rng.uniform(0.002, 0.01, 8))
+    r = "!quant.uniform<i8:f32, 0.08:-5>"
+    src = f"""func.func @main(%x: tensor<2x10x10x16xf32>, %k: tensor<3x3x16x8xi8>) -> tensor<2x8x8x8x{r}> {{
+  %qx = stablehlo.uniform_quantize %x : (tensor<2x10x10x16xf32>) -> tensor<2x10x10x16x{xi}>
+  %qk = stablehlo.bitcast_convert %k : (tensor<3x3x16x8xi8>) -> tensor<3x3x16x8x{k}>
+  %c = stablehlo.convolution(%qx, %qk) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {{stride = [1, 1], pad = [[0, 0], [0, 0]]}} {{batch_group_count = 1 : i64, feature_group_count = 1 : i64}} : (tensor<2x10x10x16x{xi}>, tensor<3x3x16x8x{k}>) -> tensor<2x8x8x8x{r}>
+  return %c : tensor<2x8x8x8x{r}>
+}}"""
+    x = rng.normal(0, 1, (2, 10, 10, 16)).astype(np.float32)
+    compare("convolution 3x3x16 -> 8", src, [x, rng.integers(-127, 128, (3, 3, 16, 8)).astype(np.int8)], bound=1)
+
+
 def test_hybrid_dot_general_and_convolution():
     """Float lhs, quantized rhs: only the rhs is dequantized; float results (f32 sums in another order on
     XLA: a few ULPs, here measured in units of 2^-20 of the result's magnitude)."""
@@ -282,7 +335,6 @@ func.func @main(%x: tensor<2x3xf32>, %w: tensor<3x2xi8>, %img: tensor<1x4x4x1xf3
         worst = max(worst, float(ulp.max()))
     # three-term (dot) and two-term (convolution) f32 sums: 2 roundings each side
     assert worst <= 4, worst
-    MEASURED["hybrid dot_general + convolution (ULP)"] = worst
 
 
 def test_data_movement_per_axis_dimension_moves():
@@ -569,7 +621,7 @@ def test_pass_time_on_the_example(capsys):
         run_pipeline(m, MODULE_PIPELINE)
         times.append(time.perf_counter() - t0)
     assert "!quant" not in str(m)
-    with capsys.disabled():
-        print(f"\n{FLAG} on examples/quantized_mlp.mlir: {1e3 * min(times):.2f} ms (best of 5, fresh context)")
-        for name, worst in sorted(MEASURED.items()):
-            print(f"  {name}: max difference {worst:g}")
+    with capsys.disabled():  # one line of measurements (cases of this module that ran before this test)
+        worst = max(MEASURED.values(), default=0.0)
+        print(f"\n{FLAG}: examples/quantized_mlp.mlir in {1e3 * min(times):.2f} ms (best of 5, fresh context); "
+              f"{len(MEASURED)} cases vs XLA, largest difference {worst:g} storage steps")

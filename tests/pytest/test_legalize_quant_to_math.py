@@ -136,6 +136,30 @@ def test_quantize_dequantize_bit_exact(qt):
     compare(f"qdq {qt}", _qdq_program(qt), [_qdq_inputs()])
 
 
+TIE_TYPES = ["!quant.uniform<i16:f32, 0.1:-3>", "!quant.uniform<i16:f32, 0.003:7>", "!quant.uniform<i16:f16, 0.1:-3>",
+             "!quant.uniform<i16:bf16, 0.1:-3>", "!quant.uniform<i16:f32:1, {0.1:-3,0.3:0,0.003:7}>"]
+
+
+@pytest.mark.parametrize("qt", TIE_TYPES)
+def test_quantize_at_rounding_ties_bit_exact(qt):
+    """x = (k + 1/2) * scale and its neighbours, for 20000 k: the spec's division ``x / scale`` decides
+    each tie. XLA CPU would multiply by the reciprocal of a constant divisor (a storage step apart on 15%
+    of these values in f32, up to 16 in f16): the lowering keeps the divisor opaque, and every value agrees."""
+    q = Q.qtype(qt)
+    scales = np.asarray(q.scales, np.float64).astype(q.expressed_dtype).astype(np.float64)
+    k = np.arange(-10000, 10000)[:, None]
+    x = ((k + 0.5) * scales[None, :]).astype(np.float32)
+    x = np.broadcast_to(x, (x.shape[0], 3)) if not q.is_per_axis else x
+    x = np.concatenate([x, np.nextafter(x, np.inf), np.nextafter(x, -np.inf)]).astype(np.float32)
+    n, et = x.shape[0], q.expressed_type
+    src = f"""func.func @main(%x: tensor<{n}x3xf32>) -> tensor<{n}x3x{qt}> {{
+  %c = stablehlo.convert %x : (tensor<{n}x3xf32>) -> tensor<{n}x3x{et}>
+  %q = stablehlo.uniform_quantize %c : (tensor<{n}x3x{et}>) -> tensor<{n}x3x{qt}>
+  return %q : tensor<{n}x3x{qt}>
+}}"""
+    compare(f"ties {qt}", src, [np.ascontiguousarray(x)])
+
+
 REQUANT_SRC = """
 func.func @main(%x: tensor<2x3xf32>) -> (tensor<2x3x!quant.uniform<i8:f32, 0.1:-3>>, tensor<2x3xf32>, tensor<2x3x!quant.uniform<u8:f32:1, {0.5:10,0.25:20,1.0:0}>>) {
   %q = stablehlo.uniform_quantize %x : (tensor<2x3xf32>) -> tensor<2x3x!quant.uniform<i8:f32, 0.1:-3>>
@@ -275,9 +299,9 @@ def _big_dot_src(rng) -> str:
 
 
 def test_larger_shapes():
-    """A 256-term dot product into an i32 accumulator of fine scale: XLA sums the f32 products in another
-    order, one accumulator step at most (measured: on 0.15% of the elements), which the i8 requantization
-    absorbs except at a rounding tie. A 1000-element reduce whose body adds values of one grid: each step
+    """A 256-term dot product into an i32 accumulator of fine scale: XLA may sum the f32 products in
+    another order, one accumulator step at most (measured: none), which the i8 requantization absorbs
+    except at a rounding tie. A 1000-element reduce whose body adds values of one grid: each step
     is an exact integer sum (f32 holds it exactly), so the order of the combination does not matter. A
     3x3 convolution over 16 channels: sums of 144 f32 products, one output step at most."""
     rng = np.random.default_rng(0)

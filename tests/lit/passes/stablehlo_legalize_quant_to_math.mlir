@@ -2,11 +2,14 @@
 // RUN: hlokit-opt --pass-pipeline='builtin.module(func.func(stablehlo-legalize-quant-to-math))' --split-input-file --verify-diagnostics %s | FileCheck %s
 
 // Spec "quantize": x / scale + zero_point in the expressed type, clamped to the storage range, rounded
-// half to even, NaN -> 0, converted to the storage type.
+// half to even, NaN -> 0, converted to the storage type. The divisor is select(x != x, x, scale): XLA
+// would multiply by the reciprocal of a constant.
 // CHECK-LABEL: func.func @quantize
 // CHECK-SAME: (%[[X:.*]]: tensor<4xf32>) -> tensor<4xi8>
 // CHECK: %[[S:.*]] = stablehlo.constant dense<5.000000e-01> : tensor<4xf32>
-// CHECK: %[[D:.*]] = stablehlo.divide %[[X]], %[[S]] : tensor<4xf32>
+// CHECK: %[[XNAN:.*]] = stablehlo.compare NE, %[[X]], %[[X]]
+// CHECK: %[[DIV:.*]] = stablehlo.select %[[XNAN]], %[[X]], %[[S]] : tensor<4xi1>, tensor<4xf32>
+// CHECK: %[[D:.*]] = stablehlo.divide %[[X]], %[[DIV]] : tensor<4xf32>
 // CHECK: %[[Z:.*]] = stablehlo.constant dense<-3.000000e+00> : tensor<4xf32>
 // CHECK: %[[A:.*]] = stablehlo.add %[[D]], %[[Z]] : tensor<4xf32>
 // CHECK: %[[LO:.*]] = stablehlo.constant dense<-1.280000e+02> : tensor<4xf32>
@@ -48,7 +51,8 @@ func.func @dequantize(%q: tensor<4x!quant.uniform<i8:f32, 0.5:-3>>) -> tensor<4x
 // CHECK-SAME: -> tensor<2x3xui8>
 // CHECK: %[[S:.*]] = stablehlo.constant dense<[2.500000e-01, 2.000000e+00]> : tensor<2xf32>
 // CHECK: %[[SB:.*]] = stablehlo.broadcast_in_dim %[[S]], dims = [0] : (tensor<2xf32>) -> tensor<2x3xf32>
-// CHECK: stablehlo.divide %{{.*}}, %[[SB]] : tensor<2x3xf32>
+// CHECK: %[[DIV:.*]] = stablehlo.select %{{.*}}, %{{.*}}, %[[SB]]
+// CHECK: stablehlo.divide %{{.*}}, %[[DIV]] : tensor<2x3xf32>
 // CHECK: stablehlo.constant dense<[1.000000e+00, 2.000000e+02]> : tensor<2xf32>
 // CHECK: stablehlo.constant dense<0.000000e+00> : tensor<2x3xf32>
 // CHECK: stablehlo.constant dense<2.550000e+02> : tensor<2x3xf32>

@@ -69,7 +69,6 @@ from hlokit.quant import (
     expressed_tensor_type,
     quantized_type,
     runs_dequantize_op_quantize,
-    storage_range,
     storage_tensor_type,
 )
 

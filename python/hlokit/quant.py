@@ -204,7 +204,6 @@ def is_quantized(t: ir.Type) -> bool:
         return True
 
 
-
 #: Ops that run unchanged on storage values: the spec defines them on quantized tensors without a
 #: dequantization (data movement, constants and bit casts, tuples, control flow, calls, collectives,
 #: communication), plus the quantization ops themselves and the check / interpreter dialects (which
@@ -251,8 +250,6 @@ def has_quantized_type(operation, name: str) -> bool:
             if is_quantized_tensor_type(v.type):
                 return True
     return False
-
-
 
 
 def is_storage_op(name: str) -> bool:

@@ -21,7 +21,6 @@ located errors and the IR is left as it was.
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys

@@ -33,6 +33,14 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from hlokit.interpreter.evaluator import InterpreterError
+from hlokit.interpreter.registry import prepared, register, register_wrapper
+from hlokit.interpreter.values import (
+    UnsupportedTypeError,
+    Value,
+    format_dense,
+    format_value,
+    value_type_str,
+)
 from hlokit.quant import (  # the one reader of quantized types, shared with the passes
     STORAGE_OPS,
     QuantizedType,
@@ -41,14 +49,6 @@ from hlokit.quant import (  # the one reader of quantized types, shared with the
     parse_quantized_type,
     quantized_type,
     runs_dequantize_op_quantize,
-)
-from hlokit.interpreter.registry import prepared, register, register_wrapper
-from hlokit.interpreter.values import (
-    UnsupportedTypeError,
-    Value,
-    format_dense,
-    format_value,
-    value_type_str,
 )
 
 __all__ = [

@@ -616,16 +616,20 @@ func.func @other(%x: tensor<2xf32>) -> tuple<tensor<2x!quant.uniform<i8:f32, 0.5
         assert str(m) == before
 
 
-def test_unsupported_error_from_hlokit_opt(tmp_path):
+@pytest.mark.parametrize("qt, message", [
+    ("tensor<*x!quant.uniform<i8:f32, 0.5>>", "ranked tensors only"),
+    ("tensor<2x!quant.any<i8:f32>>", "not a !quant.uniform type"),
+], ids=["unranked", "quant.any"])
+def test_unsupported_error_from_hlokit_opt(tmp_path, qt, message):
     path = tmp_path / "bad.mlir"
-    path.write_text("""func.func @main(%x: tensor<*x!quant.uniform<i8:f32, 0.5>>) -> tensor<*x!quant.uniform<i8:f32, 0.5>> {
-  return %x : tensor<*x!quant.uniform<i8:f32, 0.5>>
-}
+    path.write_text(f"""func.func @main(%x: {qt}) -> {qt} {{
+  return %x : {qt}
+}}
 """)
     proc = subprocess.run([sys.executable, "-m", "hlokit.tools.hlokit_opt", str(path), f"--{FLAG}"],
                           capture_output=True, text=True)
     assert proc.returncode == 1
-    assert f"{path}:1:1: error:" in proc.stderr and "ranked tensors only" in proc.stderr, proc.stderr
+    assert f"{path}:1:1: error: {FLAG}: " in proc.stderr and message in proc.stderr, proc.stderr
     assert "Traceback" not in proc.stderr
 
 

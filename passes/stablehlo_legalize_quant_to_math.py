@@ -42,7 +42,7 @@ parameters do not read back exactly), a quantized element type in anything but a
 unranked tensors), a quantized ``func.func`` declaration without a body.
 
 The expansions are written on :mod:`hlokit.passes.builder`: one template per (shape, types, quantization
-parameters), parsed once per context and cloned at each op.
+parameters), parsed once per run of the pass (``TemplateCache.of_pass``) and cloned at each op.
 """
 
 from __future__ import annotations

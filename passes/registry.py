@@ -271,6 +271,7 @@ PASS_MODULES: tuple[str, ...] = (
     "hlokit.passes.stablehlo_expand_rng_bit_generator",
     "hlokit.passes.stablehlo_expand_rng",
     "hlokit.passes.stablehlo_expand_batch_norm",
+    "hlokit.passes.stablehlo_legalize_quant_to_math",
     "hlokit.passes.stablehlo_lower_to_core",
 )
 

@@ -16,6 +16,11 @@ booleans: the largest difference), the largest absolute difference and the index
 With ``--max-ulp N`` an output further apart than N makes the run fail (exit 1; ``--output`` is not
 written).
 
+Quantized programs (``!quant.uniform`` element types, which XLA cannot compile): XLA runs a copy lowered by
+hlokit's ``stablehlo-legalize-quant-to-math`` pass (one line says so), the interpreter the quantized
+original; a quantized argument or result is its storage values (``i8`` for ``!quant.uniform<i8:f32, ...>``)
+on both engines.
+
 Multi-device programs (``mhlo.num_partitions`` / ``mhlo.num_replicas`` > 1) run on that many XLA devices
 (on CPU, ``--devices N`` host devices, default what the program needs); inputs and outputs are global arrays,
 with a leading replica axis for multi-replica programs (see :class:`hlokit.backend.Executable`).
@@ -44,8 +49,12 @@ from hlokit.interpreter import interpret
 from hlokit.passes import run_pipeline
 from hlokit.passes.stablehlo_legalize_lapack_custom_calls import PIPELINE as LAPACK_PIPELINE
 from hlokit.passes.stablehlo_legalize_lapack_custom_calls import count_lapack_calls
+from hlokit.passes.stablehlo_legalize_quant_to_math import has_quantized_types
 from hlokit.tools.common import check_output_path, read_text, source_name, tool_main, write_output
 from hlokit.tools.translate_interpret import DEFAULT_MAX_STEPS
+
+#: What XLA gets in place of a program with quantized types (hlokit's pass; the interpreter runs the original).
+QUANT_PIPELINE = "builtin.module(stablehlo-legalize-quant-to-math)"
 
 
 def random_input(spec: TensorSpec, rng: np.random.Generator) -> np.ndarray:
@@ -333,6 +342,11 @@ def run(argv: Sequence[str]) -> int:
     lapack_calls = count_lapack_calls(module) if args.platform != "cpu" else 0
     if lapack_calls:  # jaxlib's LAPACK kernels run only on XLA CPU: portable StableHLO instead
         run_pipeline(module, LAPACK_PIPELINE, source_name=name)
+    xla_module = module
+    quantized = args.engine in ("xla", "both") and has_quantized_types(module)
+    if quantized:  # XLA cannot compile quantized types: a lowered copy for XLA, the original for the interpreter
+        xla_module = hlokit.parse(module.operation.get_asm(enable_debug_info=True), context=ctx, source_name=name)
+        run_pipeline(xla_module, QUANT_PIPELINE, source_name=name)
     t_parse = time.perf_counter() - t0
 
     try:
@@ -360,7 +374,7 @@ def run(argv: Sequence[str]) -> int:
             initialize(args.platform)
             t_init = time.perf_counter() - t0
             t0 = time.perf_counter()
-            exe = compile(module, args.platform, function=args.function,
+            exe = compile(xla_module, args.platform, function=args.function,
                           devices=None if args.num_processes > 1 else args.devices)
         except BackendError as err:
             raise hlokit.HlokitError(err.diagnostics, file=name) from None
@@ -398,6 +412,9 @@ def run(argv: Sequence[str]) -> int:
     print(f"program: {name}  function: @{args.function}  platform: {args.platform}  inputs: {source}{engine}")
     if lapack_calls:
         print(f"  legalized {lapack_calls} lapack_* custom call(s) for {args.platform} (stablehlo-legalize-lapack-custom-calls)")
+    if quantized:
+        tail = "; the interpreter runs the quantized program" if args.engine == "both" else ""
+        print(f"  legalized quantized types for XLA (stablehlo-legalize-quant-to-math){tail}")
     for i, (a, spec) in enumerate(zip(inputs, in_specs)):
         print(f"  arg_{i}: {spec}")
     if exe is not None and exe.multi_device:

@@ -1,0 +1,385 @@
+"""``--stablehlo-legalize-quant-to-math``: rewrite every quantized type away, into integer and float math.
+
+hlokit's own pass under the flag of the upstream C++ pass (``stablehlo/transforms/StablehloLegalizeQuantToMath.cpp``,
+which serves only as a test oracle). XLA cannot compile quantized StableHLO; after this pass it can, and
+the program computes what hlokit's interpreter computes on the quantized original
+(:mod:`hlokit.interpreter.quantization`): the same formulas, in the same element types, in the same order,
+with the same classification of ops (:func:`hlokit.quant.runs_dequantize_op_quantize`).
+
+Semantics: the StableHLO specification (https://openxla.org/stablehlo/spec), sections "Quantized element
+types", "uniform_quantize", "uniform_dequantize" and the quantization computations of "Notation":
+
+* ``uniform_dequantize`` (spec ``dequantize``): ``convert(convert(storage, w) - zero_point, expressed) *
+  scale``, with ``w`` = ``i32`` (``i64`` for 32-bit storage) so the subtraction cannot wrap;
+* ``uniform_quantize`` of a float (spec ``quantize``): ``x / scale + zero_point`` in the expressed type
+  (the scale made opaque to XLA, which would otherwise multiply by its reciprocal: :func:`_opaque_divisor`),
+  clamped to ``[storage_min, storage_max]`` (``maximum`` then ``minimum``), ``round_nearest_even``, NaN ->
+  0 clamped into the storage range, ``convert`` to the storage type; where the expressed type cannot hold
+  the storage bounds exactly (``i32`` storage with ``f32``, ``i16`` with ``f16``) the rounded value is
+  converted to ``i64`` and clamped again there. Of a quantized operand (requantization):
+  ``quantize(dequantize(operand), type(result))``;
+* per-axis types: the scales and zero points are a 1-d constant broadcast along the quantization
+  dimension (spec ``compute_scales`` / ``compute_zero_points``);
+* every other op with quantized types that is neither a storage op nor an op with regions (elementwise
+  arithmetic, ``dot_general``, ``convolution``, ``compare``, ``select``, ``clamp``, ``convert``,
+  ``reduce_precision``, ...): spec ``dequantize_op_quantize``: each quantized operand is dequantized, the
+  op runs on the expressed types (``compare`` with ``compare_type = FLOAT``: spec ``dequantize_compare``),
+  each quantized result is quantized. A float operand is left as it is (``hybrid_dequantize_then_op``
+  for a float-lhs ``dot_general`` / ``convolution``);
+* storage ops (:data:`hlokit.quant.STORAGE_OPS`: ``reshape``, ``transpose``, ``broadcast_in_dim``,
+  ``slice``, ``concatenate``, ``gather``, ``pad``, ``constant``, ``bitcast_convert``, ``func.call``,
+  ``return``, ...), ops with regions (``while``, ``if``, ``case``, ``reduce``, ``sort``, ``scatter``, ...:
+  their bodies' ops are rewritten one by one) and function signatures: each quantized tensor type becomes
+  its storage integer type (``!quant.uniform<i8:f32, ...>`` -> ``i8``, ``u8`` -> ``ui8``). A quantized
+  function argument is therefore its storage values, as :func:`hlokit.interpret` and ``hlokit-run`` take it.
+
+Anchor: ``func.func`` or the module. Run at the module (the flag ``--stablehlo-legalize-quant-to-math``),
+every function is checked and every template built before the first rewrite, so a refused program is left
+unchanged. Nested as ``func.func(stablehlo-legalize-quant-to-math)`` (upstream's anchor), each function
+is rewritten on its own, its signature included (as upstream does). Refused, with a located
+:class:`~hlokit.diagnostics.PassError`: a ``!quant`` type other than ``!quant.uniform`` (or one whose
+parameters do not read back exactly), a quantized element type in anything but a ranked tensor (tuples,
+unranked tensors), a quantized ``func.func`` declaration without a body.
+
+The expansions are written on :mod:`hlokit.passes.builder`: one template per (shape, types, quantization
+parameters), parsed once per run of the pass (``TemplateCache.of_pass``) and cloned at each op.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+from jaxlib.mlir import ir
+
+from hlokit.dtypes import UnsupportedTypeError
+from hlokit.passes.builder import (
+    V,
+    Emitter,
+    TemplateCache,
+    UnsupportedError,
+    float_literal,
+    instantiate,
+    relocate,
+    shape_prefix,
+)
+from hlokit.passes.registry import Pass, fail, register_pass
+from hlokit.quant import (
+    QuantizedType,
+    expressed_tensor_type,
+    quantized_type,
+    runs_dequantize_op_quantize,
+    storage_tensor_type,
+)
+
+__all__ = [
+    "StablehloLegalizeQuantToMath",
+    "build_dequantize",
+    "build_quantize",
+    "has_quantized_types",
+]
+
+
+# ------------------------------------------------------------------------------------------------
+# the expansions (spec "quantize", "dequantize")
+
+
+def _work_int(q: QuantizedType) -> str:
+    """The integer type the storage values are widened to: i32, i64 for 32-bit (or wider) storage."""
+    return "i64" if np.dtype(q.storage_dtype).itemsize >= 4 else "i32"
+
+
+def _param(e: Emitter, q: QuantizedType, values, t: str, x: V, shape: list[int]) -> V:
+    """Scales or zero points ``values`` (already exact in element type ``t``) as a tensor of ``x``'s shape:
+    a splat per-tensor, a 1-d constant broadcast along the quantization dimension per-axis."""
+    if not q.is_per_axis:
+        return e.const(values[0], t=t, s=x.s)
+    n = len(values)
+    lits = ", ".join(str(int(v)) if t.startswith(("i", "ui")) else float_literal(float(v), t) for v in values)
+    (c,) = e.op("stablehlo.constant", [], [(f"{n}x", t)], f"value = dense<[{lits}]> : tensor<{n}x{t}>")
+    return e.broadcast_to(c, shape, [q.quantization_dimension], lambda: e.shape_tensor)
+
+
+def _opaque_divisor(e: Emitter, x: V, divisor: V) -> V:
+    """``divisor`` in a form XLA CPU divides by: ``select(x != x, x, divisor)`` (the same values, as NaN
+    divided by anything is NaN). A constant or loop-invariant divisor is turned into a multiplication by
+    its reciprocal, which rounds differently from the spec's division (measured on jaxlib 0.10.2: one
+    storage step on 15% of values near rounding ties in f32, up to 16 in f16; an ``optimization_barrier``
+    on the constant does not prevent it); the per-element select does (as :meth:`Emitter.opaque`)."""
+    return e.select(e.isnan(x), x, divisor)
+
+
+def _exact(values, dtype) -> list[float]:
+    """``values`` rounded to ``dtype`` (as numpy does: from float64), back as Python floats (exact)."""
+    return [float(v) for v in np.asarray(np.asarray(values, dtype=np.float64), dtype=dtype).astype(np.float64)]
+
+
+def _shape_tensor(e: Emitter, x: V, shape: list[int]) -> None:
+    """For a dynamic shape: the runtime shape of ``x`` that splat constants are broadcast to."""
+    if any(d < 0 for d in shape) and e.shape_tensor is None:
+        e.shape_tensor = e.shape_of(x, shape)
+
+
+def build_dequantize(e: Emitter, x: V, q: QuantizedType, shape: list[int]) -> V:
+    """Spec ``dequantize``: ``x`` (storage values, element type ``q.storage_type``, any shape ``shape``)
+    -> ``(x - zero_point) * scale`` in ``q.expressed_type`` (the subtraction widened to
+    :func:`_work_int`, exact; then one conversion to the expressed type and one multiplication, as
+    :func:`hlokit.interpreter.quantization.dequantize`)."""
+    _shape_tensor(e, x, shape)
+    et = q.expressed_type
+    w = _work_int(q)
+    xi = e.convert(x, w)
+    if any(q.zero_points):
+        xi = xi - _param(e, q, q.zero_points, w, xi, shape)
+    return e.convert(xi, et) * _param(e, q, _exact(q.scales, q.expressed_dtype), et, xi, shape)
+
+
+def build_quantize(e: Emitter, x: V, q: QuantizedType, shape: list[int]) -> V:
+    """Spec ``quantize``: float ``x`` (converted to ``q.expressed_type`` first when it differs) ->
+    storage values of ``q``: ``x / scale + zero_point``, clamped to ``[storage_min, storage_max]`` (as
+    values of the expressed type), ``round_nearest_even``, NaN -> 0 clamped into the storage range,
+    converted to ``q.storage_type``; where the expressed type cannot hold a storage bound exactly, through
+    ``i64`` with a second clamp (as :func:`hlokit.interpreter.quantization.quantize`)."""
+    _shape_tensor(e, x, shape)
+    et, edt = q.expressed_type, q.expressed_dtype
+    x = e.convert(x, et)
+    scaled = x / _opaque_divisor(e, x, _param(e, q, _exact(q.scales, edt), et, x, shape))
+    if any(q.zero_points):
+        scaled = scaled + _param(e, q, _exact(q.zero_points, edt), et, x, shape)
+    lo, hi = _exact([q.storage_min, q.storage_max], edt)
+    clamped = e.min(e.max(scaled, lo), hi)
+    rounded = e.round_even(clamped)
+    zero = float(min(max(0, q.storage_min), q.storage_max))
+    rounded = e.select(e.isnan(rounded), e.const(zero, rounded), rounded)
+    if (lo, hi) == (q.storage_min, q.storage_max):
+        return e.convert(rounded, q.storage_type)
+    wide = e.convert(rounded, "i64")
+    wide = e.min(e.max(wide, e.const(q.storage_min, wide)), e.const(q.storage_max, wide))
+    return e.convert(wide, q.storage_type)
+
+
+# ------------------------------------------------------------------------------------------------
+# the pass
+
+
+def has_quantized_types(root: ir.Operation) -> bool:
+    """Whether any op under ``root`` (nested regions included) has a quantized operand, result or block
+    argument (any ``!quant`` element type), or is a function whose signature has one."""
+    found = []
+
+    def visit(o):
+        op = o.operation
+        if (any("!quant." in str(t) for t in op.results.types)
+                or any("!quant." in str(v.type) for v in op.operands)
+                or (op.name == "func.func" and "!quant." in str(op.attributes["function_type"]))):
+            found.append(op)
+            return ir.WalkResult.INTERRUPT
+        return ir.WalkResult.ADVANCE
+
+    root.operation.walk(visit)
+    return bool(found)
+
+
+@dataclasses.dataclass
+class _Plan:
+    """What the rewrite of one anchor does, built before anything changes."""
+
+    funcs: list = dataclasses.field(default_factory=list)  # (func op, new FunctionType)
+    values: list = dataclasses.field(default_factory=list)  # (block argument or op result, storage type)
+    qdq: list = dataclasses.field(default_factory=list)  # (uniform_quantize / uniform_dequantize op, template)
+    compute: list = dataclasses.field(default_factory=list)  # (op, [(i, template)], [(i, float type, template)])
+
+
+@register_pass
+class StablehloLegalizeQuantToMath(Pass):
+    """Rewrite quantized StableHLO into integer and float StableHLO (see the module docstring).
+
+    Anchor: any op (the module, or each ``func.func`` when nested in ``func.func(...)``); every function
+    under it is rewritten. Raises :class:`~hlokit.diagnostics.PassError`, located at the op, before
+    changing anything, for a quantized type it cannot lower.
+    """
+
+    argument = "stablehlo-legalize-quant-to-math"
+    summary = "Rewrite quantized types and ops (uniform_quantize, dequantize_op_quantize, ...) into integer and float math"
+    anchor = "any"
+
+    def run_on_operation(self, root: ir.Operation) -> None:
+        if root.name == "func.func":
+            funcs = [root]
+        else:
+            funcs = []
+
+            def collect(o):
+                if o.name == "func.func":
+                    funcs.append(o.operation)
+                return ir.WalkResult.ADVANCE
+
+            root.walk(collect)
+        funcs = [f for f in funcs if has_quantized_types(f)]
+        if not funcs:
+            return
+        cache = TemplateCache.of_pass(self, root.context)
+        plan = _Plan()
+        for f in funcs:
+            self._plan_func(f, cache, plan)
+        with root.context, ir.Location.unknown():
+            self._rewrite(plan, cache)
+
+    # -- planning (no change to the IR) ---------------------------------------------------------
+    def _storage(self, t: ir.Type, where) -> ir.Type:
+        """The storage twin of ``t`` (``t`` itself when not quantized); PassError when it cannot be lowered."""
+        if "!quant." not in str(t):
+            return t
+        if not isinstance(t, ir.RankedTensorType):
+            raise fail(f"stablehlo-legalize-quant-to-math: type {t}: quantized elements are lowered in ranked "
+                       "tensors only", where)
+        try:
+            return storage_tensor_type(t)
+        except UnsupportedTypeError as err:
+            raise fail(f"stablehlo-legalize-quant-to-math: {err}", where) from None
+
+    def _qtype(self, t: ir.Type, where) -> QuantizedType | None:
+        try:
+            q = quantized_type(t)
+        except UnsupportedTypeError as err:
+            raise fail(f"stablehlo-legalize-quant-to-math: {err}", where) from None
+        if q is not None:
+            self._storage(t, where)  # ranked tensors only
+        return q
+
+    def _plan_func(self, func: ir.Operation, cache: TemplateCache, plan: _Plan) -> None:
+        ftype = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
+        if not len(func.regions[0].blocks) and any("!quant." in str(t) for t in (*ftype.inputs, *ftype.results)):
+            raise fail("stablehlo-legalize-quant-to-math: a function declaration with quantized types cannot be "
+                       "rewritten (no body)", func)
+        ins = [self._storage(t, func) for t in ftype.inputs]
+        outs = [self._storage(t, func) for t in ftype.results]
+        if ins != list(ftype.inputs) or outs != list(ftype.results):
+            with func.context:
+                plan.funcs.append((func, ir.FunctionType.get(ins, outs)))
+
+        def visit_blocks(op):
+            for region in op.regions:
+                for block in region.blocks:
+                    for arg in block.arguments:
+                        if "!quant." in str(arg.type):
+                            plan.values.append((arg, self._storage(arg.type, op)))
+
+        visit_blocks(func)
+
+        def visit(o):
+            op = o.operation
+            if op == func:
+                return ir.WalkResult.ADVANCE
+            visit_blocks(op)
+            self._plan_op(op, cache, plan)
+            return ir.WalkResult.ADVANCE
+
+        func.walk(visit)
+
+    def _plan_op(self, op: ir.Operation, cache: TemplateCache, plan: _Plan) -> None:
+        name = op.name
+        results = list(op.results)
+        if name in ("stablehlo.uniform_quantize", "stablehlo.uniform_dequantize"):
+            src = op.operands[0].type
+            dst = results[0].type
+            qin, qout = self._qtype(src, op), self._qtype(dst, op)
+            if (name == "stablehlo.uniform_quantize" and qout is None) or (
+                    name == "stablehlo.uniform_dequantize" and qin is None):
+                raise fail(f"'{name}': the {'result' if qout is None else 'operand'} must be a quantized tensor", op)
+            plan.qdq.append((op, self._template(cache, op, src, dst, qin, qout)))
+            if qout is not None:  # the template's result replaces a value of the storage type
+                plan.values.append((results[0], self._storage(dst, op)))
+            return
+        if runs_dequantize_op_quantize(op):
+            deqs = []
+            for i, v in enumerate(op.operands):
+                q = self._qtype(v.type, op)
+                if q is not None:
+                    deqs.append((i, self._template(cache, op, v.type, expressed_tensor_type(v.type), q, None)))
+            quants = []
+            for i, r in enumerate(results):
+                q = self._qtype(r.type, op)
+                if q is not None:
+                    ft = expressed_tensor_type(r.type)
+                    quants.append((i, ft, self._template(cache, op, ft, r.type, None, q)))
+            plan.compute.append((op, deqs, quants))
+            return
+        for r in results:
+            if "!quant." in str(r.type):
+                self._qtype(r.type, op)
+                plan.values.append((r, self._storage(r.type, op)))
+
+    def _template(self, cache: TemplateCache, op, src: ir.Type, dst: ir.Type, qin: QuantizedType | None,
+                  qout: QuantizedType | None) -> ir.Operation:
+        """The template ``src`` -> ``dst``: dequantize (``qin``), quantize (``qout``) or both (requantize)."""
+        st = ir.RankedTensorType(src)
+        shape = [-1 if ir.ShapedType.is_dynamic_size(d) else d for d in st.shape]
+        in_t = qin.storage_type if qin is not None else str(st.element_type)
+        key = ("quant-to-math", tuple(shape), in_t, qin.spelling() if qin else None, qout.spelling() if qout else None,
+               None if qout else str(ir.RankedTensorType(dst).element_type))
+        hit = cache.funcs.get(key)
+        if hit is not None:
+            return hit
+        e = Emitter(op.name)
+        (x,) = e.args([(shape_prefix(shape), in_t)])
+        try:
+            y = x
+            if qin is not None:
+                y = build_dequantize(e, y, qin, shape)
+            if qout is not None:
+                y = build_quantize(e, y, qout, shape)
+            else:
+                y = e.convert(y, str(ir.RankedTensorType(dst).element_type))
+            return cache.parse(key, e.text("quant_to_math", [x], [y]), op.name)
+        except UnsupportedError as err:
+            raise fail(f"stablehlo-legalize-quant-to-math: {err}", op) from None
+
+    # -- rewriting -------------------------------------------------------------------------------
+    def _rewrite(self, plan: _Plan, cache: TemplateCache) -> None:
+        for func, ftype in plan.funcs:
+            func.attributes["function_type"] = ir.TypeAttr.get(ftype)
+        for value, t in plan.values:
+            value.set_type(t)
+        for op, template in plan.qdq:
+            instantiate(cache, template, op, prepare=lambda clone, op=op: relocate(clone, op.location))
+        for op, deqs, quants in plan.compute:
+            for i, template in deqs:
+                op.operands[i] = _clone_before(cache, template, op, op.operands[i])
+            if op.name == "stablehlo.compare" and "compare_type" in op.attributes:
+                op.attributes["compare_type"] = ir.Attribute.parse("#stablehlo<comparison_type FLOAT>", op.context)
+            for i, ft, template in quants:
+                result = op.results[i]
+                result.set_type(ft)
+                _clone_after(cache, template, op, result)
+
+
+def _body(cache: TemplateCache, template: ir.Operation, loc: ir.Location):
+    clone = template.clone(ip=cache.ip)
+    relocate(clone, loc)
+    block = clone.regions[0].blocks[0]
+    ops = list(block.operations)
+    return clone, block.arguments[0], ops[:-1], ops[-1].operands[0]
+
+
+def _clone_before(cache: TemplateCache, template: ir.Operation, op: ir.Operation, operand: ir.Value) -> ir.Value:
+    """The template's body cloned before ``op`` on ``operand``; its result."""
+    clone, arg, body, out = _body(cache, template, op.location)
+    arg.replace_all_uses_with(operand)
+    for inner in body:
+        inner.move_before(op)
+    clone.erase()
+    return out
+
+
+def _clone_after(cache: TemplateCache, template: ir.Operation, op: ir.Operation, result: ir.Value) -> None:
+    """The template's body cloned after ``op`` on ``result``; every other use of ``result`` takes the
+    template's result instead."""
+    clone, arg, body, out = _body(cache, template, op.location)
+    result.replace_all_uses_with(out)
+    arg.replace_all_uses_with(result)
+    anchor = op
+    for inner in body:
+        inner.move_after(anchor)
+        anchor = inner
+    clone.erase()

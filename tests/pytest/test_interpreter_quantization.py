@@ -200,14 +200,19 @@ def test_bf16_expressed_type_computes_in_bf16():
 Q8 = "!quant.uniform<i8:f32, 0.1:-3>"
 
 
-def test_quantize_dequantize_program_per_tensor_and_per_axis():
-    src = """
+#: quantize, dequantize and requantize (per-tensor i8 to per-axis u8); also lowered for XLA in
+#: test_legalize_quant_to_math.py
+REQUANT_SRC = """
 func.func @main(%x: tensor<2x3xf32>) -> (tensor<2x3x!quant.uniform<i8:f32, 0.1:-3>>, tensor<2x3xf32>, tensor<2x3x!quant.uniform<u8:f32:1, {0.5:10,0.25:20,1.0:0}>>) {
   %q = stablehlo.uniform_quantize %x : (tensor<2x3xf32>) -> tensor<2x3x!quant.uniform<i8:f32, 0.1:-3>>
   %d = stablehlo.uniform_dequantize %q : (tensor<2x3x!quant.uniform<i8:f32, 0.1:-3>>) -> tensor<2x3xf32>
   %p = stablehlo.uniform_quantize %q : (tensor<2x3x!quant.uniform<i8:f32, 0.1:-3>>) -> tensor<2x3x!quant.uniform<u8:f32:1, {0.5:10,0.25:20,1.0:0}>>
   return %q, %d, %p : tensor<2x3x!quant.uniform<i8:f32, 0.1:-3>>, tensor<2x3xf32>, tensor<2x3x!quant.uniform<u8:f32:1, {0.5:10,0.25:20,1.0:0}>>
 }"""
+
+
+def test_quantize_dequantize_program_per_tensor_and_per_axis():
+    src = REQUANT_SRC
     x = np.array([[1.0, -2.55, 3.3], [12.75, -20.0, 0.05]], np.float32)
     q, d, p = hlokit.interpret(src, [x])
     want_q = ref_quantize(x, 0.1, -3, -128, 127, np.int8)
@@ -274,17 +279,22 @@ def test_quantized_model_against_numpy_reference():
     assert (got >= 0).all()  # relu
 
 
-def test_hybrid_dot_general_and_convolution_dequantize_rhs_only():
-    w_t = "tensor<3x2x!quant.uniform<i8:f32:1, {0.5,0.25}>>"
-    k_t = "tensor<2x1x1x2x!quant.uniform<i8:f32, 0.5>>"
-    src = f"""
+_HW = "tensor<3x2x!quant.uniform<i8:f32:1, {0.5,0.25}>>"
+_HK = "tensor<2x1x1x2x!quant.uniform<i8:f32, 0.5>>"
+#: a float-lhs dot_general and convolution with quantized rhs (hybrid; also lowered for XLA in
+#: test_legalize_quant_to_math.py)
+HYBRID_SRC = f"""
 func.func @main(%x: tensor<2x3xf32>, %w: tensor<3x2xi8>, %img: tensor<1x4x4x1xf32>, %k: tensor<2x1x1x2xi8>) -> (tensor<2x2xf32>, tensor<1x3x4x2xf32>) {{
-  %qw = stablehlo.bitcast_convert %w : (tensor<3x2xi8>) -> {w_t}
-  %h = stablehlo.dot_general %x, %qw, contracting_dims = [1] x [0] : (tensor<2x3xf32>, {w_t}) -> tensor<2x2xf32>
-  %qk = stablehlo.bitcast_convert %k : (tensor<2x1x1x2xi8>) -> {k_t}
-  %c = stablehlo.convolution(%img, %qk) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {{stride = [1, 1], pad = [[0, 0], [0, 0]]}} {{batch_group_count = 1 : i64, feature_group_count = 1 : i64}} : (tensor<1x4x4x1xf32>, {k_t}) -> tensor<1x3x4x2xf32>
+  %qw = stablehlo.bitcast_convert %w : (tensor<3x2xi8>) -> {_HW}
+  %h = stablehlo.dot_general %x, %qw, contracting_dims = [1] x [0] : (tensor<2x3xf32>, {_HW}) -> tensor<2x2xf32>
+  %qk = stablehlo.bitcast_convert %k : (tensor<2x1x1x2xi8>) -> {_HK}
+  %c = stablehlo.convolution(%img, %qk) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {{stride = [1, 1], pad = [[0, 0], [0, 0]]}} {{batch_group_count = 1 : i64, feature_group_count = 1 : i64}} : (tensor<1x4x4x1xf32>, {_HK}) -> tensor<1x3x4x2xf32>
   return %h, %c : tensor<2x2xf32>, tensor<1x3x4x2xf32>
 }}"""
+
+
+def test_hybrid_dot_general_and_convolution_dequantize_rhs_only():
+    src = HYBRID_SRC
     rng = np.random.default_rng(2)
     x = rng.normal(size=(2, 3)).astype(np.float32)
     w = rng.integers(-128, 128, (3, 2)).astype(np.int8)
@@ -321,26 +331,31 @@ func.func @main(%a: {a_t}) -> ({t_t}, tensor<3x2xf32>, tensor<6x!quant.uniform<i
     np.testing.assert_array_equal(rev, p.reshape(6)[1:5][::-1])
 
 
-def test_compare_select_clamp_and_reduce_on_quantized_values():
-    t = "tensor<4x!quant.uniform<i8:f32, 0.5:2>>"
-    u = "tensor<4x!quant.uniform<i8:f32, 0.25:-4>>"
-    s = "tensor<!quant.uniform<i8:f32, 0.5:2>>"
-    src = f"""
-func.func @main(%a: {t}, %b: {u}) -> (tensor<4xi1>, {t}, {t}, {s}) {{
-  %lt = stablehlo.compare LT, %a, %b : ({t}, {u}) -> tensor<4xi1>
-  %bt = stablehlo.uniform_quantize %b : ({u}) -> {t}
-  %sel = "stablehlo.select"(%lt, %a, %bt) : (tensor<4xi1>, {t}, {t}) -> {t}
-  %lo = stablehlo.constant() {{value = dense<0> : tensor<i8>}} : () -> {s}
-  %hi = stablehlo.constant() {{value = dense<8> : tensor<i8>}} : () -> {s}
-  %cl = stablehlo.clamp %lo, %a, %hi : ({s}, {t}, {s}) -> {t}
-  %init = stablehlo.constant() {{value = dense<2> : tensor<i8>}} : () -> {s}
-  %sum = stablehlo.reduce(%a init: %init) across dimensions = [0] : ({t}, {s}) -> {s}
-    reducer(%x: {s}, %y: {s}) {{
-      %z = stablehlo.add %x, %y : {s}
-      stablehlo.return %z : {s}
-    }}
-  return %lt, %sel, %cl, %sum : tensor<4xi1>, {t}, {t}, {s}
+_CT = "tensor<4x!quant.uniform<i8:f32, 0.5:2>>"
+_CU = "tensor<4x!quant.uniform<i8:f32, 0.25:-4>>"
+_CS = "tensor<!quant.uniform<i8:f32, 0.5:2>>"
+#: compare, select, clamp and reduce on quantized values (also lowered for XLA in
+#: test_legalize_quant_to_math.py)
+COMPARE_SELECT_SRC = f"""
+func.func @main(%a: {_CT}, %b: {_CU}) -> (tensor<4xi1>, {_CT}, {_CT}, {_CS}) {{
+  %lt = stablehlo.compare LT, %a, %b : ({_CT}, {_CU}) -> tensor<4xi1>
+  %bt = stablehlo.uniform_quantize %b : ({_CU}) -> {_CT}
+  %sel = "stablehlo.select"(%lt, %a, %bt) : (tensor<4xi1>, {_CT}, {_CT}) -> {_CT}
+  %lo = stablehlo.constant() {{value = dense<0> : tensor<i8>}} : () -> {_CS}
+  %hi = stablehlo.constant() {{value = dense<8> : tensor<i8>}} : () -> {_CS}
+  %cl = stablehlo.clamp %lo, %a, %hi : ({_CS}, {_CT}, {_CS}) -> {_CT}
+  %init = stablehlo.constant() {{value = dense<2> : tensor<i8>}} : () -> {_CS}
+  %sum = stablehlo.reduce(%a init: %init) across dimensions = [0] : ({_CT}, {_CS}) -> {_CS}
+reducer(%x: {_CS}, %y: {_CS}) {{
+  %z = stablehlo.add %x, %y : {_CS}
+  stablehlo.return %z : {_CS}
+}}
+  return %lt, %sel, %cl, %sum : tensor<4xi1>, {_CT}, {_CT}, {_CS}
 }}"""
+
+
+def test_compare_select_clamp_and_reduce_on_quantized_values():
+    src = COMPARE_SELECT_SRC
     a = np.array([0, 4, 10, -50], np.int8)  # values -1, 1, 4, -26
     b = np.array([0, 8, 20, 100], np.int8)  # values 1, 3, 6, 26
     lt, sel, cl, total = hlokit.interpret(src, [a, b])
@@ -353,39 +368,44 @@ func.func @main(%a: {t}, %b: {u}) -> (tensor<4xi1>, {t}, {t}, {s}) {{
     assert int(total) == 2 + int(a.astype(np.int64).sum()) - 2 * 4
 
 
-def test_region_ops_run_their_bodies_on_quantized_values():
-    t = "tensor<6x!quant.uniform<i8:f32, 0.5:3>>"
-    s = "tensor<!quant.uniform<i8:f32, 0.5:3>>"
-    w = "tensor<5x!quant.uniform<i8:f32, 0.5:3>>"
-    u = "tensor<2x!quant.uniform<i8:f32, 0.5:3>>"
-    src = f"""
-func.func @main(%a: {t}) -> ({t}, {w}, {t}, tensor<6xf32>) {{
+_RT = "tensor<6x!quant.uniform<i8:f32, 0.5:3>>"
+_RS = "tensor<!quant.uniform<i8:f32, 0.5:3>>"
+_RW = "tensor<5x!quant.uniform<i8:f32, 0.5:3>>"
+_RU = "tensor<2x!quant.uniform<i8:f32, 0.5:3>>"
+#: sort, reduce_window, scatter and map with quantized bodies (also lowered for XLA in
+#: test_legalize_quant_to_math.py)
+REGION_OPS_SRC = f"""
+func.func @main(%a: {_RT}) -> ({_RT}, {_RW}, {_RT}, tensor<6xf32>) {{
   %s = "stablehlo.sort"(%a) ({{
-    ^bb0(%x: {s}, %y: {s}):
-      %gt = stablehlo.compare GT, %x, %y : ({s}, {s}) -> tensor<i1>
-      stablehlo.return %gt : tensor<i1>
-  }}) {{dimension = 0 : i64, is_stable = true}} : ({t}) -> {t}
-  %init = stablehlo.constant() {{value = dense<-128> : tensor<i8>}} : () -> {s}
+^bb0(%x: {_RS}, %y: {_RS}):
+  %gt = stablehlo.compare GT, %x, %y : ({_RS}, {_RS}) -> tensor<i1>
+  stablehlo.return %gt : tensor<i1>
+  }}) {{dimension = 0 : i64, is_stable = true}} : ({_RT}) -> {_RT}
+  %init = stablehlo.constant() {{value = dense<-128> : tensor<i8>}} : () -> {_RS}
   %w = "stablehlo.reduce_window"(%a, %init) ({{
-    ^bb0(%x: {s}, %y: {s}):
-      %m = stablehlo.maximum %x, %y : {s}
-      stablehlo.return %m : {s}
-  }}) {{window_dimensions = array<i64: 2>}} : ({t}, {s}) -> {w}
+^bb0(%x: {_RS}, %y: {_RS}):
+  %m = stablehlo.maximum %x, %y : {_RS}
+  stablehlo.return %m : {_RS}
+  }}) {{window_dimensions = array<i64: 2>}} : ({_RT}, {_RS}) -> {_RW}
   %idx = stablehlo.constant dense<[[1], [4]]> : tensor<2x1xi32>
-  %upd = stablehlo.constant() {{value = dense<[7, 9]> : tensor<2xi8>}} : () -> {u}
+  %upd = stablehlo.constant() {{value = dense<[7, 9]> : tensor<2xi8>}} : () -> {_RU}
   %sc = "stablehlo.scatter"(%a, %idx, %upd) ({{
-    ^bb0(%x: {s}, %y: {s}):
-      %z = stablehlo.add %x, %y : {s}
-      stablehlo.return %z : {s}
-  }}) {{scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>}} : ({t}, tensor<2x1xi32>, {u}) -> {t}
+^bb0(%x: {_RS}, %y: {_RS}):
+  %z = stablehlo.add %x, %y : {_RS}
+  stablehlo.return %z : {_RS}
+  }}) {{scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>}} : ({_RT}, tensor<2x1xi32>, {_RU}) -> {_RT}
   %m = "stablehlo.map"(%a) ({{
-    ^bb0(%x: {s}):
-      %n = stablehlo.negate %x : {s}
-      stablehlo.return %n : {s}
-  }}) {{dimensions = array<i64: 0>}} : ({t}) -> {t}
-  %d = stablehlo.uniform_dequantize %m : ({t}) -> tensor<6xf32>
-  return %s, %w, %sc, %d : {t}, {w}, {t}, tensor<6xf32>
+^bb0(%x: {_RS}):
+  %n = stablehlo.negate %x : {_RS}
+  stablehlo.return %n : {_RS}
+  }}) {{dimensions = array<i64: 0>}} : ({_RT}) -> {_RT}
+  %d = stablehlo.uniform_dequantize %m : ({_RT}) -> tensor<6xf32>
+  return %s, %w, %sc, %d : {_RT}, {_RW}, {_RT}, tensor<6xf32>
 }}"""
+
+
+def test_region_ops_run_their_bodies_on_quantized_values():
+    src = REGION_OPS_SRC
     a = np.array([3, -7, 20, 5, 11, -2], np.int8)
     srt, win, sc, neg = hlokit.interpret(src, [a])
     np.testing.assert_array_equal(srt, np.sort(a)[::-1])  # positive scale: storage order = value order
@@ -480,12 +500,12 @@ def test_is_finite_and_reduce_precision_on_quantized_values():
     np.testing.assert_array_equal(red, ref_quantize(rounded, 0.3, 1, -128, 127, np.int8))
 
 
-def test_while_loop_carries_quantized_values():
-    t = "tensor<!quant.uniform<i8:f32, 0.5>>"
-    src = f"""
-func.func @main(%x: {t}) -> {t} {{
+#: a while loop whose carried value is quantized (also lowered for XLA in test_legalize_quant_to_math.py)
+WHILE_T = "tensor<!quant.uniform<i8:f32, 0.5>>"
+WHILE_SRC = f"""
+func.func @main(%x: {WHILE_T}) -> {WHILE_T} {{
   %c0 = stablehlo.constant dense<0> : tensor<i32>
-  %r:2 = stablehlo.while(%i = %c0, %acc = %x) : tensor<i32>, {t}
+  %r:2 = stablehlo.while(%i = %c0, %acc = %x) : tensor<i32>, {WHILE_T}
     cond {{
       %n = stablehlo.constant dense<3> : tensor<i32>
       %p = stablehlo.compare LT, %i, %n : (tensor<i32>, tensor<i32>) -> tensor<i1>
@@ -493,11 +513,15 @@ func.func @main(%x: {t}) -> {t} {{
     }} do {{
       %one = stablehlo.constant dense<1> : tensor<i32>
       %j = stablehlo.add %i, %one : tensor<i32>
-      %d = stablehlo.add %acc, %acc : {t}
-      stablehlo.return %j, %d : tensor<i32>, {t}
+      %d = stablehlo.add %acc, %acc : {WHILE_T}
+      stablehlo.return %j, %d : tensor<i32>, {WHILE_T}
     }}
-  return %r#1 : {t}
+  return %r#1 : {WHILE_T}
 }}"""
+
+
+def test_while_loop_carries_quantized_values():
+    src = WHILE_SRC
     (got,) = hlokit.interpret(src, [np.array(5, np.int8)])
     assert int(got) == 40
     (got,) = hlokit.interpret(src, [np.array(20, np.int8)])

@@ -159,13 +159,7 @@ def test_quantize_at_rounding_ties_bit_exact(qt):
     compare(f"ties {qt}", src, [np.ascontiguousarray(x)])
 
 
-REQUANT_SRC = """
-func.func @main(%x: tensor<2x3xf32>) -> (tensor<2x3x!quant.uniform<i8:f32, 0.1:-3>>, tensor<2x3xf32>, tensor<2x3x!quant.uniform<u8:f32:1, {0.5:10,0.25:20,1.0:0}>>) {
-  %q = stablehlo.uniform_quantize %x : (tensor<2x3xf32>) -> tensor<2x3x!quant.uniform<i8:f32, 0.1:-3>>
-  %d = stablehlo.uniform_dequantize %q : (tensor<2x3x!quant.uniform<i8:f32, 0.1:-3>>) -> tensor<2x3xf32>
-  %p = stablehlo.uniform_quantize %q : (tensor<2x3x!quant.uniform<i8:f32, 0.1:-3>>) -> tensor<2x3x!quant.uniform<u8:f32:1, {0.5:10,0.25:20,1.0:0}>>
-  return %q, %d, %p : tensor<2x3x!quant.uniform<i8:f32, 0.1:-3>>, tensor<2x3xf32>, tensor<2x3x!quant.uniform<u8:f32:1, {0.5:10,0.25:20,1.0:0}>>
-}"""
+REQUANT_SRC = Q.REQUANT_SRC
 
 
 def test_requantize_per_tensor_to_per_axis_u8():
@@ -220,23 +214,7 @@ def _conv_src() -> str:
 }}"""
 
 
-WHILE_T = "tensor<!quant.uniform<i8:f32, 0.5>>"
-WHILE_SRC = f"""
-func.func @main(%x: {WHILE_T}) -> {WHILE_T} {{
-  %c0 = stablehlo.constant dense<0> : tensor<i32>
-  %r:2 = stablehlo.while(%i = %c0, %acc = %x) : tensor<i32>, {WHILE_T}
-    cond {{
-      %n = stablehlo.constant dense<3> : tensor<i32>
-      %p = stablehlo.compare LT, %i, %n : (tensor<i32>, tensor<i32>) -> tensor<i1>
-      stablehlo.return %p : tensor<i1>
-    }} do {{
-      %one = stablehlo.constant dense<1> : tensor<i32>
-      %j = stablehlo.add %i, %one : tensor<i32>
-      %d = stablehlo.add %acc, %acc : {WHILE_T}
-      stablehlo.return %j, %d : tensor<i32>, {WHILE_T}
-    }}
-  return %r#1 : {WHILE_T}
-}}"""
+WHILE_T, WHILE_SRC = Q.WHILE_T, Q.WHILE_SRC
 
 
 @pytest.mark.parametrize("pipeline", [MODULE_PIPELINE, FUNC_PIPELINE], ids=["module", "func.func"])
@@ -335,16 +313,7 @@ def test_larger_shapes():
 def test_hybrid_dot_general_and_convolution():
     """Float lhs, quantized rhs: only the rhs is dequantized; float results (f32 sums in another order on
     XLA: a few ULPs, here measured in units of 2^-20 of the result's magnitude)."""
-    w_t = "tensor<3x2x!quant.uniform<i8:f32:1, {0.5,0.25}>>"
-    k_t = "tensor<2x1x1x2x!quant.uniform<i8:f32, 0.5>>"
-    src = f"""
-func.func @main(%x: tensor<2x3xf32>, %w: tensor<3x2xi8>, %img: tensor<1x4x4x1xf32>, %k: tensor<2x1x1x2xi8>) -> (tensor<2x2xf32>, tensor<1x3x4x2xf32>) {{
-  %qw = stablehlo.bitcast_convert %w : (tensor<3x2xi8>) -> {w_t}
-  %h = stablehlo.dot_general %x, %qw, contracting_dims = [1] x [0] : (tensor<2x3xf32>, {w_t}) -> tensor<2x2xf32>
-  %qk = stablehlo.bitcast_convert %k : (tensor<2x1x1x2xi8>) -> {k_t}
-  %c = stablehlo.convolution(%img, %qk) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {{stride = [1, 1], pad = [[0, 0], [0, 0]]}} {{batch_group_count = 1 : i64, feature_group_count = 1 : i64}} : (tensor<1x4x4x1xf32>, {k_t}) -> tensor<1x3x4x2xf32>
-  return %h, %c : tensor<2x2xf32>, tensor<1x3x4x2xf32>
-}}"""
+    src = Q.HYBRID_SRC
     rng = np.random.default_rng(2)
     args = [rng.normal(size=(2, 3)).astype(np.float32), rng.integers(-128, 128, (3, 2)).astype(np.int8),
             rng.normal(size=(1, 4, 4, 1)).astype(np.float32), rng.integers(-8, 8, (2, 1, 1, 2)).astype(np.int8)]
@@ -383,63 +352,14 @@ func.func @main(%a: {a_t}) -> ({t_t}, tensor<3x2xf32>, {r_t}, {s_t}, tensor<8x!q
 
 
 def test_compare_select_clamp_and_reduce():
-    t = "tensor<4x!quant.uniform<i8:f32, 0.5:2>>"
-    u = "tensor<4x!quant.uniform<i8:f32, 0.25:-4>>"
-    s = "tensor<!quant.uniform<i8:f32, 0.5:2>>"
-    src = f"""
-func.func @main(%a: {t}, %b: {u}) -> (tensor<4xi1>, {t}, {t}, {s}) {{
-  %lt = stablehlo.compare LT, %a, %b : ({t}, {u}) -> tensor<4xi1>
-  %bt = stablehlo.uniform_quantize %b : ({u}) -> {t}
-  %sel = "stablehlo.select"(%lt, %a, %bt) : (tensor<4xi1>, {t}, {t}) -> {t}
-  %lo = stablehlo.constant() {{value = dense<0> : tensor<i8>}} : () -> {s}
-  %hi = stablehlo.constant() {{value = dense<8> : tensor<i8>}} : () -> {s}
-  %cl = stablehlo.clamp %lo, %a, %hi : ({s}, {t}, {s}) -> {t}
-  %init = stablehlo.constant() {{value = dense<2> : tensor<i8>}} : () -> {s}
-  %sum = stablehlo.reduce(%a init: %init) across dimensions = [0] : ({t}, {s}) -> {s}
-    reducer(%x: {s}, %y: {s}) {{
-      %z = stablehlo.add %x, %y : {s}
-      stablehlo.return %z : {s}
-    }}
-  return %lt, %sel, %cl, %sum : tensor<4xi1>, {t}, {t}, {s}
-}}"""
+    src = Q.COMPARE_SELECT_SRC
     a = np.array([0, 4, 10, -50], np.int8)
     b = np.array([0, 8, 20, 100], np.int8)
     compare("compare, select, clamp, reduce", src, [a, b])  # every step exact (small integers, scale 0.5)
 
 
 def test_region_ops_sort_reduce_window_scatter_map():
-    t = "tensor<6x!quant.uniform<i8:f32, 0.5:3>>"
-    s = "tensor<!quant.uniform<i8:f32, 0.5:3>>"
-    w = "tensor<5x!quant.uniform<i8:f32, 0.5:3>>"
-    u = "tensor<2x!quant.uniform<i8:f32, 0.5:3>>"
-    src = f"""
-func.func @main(%a: {t}) -> ({t}, {w}, {t}, tensor<6xf32>) {{
-  %s = "stablehlo.sort"(%a) ({{
-    ^bb0(%x: {s}, %y: {s}):
-      %gt = stablehlo.compare GT, %x, %y : ({s}, {s}) -> tensor<i1>
-      stablehlo.return %gt : tensor<i1>
-  }}) {{dimension = 0 : i64, is_stable = true}} : ({t}) -> {t}
-  %init = stablehlo.constant() {{value = dense<-128> : tensor<i8>}} : () -> {s}
-  %w = "stablehlo.reduce_window"(%a, %init) ({{
-    ^bb0(%x: {s}, %y: {s}):
-      %m = stablehlo.maximum %x, %y : {s}
-      stablehlo.return %m : {s}
-  }}) {{window_dimensions = array<i64: 2>}} : ({t}, {s}) -> {w}
-  %idx = stablehlo.constant dense<[[1], [4]]> : tensor<2x1xi32>
-  %upd = stablehlo.constant() {{value = dense<[7, 9]> : tensor<2xi8>}} : () -> {u}
-  %sc = "stablehlo.scatter"(%a, %idx, %upd) ({{
-    ^bb0(%x: {s}, %y: {s}):
-      %z = stablehlo.add %x, %y : {s}
-      stablehlo.return %z : {s}
-  }}) {{scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>}} : ({t}, tensor<2x1xi32>, {u}) -> {t}
-  %m = "stablehlo.map"(%a) ({{
-    ^bb0(%x: {s}):
-      %n = stablehlo.negate %x : {s}
-      stablehlo.return %n : {s}
-  }}) {{dimensions = array<i64: 0>}} : ({t}) -> {t}
-  %d = stablehlo.uniform_dequantize %m : ({t}) -> tensor<6xf32>
-  return %s, %w, %sc, %d : {t}, {w}, {t}, tensor<6xf32>
-}}"""
+    src = Q.REGION_OPS_SRC
     compare("sort, reduce_window, scatter, map", src, [np.array([3, -7, 20, 5, 11, -2], np.int8)])
 
 

@@ -84,6 +84,7 @@ MODES: dict[str, tuple[str, list[str], str]] = {
     "opt-python-pass": ("hlokit-opt", ["{input}", "--chlo-legalize-to-stablehlo", "-o", "{output}"], "mlir"),
     "opt-pipeline": ("hlokit-opt", ["{input}", f"--pass-pipeline={PIPELINE}", "-o", "{output}"], "mlir"),
     "opt-lower-to-core": ("hlokit-opt", ["{input}", "--stablehlo-lower-to-core", "-o", "{output}"], "mlir"),
+    "opt-quant-to-math": ("hlokit-opt", ["{input}", "--stablehlo-legalize-quant-to-math", "-o", "{output}"], "mlir"),
     "opt-bytecode-in": ("hlokit-opt", ["{input}", "-o", "{output}"], "bytecode"),
     "translate-serialize": ("hlokit-translate", ["--serialize", "--target=current", "{input}", "-o", "{output}"], "mlir"),
     "translate-deserialize": ("hlokit-translate", ["--deserialize", "{input}", "-o", "{output}"], "bytecode"),

@@ -135,14 +135,19 @@ def str_value(op, name: str, default: Any = REQUIRED) -> str:
 def int_array_of(a: ir.Attribute) -> list[int] | None:
     """The ints of ``DenseI64ArrayAttr`` / ``DenseI32ArrayAttr`` / ``DenseBoolArrayAttr`` / integer
     ``DenseElementsAttr`` / ``ArrayAttr`` of ``IntegerAttr``; None for any other attribute."""
+    # (indexed, not iterated: the bindings' iteration ends in an IndexError, which costs more than the reads)
     if isinstance(a, ir.DenseI64ArrayAttr):
-        return list(ir.DenseI64ArrayAttr(a))
+        a = ir.DenseI64ArrayAttr(a)
+        return [a[i] for i in range(len(a))]
     if isinstance(a, ir.DenseI32ArrayAttr):
-        return list(ir.DenseI32ArrayAttr(a))
+        a = ir.DenseI32ArrayAttr(a)
+        return [a[i] for i in range(len(a))]
     if isinstance(a, ir.DenseBoolArrayAttr):
-        return [int(x) for x in ir.DenseBoolArrayAttr(a)]
+        a = ir.DenseBoolArrayAttr(a)
+        return [int(a[i]) for i in range(len(a))]
     if isinstance(a, ir.DenseIntElementsAttr):
-        return [int(x) for x in ir.DenseIntElementsAttr(a)]
+        a = ir.DenseIntElementsAttr(a)
+        return [int(a[i]) for i in range(len(a))]
     if isinstance(a, ir.ArrayAttr):
         out = []
         for x in ir.ArrayAttr(a):
@@ -175,10 +180,8 @@ def bool_array(op, name: str, default: Any = REQUIRED) -> list[bool]:
     if a is _ABSENT:
         d = _absent(op, name, default)
         return d if d is None else list(d)
-    if isinstance(a, ir.DenseBoolArrayAttr):
-        return [bool(x) for x in ir.DenseBoolArrayAttr(a)]
-    if isinstance(a, ir.DenseIntElementsAttr):
-        return [bool(x) for x in ir.DenseIntElementsAttr(a)]
+    if isinstance(a, (ir.DenseBoolArrayAttr, ir.DenseIntElementsAttr)):
+        return [bool(x) for x in int_array_of(a)]
     raise _bad(op, name, a, "a bool array")
 
 

@@ -226,8 +226,10 @@ def result_shape(op: ir.OpView, index: int = 0) -> list[int]:
 
 
 def _prepare_broadcast_in_dim(op):
-    dims, shape = attributes.i64_array(op, "broadcast_dimensions"), result_shape(op)
     operand_shape = list(ir.RankedTensorType(op.operation.operands[0].type).shape)
+    # a 0-d operand (JAX broadcasts scalars this way) has no dimensions to map: nothing else to read
+    dims = attributes.i64_array(op, "broadcast_dimensions") if operand_shape else []
+    shape = result_shape(op)
     if list(dims) == sorted(dims) and all(d >= 0 for d in operand_shape + shape):
         # dimensions in order (no transpose): the operand, reshaped to the result's rank, is assigned into
         # a fresh array (numpy broadcasts the size-1 dimensions)

@@ -218,3 +218,43 @@ func.func @main(%x: tensor<2xi32>) -> tensor<2xi32> {
 """
     with pytest.raises(InterpreterError, match=r"<input>:4:8: error: .*no\.such\.target"):
         hlokit.interpret(text, [np.ones(2, np.int32)])
+
+
+def test_every_legalization_declares_its_text():
+    assert sorted(api.LEGALIZATION_TEXT) == sorted(flag for flag, _ in api.LEGALIZATIONS)
+
+
+def _program_files():
+    import pathlib
+
+    repo = pathlib.Path(__file__).resolve().parents[2]
+    files = sorted(repo.glob("examples/**/*.mlir")) + sorted(repo.glob("tests/lit/**/*.mlir"))
+    shared = repo.parent / "shared" / "conformance" / "interpret"
+    if shared.is_dir():
+        files += sorted(shared.glob("*.mlir"))
+    return files
+
+
+def test_the_text_survey_never_skips_what_the_walk_would_find():
+    """Wherever the text alone settles the survey (no legalization, no unregistered op), walking the parsed
+    module agrees: over every example, lit test and (when present) upstream interpreter test file."""
+    from hlokit.core import split_input
+
+    settled = walked = 0
+    for path in _program_files():
+        for text, _ in split_input(path.read_text()):
+            try:
+                module = api.load_program(text, allow_unregistered=True)
+            except hlokit.HlokitError:
+                continue
+            quick = api._survey_from_text(text, module.context)
+            try:
+                full = api._survey(module, "-", check=True)
+            except hlokit.HlokitError:
+                full = None  # an unregistered op: the text must not have settled it
+            if quick is None:
+                walked += 1
+            else:
+                settled += 1
+                assert full == quick, (path, full)
+    assert settled > 20 and walked > 20  # both outcomes are exercised

@@ -133,6 +133,56 @@ LEGALIZATIONS: tuple[tuple[str, Callable[[ir.Operation], bool]], ...] = (
 )
 
 
+#: For each flag of :data:`LEGALIZATIONS`, strings one of which the MLIR text of every op its test accepts
+#: contains (an op's name is always spelled out in text, in custom and in generic form; a LAPACK custom
+#: call names its ``lapack_*`` target): a program text with none of them needs no legalization. The
+#: deprecated ``broadcast`` is found by counting (``broadcast_in_dim`` contains its name).
+LEGALIZATION_TEXT: dict[str, tuple[str, ...]] = {
+    "stablehlo-legalize-lapack-custom-calls": ("lapack_",),
+    "chlo-legalize-to-stablehlo": ("chlo.",),
+    "stablehlo-legalize-deprecated-ops": (
+        "stablehlo.einsum", "stablehlo.unary_einsum", "stablehlo.torch_index_select", "stablehlo.cross-replica-sum"),
+    "shape-legalize-to-stablehlo": ("shape.", "tensor.", "arith."),
+    "stablehlo-expand-batch-norm": ("stablehlo.batch_norm_",),
+}
+
+
+def _generic_op_names(text: str) -> set[str] | None:
+    """The op names written in generic form (``"dialect.op"(``, the only form in which an op the context does
+    not register parses) in ``text``; None when the text has a form this quick scan does not read."""
+    if '" (' in text or '"\n' in text and re.search(r'"\s+\(', text):
+        return None
+    names = set()
+    i = text.find('"(')
+    while i >= 0:
+        j = text.rfind('"', 0, i)
+        names.add(text[j + 1 : i])
+        i = text.find('"(', i + 2)
+    return names
+
+
+def _survey_from_text(text: str, context: ir.Context) -> list[str] | None:
+    """What :func:`_survey` would find, read off the program's text when the text settles it: ``[]`` when no
+    op needs a legalization (no string of :data:`LEGALIZATION_TEXT` occurs) and every generic-form op name is
+    registered (so the registration check cannot fail); None when the module must be walked."""
+    if "check." in text:
+        return None
+    for markers in LEGALIZATION_TEXT.values():
+        for marker in markers:
+            if marker in text:
+                return None
+    if text.count("stablehlo.broadcast") != text.count("stablehlo.broadcast_in_dim"):
+        return None
+    names = _generic_op_names(text)
+    if names is None:
+        return None
+    is_registered = context.is_registered_operation
+    for name in names:
+        if not is_registered(name):
+            return None
+    return []
+
+
 def legalizations_needed(module: ir.Module) -> list[str]:
     """The flags of :data:`LEGALIZATIONS` whose ops ``module`` carries, in pipeline order."""
     return _survey(module, "-", check=False)
@@ -193,7 +243,9 @@ def _load_for_run(program, **kwargs) -> Interpreter:
         context = _shared_context(len(program))
     module = load_program(program, context=context, allow_unregistered=True)
     path = isinstance(program, os.PathLike) or (isinstance(program, str) and "\n" not in program)
-    needed = _survey(module, os.fspath(program) if path else "<input>", check=True)
+    needed = _survey_from_text(program, module.context) if "source_text" in kwargs else None
+    if needed is None:
+        needed = _survey(module, os.fspath(program) if path else "<input>", check=True)
     return Interpreter(prepare_module(module, needed=needed), **kwargs)
 
 

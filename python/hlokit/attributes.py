@@ -132,22 +132,17 @@ def str_value(op, name: str, default: Any = REQUIRED) -> str:
     raise _bad(op, name, a, "a string")
 
 
+_DENSE_INT_ARRAYS = (ir.DenseI64ArrayAttr, ir.DenseI32ArrayAttr, ir.DenseBoolArrayAttr, ir.DenseIntElementsAttr)
+
+
 def int_array_of(a: ir.Attribute) -> list[int] | None:
     """The ints of ``DenseI64ArrayAttr`` / ``DenseI32ArrayAttr`` / ``DenseBoolArrayAttr`` / integer
     ``DenseElementsAttr`` / ``ArrayAttr`` of ``IntegerAttr``; None for any other attribute."""
-    # (indexed, not iterated: the bindings' iteration ends in an IndexError, which costs more than the reads)
-    if isinstance(a, ir.DenseI64ArrayAttr):
-        a = ir.DenseI64ArrayAttr(a)
-        return [a[i] for i in range(len(a))]
-    if isinstance(a, ir.DenseI32ArrayAttr):
-        a = ir.DenseI32ArrayAttr(a)
-        return [a[i] for i in range(len(a))]
-    if isinstance(a, ir.DenseBoolArrayAttr):
-        a = ir.DenseBoolArrayAttr(a)
-        return [int(a[i]) for i in range(len(a))]
-    if isinstance(a, ir.DenseIntElementsAttr):
-        a = ir.DenseIntElementsAttr(a)
-        return [int(a[i]) for i in range(len(a))]
+    for cls in _DENSE_INT_ARRAYS:
+        if isinstance(a, cls):
+            # indexed, not iterated: the bindings' iteration ends in an IndexError, which costs more than the reads
+            a = cls(a)
+            return [int(a[i]) for i in range(len(a))]
     if isinstance(a, ir.ArrayAttr):
         out = []
         for x in ir.ArrayAttr(a):

@@ -90,14 +90,11 @@ def _survey(module: ir.Module, name: str, *, check: bool) -> list[str]:
 
     def visit(op):
         opname = op.name
-        if opname in seen:
-            if opname == "stablehlo.custom_call":  # the LAPACK test reads the op's target
-                for flag, test in LEGALIZATIONS:
-                    if flag not in needed and test(op):
-                        needed.add(flag)
+        first = opname not in seen
+        if not first and opname != "stablehlo.custom_call":  # (the LAPACK test reads each call's target)
             return ir.WalkResult.ADVANCE
         seen.add(opname)
-        if check and not bad and not is_registered(opname):
+        if first and check and not bad and not is_registered(opname):
             if not (opname.startswith("check.") and opname[len("check."):] in CHECK_OPS) and opname not in NEWER_OPS:
                 file, line, col = location_position(op.location)
                 bad.append(
@@ -236,16 +233,16 @@ def _load_for_run(program, **kwargs) -> Interpreter:
     if isinstance(program, ir.Module):
         prepare_module(program)
         return Interpreter(program, **kwargs)
-    if isinstance(program, str) and "\n" in program:
-        kwargs["source_text"] = program
+    text = program if isinstance(program, str) and "\n" in program else None  # (else bytes or a path)
     context = None
-    if isinstance(program, str) and len(program) <= SHARED_CONTEXT_MAX_TEXT and "\n" in program:
-        context = _shared_context(len(program))
+    if text is not None:
+        kwargs["source_text"] = text
+        if len(text) <= SHARED_CONTEXT_MAX_TEXT:
+            context = _shared_context(len(text))
     module = load_program(program, context=context, allow_unregistered=True)
-    path = isinstance(program, os.PathLike) or (isinstance(program, str) and "\n" not in program)
-    needed = _survey_from_text(program, module.context) if "source_text" in kwargs else None
-    if needed is None:
-        needed = _survey(module, os.fspath(program) if path else "<input>", check=True)
+    needed = _survey_from_text(text, module.context) if text is not None else None
+    if needed is None:  # (errors name the file load_program gave the module's location)
+        needed = _survey(module, location_position(module.operation.location)[0] or "<input>", check=True)
     return Interpreter(prepare_module(module, needed=needed), **kwargs)
 
 

@@ -888,8 +888,8 @@ def map(inputs: Sequence[np.ndarray], computation, dimensions: Sequence[int] | N
 
 
 #: Transcendental unary float ops whose numpy ufunc, run in f64 for an f32 operand (f64 for f64), rounded once,
-#: is exactly what the semantics function computes for f32 / f64 (see the module doc): an op on an f32 /
-#: f64 tensor is specialised to that ufunc at plan time, with no per-call type dispatch.
+#: is exactly what the semantics function computes for f32 / f64 (see the module doc): the adapter runs it
+#: directly on f32 / f64 operands (picked by the operand's dtype).
 _NATIVE_FLOAT_UNARY = {
     "sine": np.sin, "cosine": np.cos, "tan": np.tan, "tanh": np.tanh, "exponential": np.exp,
     "exponential_minus_one": np.expm1, "log": np.log, "log_plus_one": np.log1p, "sqrt": np.sqrt,
@@ -1033,8 +1033,7 @@ def _prepare_convert(op):
     # native integers -> f32 / f64 and f32 <-> f64: numpy's cast rounds to nearest even, as convert does
     if dtype in (_F32, _F64) and (src in (_F32, _F64) or (src.kind in "iu" and not _is_sub_byte_int(src))) \
             and src != dtype:
-        asarray = np.asarray
-        return lambda op, operands, interp: [asarray(operands[0]).astype(dtype)]
+        return lambda op, operands, interp: [operands[0].astype(dtype)]
     return lambda op, operands, interp: [convert(operands[0], dtype)]
 
 

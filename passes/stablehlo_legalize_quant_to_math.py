@@ -12,7 +12,7 @@ types", "uniform_quantize", "uniform_dequantize" and the quantization computatio
 * ``uniform_dequantize`` (spec ``dequantize``): ``convert(convert(storage, w) - zero_point, expressed) *
   scale``, with ``w`` = ``i32`` (``i64`` for 32-bit storage) so the subtraction cannot wrap;
 * ``uniform_quantize`` of a float (spec ``quantize``): ``x / scale + zero_point`` in the expressed type
-  (the scale made opaque to XLA, which would otherwise multiply by its reciprocal: :func:`_opaque_divisor`),
+  (the scale made opaque to XLA, which would otherwise multiply by its reciprocal: :meth:`Emitter.opaque`),
   clamped to ``[storage_min, storage_max]`` (``maximum`` then ``minimum``), ``round_nearest_even``, NaN ->
   0 clamped into the storage range, ``convert`` to the storage type; where the expressed type cannot hold
   the storage bounds exactly (``i32`` storage with ``f32``, ``i16`` with ``f16``) the rounded value is
@@ -60,6 +60,7 @@ from hlokit.passes.builder import (
     UnsupportedError,
     float_literal,
     instantiate,
+    instantiate_before,
     relocate,
     shape_prefix,
 )
@@ -100,15 +101,6 @@ def _param(e: Emitter, q: QuantizedType, values, t: str, x: V, shape: list[int])
     return e.broadcast_to(c, shape, [q.quantization_dimension], lambda: e.shape_tensor)
 
 
-def _opaque_divisor(e: Emitter, x: V, divisor: V) -> V:
-    """``divisor`` in a form XLA CPU divides by: ``select(x != x, x, divisor)`` (the same values, as NaN
-    divided by anything is NaN). A constant or loop-invariant divisor is turned into a multiplication by
-    its reciprocal, which rounds differently from the spec's division (measured on jaxlib 0.10.2: one
-    storage step on 15% of values near rounding ties in f32, up to 16 in f16; an ``optimization_barrier``
-    on the constant does not prevent it); the per-element select does (as :meth:`Emitter.opaque`)."""
-    return e.select(e.isnan(x), x, divisor)
-
-
 def _exact(values, dtype) -> list[float]:
     """``values`` rounded to ``dtype`` (as numpy does: from float64), back as Python floats (exact)."""
     return [float(v) for v in np.asarray(np.asarray(values, dtype=np.float64), dtype=dtype).astype(np.float64)]
@@ -143,7 +135,7 @@ def build_quantize(e: Emitter, x: V, q: QuantizedType, shape: list[int]) -> V:
     _shape_tensor(e, x, shape)
     et, edt = q.expressed_type, q.expressed_dtype
     x = e.convert(x, et)
-    scaled = x / _opaque_divisor(e, x, _param(e, q, _exact(q.scales, edt), et, x, shape))
+    scaled = x / e.opaque(_param(e, q, _exact(q.scales, edt), et, x, shape), x)  # (XLA: no reciprocal)
     if any(q.zero_points):
         scaled = scaled + _param(e, q, _exact(q.zero_points, edt), et, x, shape)
     lo, hi = _exact([q.storage_min, q.storage_max], edt)
@@ -345,7 +337,7 @@ class StablehloLegalizeQuantToMath(Pass):
             instantiate(cache, template, op, prepare=lambda clone, op=op: relocate(clone, op.location))
         for op, deqs, quants in plan.compute:
             for i, template in deqs:
-                op.operands[i] = _clone_before(cache, template, op, op.operands[i])
+                (op.operands[i],) = instantiate_before(cache, template, op, [op.operands[i]])
             if op.name == "stablehlo.compare" and "compare_type" in op.attributes:
                 op.attributes["compare_type"] = ir.Attribute.parse("#stablehlo<comparison_type FLOAT>", op.context)
             for i, ft, template in quants:
@@ -354,28 +346,14 @@ class StablehloLegalizeQuantToMath(Pass):
                 _clone_after(cache, template, op, result)
 
 
-def _body(cache: TemplateCache, template: ir.Operation, loc: ir.Location):
-    clone = template.clone(ip=cache.ip)
-    relocate(clone, loc)
-    block = clone.regions[0].blocks[0]
-    ops = list(block.operations)
-    return clone, block.arguments[0], ops[:-1], ops[-1].operands[0]
-
-
-def _clone_before(cache: TemplateCache, template: ir.Operation, op: ir.Operation, operand: ir.Value) -> ir.Value:
-    """The template's body cloned before ``op`` on ``operand``; its result."""
-    clone, arg, body, out = _body(cache, template, op.location)
-    arg.replace_all_uses_with(operand)
-    for inner in body:
-        inner.move_before(op)
-    clone.erase()
-    return out
-
-
 def _clone_after(cache: TemplateCache, template: ir.Operation, op: ir.Operation, result: ir.Value) -> None:
-    """The template's body cloned after ``op`` on ``result``; every other use of ``result`` takes the
-    template's result instead."""
-    clone, arg, body, out = _body(cache, template, op.location)
+    """The template's body cloned after ``op`` on ``result`` (the mirror of :func:`instantiate_before`);
+    every other use of ``result`` takes the template's result instead."""
+    clone = template.clone(ip=cache.ip)
+    relocate(clone, op.location)
+    block = clone.regions[0].blocks[0]
+    arg, body = block.arguments[0], list(block.operations)
+    out = body.pop().operands[0]
     result.replace_all_uses_with(out)
     arg.replace_all_uses_with(result)
     anchor = op

@@ -53,5 +53,6 @@ def __getattr__(name):
     if name in ("interpret", "InterpreterError"):
         from hlokit import interpreter
 
-        return getattr(interpreter, name)
+        value = globals()[name] = getattr(interpreter, name)  # later reads skip this function
+        return value
     raise AttributeError(f"module 'hlokit' has no attribute '{name}'")

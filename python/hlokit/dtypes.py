@@ -122,14 +122,39 @@ def dtype_of(t: ir.Type | str) -> np.dtype:
     Raises ``TypeError`` for types that are not tensor element types of the interpreter
     (other quant types, index, tokens, tuples).
     """
-    spelling = t if isinstance(t, str) else str(t)
+    if isinstance(t, str):
+        spelling = t
+    else:
+        dt = _BY_TYPE.get(t)
+        if dt is not None:
+            return dt
+        spelling = str(t)
     dt = _DTYPE_OF.get(spelling)
     if dt is not None:
+        if not isinstance(t, str):
+            _remember(t, dt)
         return dt
     dt = _dtype_of(t if isinstance(t, str) else element_type_name(t))
     if len(_DTYPE_OF) < 4096:
         _DTYPE_OF[spelling] = dt
+    if not isinstance(t, str):
+        _remember(t, dt)
     return dt
+
+
+#: dtype_of's answers by ``ir.Type`` (a dict lookup by the uniqued type's pointer: no printing), for the types of
+#: one context at a time (``_BY_TYPE_CONTEXT``): a type of another context starts a new table, so the table keeps
+#: at most one context alive. A key keeps its context alive, so no type of another context can equal it.
+_BY_TYPE: dict = {}
+_BY_TYPE_CONTEXT = None
+
+
+def _remember(t: ir.Type, dt: np.dtype) -> None:
+    global _BY_TYPE, _BY_TYPE_CONTEXT
+    ctx = t.context
+    if ctx is not _BY_TYPE_CONTEXT or len(_BY_TYPE) >= 1024:
+        _BY_TYPE, _BY_TYPE_CONTEXT = {}, ctx
+    _BY_TYPE[t] = dt
 
 
 #: dtype_of's answers by the type's spelling (``"tensor<64xf32>"``, ``"f32"``): spellings, not ``ir.Type``

@@ -258,3 +258,75 @@ def test_the_text_survey_never_skips_what_the_walk_would_find():
                 settled += 1
                 assert full == quick, (path, full)
     assert settled > 20 and walked > 20  # both outcomes are exercised
+
+
+def test_dtype_of_remembers_types_of_one_context_at_a_time():
+    import gc
+    import weakref
+
+    from jaxlib.mlir import ir
+
+    from hlokit import dtypes
+
+    first = hlokit.make_context()
+    t1 = ir.Type.parse("tensor<3xbf16>", context=first)
+    assert dtypes.dtype_of(t1) == ml_dtypes.bfloat16 and dtypes.dtype_of(t1) == ml_dtypes.bfloat16
+    gone = weakref.ref(first)
+    second = hlokit.make_context()
+    t2 = ir.Type.parse("tensor<ui16>", context=second)
+    assert dtypes.dtype_of(t2) == np.uint16
+    del first, t1
+    gc.collect()
+    assert gone() is None  # the table let go of the first context when a type of the second came
+    assert dtypes.dtype_of(ir.Type.parse("tensor<3xbf16>", context=second)) == ml_dtypes.bfloat16
+    assert dtypes.dtype_of("tensor<2xf32>") == np.float32
+
+
+_LOOP_NEGATE = """
+func.func @main(%x: tensor<4xf32>, %n: tensor<i32>) -> tensor<4xf32> {
+  %c = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %r:2 = stablehlo.while(%i = %c, %a = %x) : tensor<i32>, tensor<4xf32>
+   cond {
+    %p = stablehlo.compare LT, %i, %n : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %i2 = stablehlo.add %i, %one : tensor<i32>
+    %a2 = stablehlo.negate %a : tensor<4xf32>
+    stablehlo.return %i2, %a2 : tensor<i32>, tensor<4xf32>
+  }
+  return %r#1 : tensor<4xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("trips", [3, 100])  # walked step by step; compiled to Python after COMPILE_AFTER runs
+def test_kernel_steps_compute_and_locate_errors_at_their_op(monkeypatch, trips):
+    x = np.arange(4, dtype=np.float32)
+    (out,) = hlokit.interpret(_LOOP_NEGATE, [x, np.array(trips, np.int32)])
+    np.testing.assert_array_equal(out, x if trips % 2 == 0 else -x)
+    calls = []
+
+    def failing(a):
+        calls.append(1)
+        if len(calls) == trips:
+            raise ValueError("kernel refused")
+        return -a
+
+    monkeypatch.setitem(registry.OPS, "stablehlo.negate", registry.with_kernel(failing))
+    with pytest.raises(InterpreterError, match=r"<input>:11:11: error: 'stablehlo.negate': internal error: ValueError: kernel refused"):
+        hlokit.interpret(_LOOP_NEGATE, [x, np.array(trips, np.int32)])
+
+
+def test_the_body_of_a_known_reduction_is_never_planned():
+    text = """
+func.func @main(%x: tensor<8xf32>) -> tensor<f32> {
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %r = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [0] : (tensor<8xf32>, tensor<f32>) -> tensor<f32>
+  return %r : tensor<f32>
+}
+"""
+    interp = Interpreter(api.load_program(text))
+    (out,) = interp.call("main", [np.arange(8, dtype=np.float32)])
+    assert float(out) == 28.0
+    assert [p.block.owner.operation.name for p in interp._plans.values()] == ["func.func"]

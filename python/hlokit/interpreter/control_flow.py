@@ -76,8 +76,12 @@ def while_(
     runs of the body instead of never returning."""
     results = list(operand)
     n = 0
-    while bool(cond(*results)[0]):
-        if max_iterations is not None and n >= max_iterations:
+    if max_iterations is None:
+        while cond(*results)[0]:  # (a 0-d bool array is true or false)
+            results = body(*results)
+        return list(results)
+    while cond(*results)[0]:
+        if n >= max_iterations:
             raise LoopLimitError(max_iterations)
         results = body(*results)
         n += 1
@@ -141,7 +145,7 @@ def _case(op, operands, interp):
 @register("stablehlo.while")
 def _while(op, operands, interp):
     try:
-        return while_(operands, _function(interp, op.regions[0]), _function(interp, op.regions[1]),
+        return while_(operands, *interp.loop_functions(op.regions[0], op.regions[1], nargs=len(operands)),
                       interp.max_loop_iterations)
     except LoopLimitError as err:
         raise InterpreterError(

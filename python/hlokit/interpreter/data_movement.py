@@ -30,7 +30,7 @@ from jaxlib.mlir.dialects import stablehlo
 from hlokit import attributes
 from hlokit.interpreter.elementwise import iota
 from hlokit.interpreter.evaluator import InterpreterError
-from hlokit.interpreter.registry import prepared, register
+from hlokit.interpreter.registry import prepared, register, with_kernel
 from hlokit.interpreter.regions import (
     REDUCTION_UFUNCS,
     comparator_keys,
@@ -238,14 +238,13 @@ def _prepare_broadcast_in_dim(op):
             expanded[int(d)] = n
         expanded_t, shape_t, empty = tuple(expanded), tuple(shape), np.empty
 
-        def fast(op, operands, interp):
-            x = operands[0]
+        def fast(x):
             out = empty(shape_t, x.dtype)
             out[...] = x.reshape(expanded_t)
-            return [out]
+            return out
 
-        return fast
-    return lambda op, operands, interp: [broadcast_in_dim(operands[0], dims, shape)]
+        return with_kernel(fast)
+    return with_kernel(lambda x: broadcast_in_dim(x, dims, shape))
 
 
 @register("stablehlo.broadcast_in_dim")

@@ -35,7 +35,7 @@ from jaxlib.mlir import ir
 from hlokit import attributes, opsets
 from hlokit.dtypes import SUB_BYTE_INTS, SUB_BYTE_UINTS
 from hlokit.interpreter.evaluator import InterpreterError
-from hlokit.interpreter.registry import prepared, register
+from hlokit.interpreter.registry import prepared, register, with_kernel
 from hlokit.interpreter.values import (
     bit_width,
     dense_attribute,
@@ -921,14 +921,11 @@ def _unary(name: str, fn):
     else:
         native = {}.get
 
-    @register(name)
-    def adapter(op, operands, interp):
-        x = operands[0]
+    def kernel(x):
         run = native(x.dtype)
-        return [run(x) if run is not None else fn(x)]
+        return run(x) if run is not None else fn(x)
 
-    adapter.__name__ = "_" + short
-    return adapter
+    return register(name)(with_kernel(kernel, "_" + short))
 
 
 # Binary ops whose numpy ufunc is exactly the spec's semantics on some element types: add, subtract and
@@ -959,16 +956,13 @@ def _binary(name: str, fn):
     native = _native_binary_ufuncs(short).get
     asarray = np.asarray
 
-    @register(name)
-    def adapter(op, operands, interp):
-        lhs, rhs = operands
+    def kernel(lhs, rhs):
         ufunc = native(lhs.dtype)
         if ufunc is not None:
-            return [asarray(ufunc(lhs, rhs))]
-        return [fn(lhs, rhs)]
+            return asarray(ufunc(lhs, rhs))
+        return fn(lhs, rhs)
 
-    adapter.__name__ = "_" + short
-    return adapter
+    return register(name)(with_kernel(kernel, "_" + short))
 
 
 #: Elementwise ops of :mod:`hlokit.opsets` whose adapter reads attributes or the result type: each is
@@ -1015,8 +1009,8 @@ def _prepare_compare(op):
     )
     if native:
         fn, asarray = _DIRECTIONS[direction], np.asarray
-        return lambda op, operands, interp: [asarray(fn(operands[0], operands[1]))]
-    return lambda op, operands, interp: [compare(operands[0], operands[1], direction, ctype)]
+        return with_kernel(lambda lhs, rhs: asarray(fn(lhs, rhs)))
+    return with_kernel(lambda lhs, rhs: compare(lhs, rhs, direction, ctype))
 
 
 @register("stablehlo.compare")
@@ -1033,8 +1027,8 @@ def _prepare_convert(op):
     # native integers -> f32 / f64 and f32 <-> f64: numpy's cast rounds to nearest even, as convert does
     if dtype in (_F32, _F64) and (src in (_F32, _F64) or (src.kind in "iu" and not _is_sub_byte_int(src))) \
             and src != dtype:
-        return lambda op, operands, interp: [operands[0].astype(dtype)]
-    return lambda op, operands, interp: [convert(operands[0], dtype)]
+        return with_kernel(lambda x: x.astype(dtype))
+    return with_kernel(lambda x: convert(x, dtype))
 
 
 @register("stablehlo.convert")

@@ -22,6 +22,7 @@ call per op and iteration and no MLIR-binding overhead.
 
 from __future__ import annotations
 
+import operator
 import sys
 import threading
 from typing import TYPE_CHECKING, Any, Callable, Sequence, TextIO
@@ -32,7 +33,7 @@ from jaxlib.mlir import ir
 from hlokit import attributes, opsets
 from hlokit.diagnostics import HlokitError, LocatedError
 from hlokit.interpreter import registry
-from hlokit.interpreter.values import Token, UnsupportedTypeError, Value, matches_type, value_type_str
+from hlokit.interpreter.values import Token, UnsupportedTypeError, Value, dense_attribute, matches_type, value_type_str
 
 if TYPE_CHECKING:  # pragma: no cover
     from hlokit.interpreter.process import Process
@@ -107,17 +108,21 @@ class _Plan:
                 i = ids[v] = len(ids)
             return i
 
+        def fresh(values) -> tuple:  # number values defined here (SSA: each once), by C-level loops
+            n = len(ids)
+            out = tuple(range(n, n + len(values)))
+            ids.update(zip(values, out))
+            return out
+
         self.block = block
-        args = [num(a) for a in block.arguments]
+        args = list(fresh(block.arguments))
         self.nargs = len(args)
         ops = list(block.operations)
-        ret_ids: list[int] = []
-        body = ops
+        terminator = None
         if ops and ops[-1].operation.name in _TERMINATORS:
-            body = ops[:-1]
-            ret_ids = [num(v) for v in ops[-1].operation.operands]
+            terminator = ops.pop().operation
         defined = set(args)
-        used: set[int] = set(ret_ids)  # every value read here (operands, and what nested regions read)
+        used: set[int] = set()  # every value read here (operands, and what nested regions read)
         wrappers = interp.wrappers
         ops_table = registry.OPS
         fold = self._fold
@@ -125,9 +130,22 @@ class _Plan:
         # steps: (adapter, op, operand ids, result ids, captured ids used by the op's regions)
         raw = []
         consts: dict[int, Any] = {}
-        for op in body:
+        is_const = consts.__contains__
+        late = False  # an operand used before its definition (not SSA order): number everything by lookup
+        for op in ops:
             operation = op.operation  # (an OpView's own properties may shadow name / operands / ...)
             name = operation.name
+            if name == "stablehlo.constant" and not wrappers and not late:  # its value, read once: a constant
+                try:
+                    value = dense_attribute(op, "value")
+                except Exception:  # (reported when the op runs)
+                    pass
+                else:
+                    value.flags.writeable = False  # shared by every execution (values are immutable)
+                    (r,) = fresh(operation.results)
+                    consts[r] = value
+                    defined.add(r)
+                    continue
             adapter = ops_table.get(name, _unsupported)
             for wrap in wrappers:  # e.g. quantized types: dequantize -> op -> quantize
                 adapter = wrap(op, adapter)
@@ -137,13 +155,16 @@ class _Plan:
                     adapter = prepare(op)
                 except Exception:  # reported when (if) the op runs
                     pass
-            operands = tuple([get(v) for v in operation.operands])  # defined before use: numbered already
+            operands = tuple(map(get, operation.operands))  # defined before use: numbered already
             if None in operands:
                 operands = tuple([num(v) for v in operation.operands])
-            results = tuple([num(v) for v in operation.results])  # (the terminator's operands are numbered already)
+                late = True
+            results = tuple([num(v) for v in operation.results]) if late else fresh(operation.results)
             used.update(operands)
             regions = operation.regions
-            if len(regions):
+            if len(regions) and getattr(adapter, "isolated_regions", False):  # (registry: nothing captured)
+                inner = _NO_VALUES
+            elif len(regions):
                 inner = set()
                 for region in regions:
                     for nested in region.blocks:
@@ -151,12 +172,14 @@ class _Plan:
                 used |= inner
             else:
                 inner = _NO_VALUES
-                if name in foldable and all(o in consts for o in operands) and \
+                if name in foldable and all(map(is_const, operands)) and \
                         fold(adapter, op, operands, results, consts, interp):
                     defined.update(results)
                     continue
             raw.append((adapter, op, operands, results, inner))
             defined.update(results)
+        ret_ids = [num(v) for v in terminator.operands] if terminator is not None else []
+        used.update(ret_ids)
         #: values this block (or a region nested in it) reads but does not define: what its parent's op
         #: captures. Nested regions are planned here, first (bottom-up), so each block is read once.
         self.free = used - defined
@@ -227,18 +250,17 @@ class _Plan:
 
         The values of the block live in a list of slots (arguments first, then every value defined here;
         plan-time constants pre-filled); values of enclosing blocks are read from the frame dict ``env``."""
-        slot: dict[int, int] = {}
-        for v in args:
-            slot.setdefault(v, len(slot))
-        for v in consts:
-            slot[v] = len(slot)
+        nargs = len(args)
+        slot: dict[int, int] = dict(zip(args, range(nargs)))  # (C-level loops: this runs once per block)
+        n = len(slot)
+        slot.update(zip(consts, range(n, n + len(consts))))
+        n += len(consts)
         for _, _, _, results, _ in raw:
-            for r in results:
-                slot[r] = len(slot)
-        template: list = [None] * len(slot)
+            slot.update(zip(results, range(n, n + len(results))))
+            n += len(results)
+        template: list = [None] * n
         for v, c in consts.items():
             template[slot[v]] = c
-        nargs = len(args)
         ends: dict[int, list] = {}
         for v, k in last.items():
             if v in defined:
@@ -250,11 +272,11 @@ class _Plan:
         arg_exports = tuple([(slot[a], a) for a in args if a in captured and a in last])
         dead_args = tuple([slot[a] for a in args if a not in last])
         steps = []
-        step_ops = []
         no_env = ()
+        at = slot.__getitem__
         for k, (adapter, op, operands, results, _) in enumerate(raw):
             try:
-                srcs = tuple([slot[v] for v in operands])
+                srcs = tuple(map(at, operands))
                 here = None
             except KeyError:  # an operand of an enclosing block: read from env
                 here = tuple([v in slot for v in operands])
@@ -265,12 +287,28 @@ class _Plan:
                     dropped = dropped + [r]
             exports = tuple([(slot[r], r) for r in results if r in captured]) if captured else no_env
             env_drops = tuple([v for v in dropped if v in captured]) if captured else no_env
-            steps.append(_step(adapter, op, srcs, here, tuple([slot[r] for r in results]), exports,
-                               tuple([slot[v] for v in dropped]), env_drops))
-            step_ops.append(op)
-        ret = tuple([(slot[v], True) if v in slot else (v, False) for v in ret_ids])
-        ret_env_drops = tuple([v for v in ends.get(len(raw), []) if v in captured])
+            steps.append(_step(adapter, op, srcs, here, tuple(map(at, results)), exports,
+                               tuple(map(at, dropped)), env_drops))
         prologue = bool(cap_consts or arg_exports or dead_args)
+        ret_env_drops = tuple([v for v in ends.get(len(raw), []) if v in captured])
+        if all(v in slot for v in ret_ids):
+            ret_slots = [slot[v] for v in ret_ids]
+            if len(ret_slots) == 1:
+                r0 = ret_slots[0]
+                results_of = lambda regs, env: [regs[r0]]  # noqa: E731
+            elif ret_slots:
+                pick = operator.itemgetter(*ret_slots)
+                results_of = lambda regs, env: list(pick(regs))  # noqa: E731
+            else:
+                results_of = lambda regs, env: []  # noqa: E731
+        else:
+            ret = tuple([(slot[v], True) if v in slot else (v, False) for v in ret_ids])
+
+            def results_of(regs, env):
+                try:
+                    return [regs[i] if h else env[i] for i, h in ret]
+                except KeyError:
+                    raise InterpreterError("a region uses a value that has no runtime value", None) from None
 
         def walk(env, interp, values):
             regs = template.copy()
@@ -282,17 +320,9 @@ class _Plan:
                     env[v] = regs[sl]
                 for sl in dead_args:
                     regs[sl] = None
-            k = 0
-            try:
-                for k, step in enumerate(steps):
-                    step(regs, env, interp)
-            except BaseException as err:
-                located = _located(err, step_ops[k])
-                raise located from located.__cause__
-            try:
-                out = [regs[i] if h else env[i] for i, h in ret]
-            except KeyError:
-                raise InterpreterError("a region uses a value that has no runtime value", None) from None
+            for step in steps:  # (each step locates its own errors at its op)
+                step(regs, env, interp)
+            out = results_of(regs, env)
             for v in ret_env_drops:
                 env.pop(v, None)
             return out
@@ -301,6 +331,8 @@ class _Plan:
 
     @staticmethod
     def _fold(adapter, op, operands, results, consts, interp) -> bool:
+        """Run ``op`` now when every operand is a plan-time constant (see :data:`FOLDABLE_OPS`), recording its
+        results in ``consts``; False when it must run at run time instead."""
         try:  # under the caller's np.errstate(all="ignore") (Interpreter.call)
             outs = adapter(op, [consts[o] for o in operands], interp)
         except Exception:
@@ -355,10 +387,16 @@ class _Plan:
             ns[f"A{k}"] = adapter
             ns[f"O{k}"] = op
             emit(pad + f"_s = {k}")
-            emit(pad + f"_o = A{k}(O{k}, [" + ", ".join(ref(v) for v in operands) + "], interp)")
-            emit(pad + f"if _len(_o) != {len(results)}: raise _Arity(_len(_o))")
+            kernel = getattr(adapter, "kernel", None)
+            if kernel is not None and len(results) == 1:  # (see registry: a one-result op's direct form)
+                ns[f"A{k}"] = kernel
+                emit(pad + f"v{results[0]} = A{k}(" + ", ".join(ref(v) for v in operands) + ")")
+            else:
+                emit(pad + f"_o = A{k}(O{k}, [" + ", ".join(ref(v) for v in operands) + "], interp)")
+                emit(pad + f"if _len(_o) != {len(results)}: raise _Arity(_len(_o))")
+                if results:
+                    emit(pad + "(" + "".join(f"v{r}, " for r in results) + ") = _o")
             if results:
-                emit(pad + "(" + "".join(f"v{r}, " for r in results) + ") = _o")
                 for r in results:
                     if r in captured:
                         emit(pad + f"env[{r}] = v{r}")
@@ -387,43 +425,67 @@ def _step(adapter, op, srcs, here, outs, exports, drops, env_drops):
     """One step of :meth:`_Plan._walker` as a function ``step(regs, env, interp)``: call the op's adapter on
     the operand slots ``srcs`` (ids of ``env`` where ``here[i]`` is false), check the number of results,
     store them in the slots ``outs`` (and in ``env`` for ``exports``), free the slots ``drops`` (and the
-    ``env`` entries ``env_drops``). The common shapes (operands of this block, one result) are closures of
-    their own: a loop body pays one call and no per-step interpretation of the plan."""
+    ``env`` entries ``env_drops``); an error is raised located at ``op`` (:func:`_located`). The common
+    shapes (operands of this block, one result; an adapter's ``kernel``) are closures of their own: a loop
+    body pays one call and no per-step interpretation of the plan."""
     n = len(outs)
-    if here is None and not exports and not env_drops and n == 1:
+    if here is None and not exports and not env_drops and n == 1 and len(srcs) in (1, 2):
         o0 = outs[0]
+        kernel = getattr(adapter, "kernel", None)
         if len(srcs) == 1:
             i0 = srcs[0]
-
+            if kernel is not None:
+                def step(regs, env, interp):
+                    try:
+                        regs[o0] = kernel(regs[i0])
+                    except BaseException as err:
+                        _reraise(err, op)
+                    for d in drops:
+                        regs[d] = None
+            else:
+                def step(regs, env, interp):
+                    try:
+                        got = adapter(op, [regs[i0]], interp)
+                        if len(got) != 1:
+                            raise _Arity(len(got))
+                    except BaseException as err:
+                        _reraise(err, op)
+                    regs[o0] = got[0]
+                    for d in drops:
+                        regs[d] = None
+            return step
+        i0, i1 = srcs
+        if kernel is not None:
             def step(regs, env, interp):
-                got = adapter(op, [regs[i0]], interp)
-                if len(got) != 1:
-                    raise _Arity(len(got))
+                try:
+                    regs[o0] = kernel(regs[i0], regs[i1])
+                except BaseException as err:
+                    _reraise(err, op)
+                for d in drops:
+                    regs[d] = None
+        else:
+            def step(regs, env, interp):
+                try:
+                    got = adapter(op, [regs[i0], regs[i1]], interp)
+                    if len(got) != 1:
+                        raise _Arity(len(got))
+                except BaseException as err:
+                    _reraise(err, op)
                 regs[o0] = got[0]
                 for d in drops:
                     regs[d] = None
-
-            return step
-        if len(srcs) == 2:
-            i0, i1 = srcs
-
-            def step(regs, env, interp):
-                got = adapter(op, [regs[i0], regs[i1]], interp)
-                if len(got) != 1:
-                    raise _Arity(len(got))
-                regs[o0] = got[0]
-                for d in drops:
-                    regs[d] = None
-
-            return step
+        return step
 
     def step(regs, env, interp):
-        if here is None:
-            got = adapter(op, [regs[i] for i in srcs], interp)
-        else:
-            got = adapter(op, [regs[i] if h else env[i] for i, h in zip(srcs, here)], interp)
-        if len(got) != n:
-            raise _Arity(len(got))
+        try:
+            if here is None:
+                got = adapter(op, [regs[i] for i in srcs], interp)
+            else:
+                got = adapter(op, [regs[i] if h else env[i] for i, h in zip(srcs, here)], interp)
+            if len(got) != n:
+                raise _Arity(len(got))
+        except BaseException as err:
+            _reraise(err, op)
         for sl, x in zip(outs, got):
             regs[sl] = x
         for sl, v in exports:
@@ -434,6 +496,14 @@ def _step(adapter, op, srcs, here, outs, exports, drops, env_drops):
             env.pop(v, None)
 
     return step
+
+
+def _reraise(err: BaseException, op) -> None:
+    """Raise ``err`` as the walker reports it at ``op`` (:func:`_located`)."""
+    located = _located(err, op)
+    if located is err:
+        raise err
+    raise located from located.__cause__
 
 
 def _located(err: BaseException, op) -> BaseException:
@@ -573,6 +643,27 @@ class Interpreter:
         def run(*args):
             if len(args) != nargs:
                 raise InterpreterError(f"region expects {nargs} arguments, got {len(args)}", region.owner.location)
+            return plan.fn(env, self, args)
+
+        return run
+
+    def loop_functions(self, *regions: ir.Region, nargs: int) -> list[Callable[..., list[Value]]]:
+        """:meth:`region_function` of each of ``regions`` for a loop that calls them with ``nargs`` values
+        every iteration: the number of arguments is checked here, once, not per call."""
+        fns = []
+        for region in regions:
+            plan = self._plan_of(region)
+            if plan.nargs != nargs:
+                raise InterpreterError(f"region expects {plan.nargs} arguments, got {nargs}", region.owner.location)
+            fns.append(self._plan_caller(plan))
+        return fns
+
+    def _plan_caller(self, plan: _Plan) -> Callable[..., list[Value]]:
+        if not self._frames:
+            self._frames.append({})
+        env = self._frames[-1]
+
+        def run(*args):
             return plan.fn(env, self, args)
 
         return run

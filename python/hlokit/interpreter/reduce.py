@@ -111,6 +111,8 @@ def _prepare_reduce(op):
             operands[:n], operands[n:], dims, region_callable(interp, region, elementwise), body_dtypes, known=known
         )
 
+    if known is not None:  # the body reads only its arguments: the planner need not look into it
+        general.isolated_regions = True
     dt = body_dtypes[0] if n == 1 else None
     if known is None or n != 1 or dt not in NATIVE_DTYPES or dt.kind not in REDUCTION_UFUNCS[known][1]:
         return general
@@ -124,6 +126,7 @@ def _prepare_reduce(op):
         # (floating-point warnings are off for the whole run: Interpreter.call)
         return [np.asarray(ufunc(init, ufunc.reduce(x, axis=axes, dtype=dt), dtype=dt))]
 
+    one_ufunc.isolated_regions = True
     return one_ufunc
 
 

@@ -24,6 +24,12 @@ An *adapter* unpacks one MLIR op and calls the op's pure semantics function::
 * An adapter may carry a ``prepare(op) -> adapter`` attribute (decorator :func:`prepared`): the
   walker calls it once per op when it compiles a block and runs the returned adapter (which has the
   same signature) every time the op executes, so attributes are read once, not once per iteration.
+* An adapter of a one-result op may carry a ``kernel(*operands) -> value`` attribute (made by
+  :func:`with_kernel`): the same computation without the op, the interpreter and the lists; the walker calls
+  it directly (the adapter itself stays the reference).
+* An adapter whose op's regions read nothing but their own block arguments (e.g. a ``reduce`` whose body is
+  one ``add`` of its arguments) may say so with ``isolated_regions = True``: the planner then does not plan
+  those regions to learn which enclosing values they capture (they are planned if and when they run).
 * Adapters raise :class:`~hlokit.interpreter.evaluator.InterpreterError` (the walker adds the op's
   location when the error has none) for runtime errors the spec defines.
 
@@ -49,6 +55,7 @@ __all__ = [
     "register",
     "register_custom_call",
     "prepared",
+    "with_kernel",
     "lookup",
     "WRAPPERS",
     "register_wrapper",
@@ -105,6 +112,20 @@ def prepared(prepare: Callable[["ir.OpView"], Adapter]) -> Callable[[Adapter], A
         return fn
 
     return deco
+
+
+def with_kernel(kernel: Callable[..., "Value"], name: str | None = None) -> Adapter:
+    """The adapter ``(op, operands, interp) -> [kernel(*operands)]`` of a one-result op, carrying ``kernel``
+    (see module doc): ``kernel`` takes the operands' runtime values and returns the one result."""
+
+    def adapter(op, operands, interp):
+        return [kernel(*operands)]
+
+    adapter.kernel = kernel  # type: ignore[attr-defined]
+    adapter.__module__ = kernel.__module__  # (the family module that made it, as for any other adapter)
+    if name:
+        adapter.__name__ = adapter.__qualname__ = name
+    return adapter
 
 
 #: Plan-time wrappers ``(op, adapter) -> adapter`` (decorator :func:`register_wrapper`): the walker passes

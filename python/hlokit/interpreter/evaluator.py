@@ -719,17 +719,17 @@ class Interpreter:
 
 def check_arguments(func: ir.OpView, args: Sequence[Value]) -> None:
     """Raise :class:`InterpreterError` (at the function) unless ``args`` match ``func``'s signature."""
-    ftype = ir.FunctionType(attributes.type_value(func, "function_type"))
-    name = attributes.str_value(func, "sym_name")
-    inputs = ftype.inputs
+    inputs = ir.FunctionType(attributes.type_value(func, "function_type")).inputs
     if len(args) != len(inputs):
         raise InterpreterError(
-            f"function '@{name}' takes {len(inputs)} arguments, got {len(args)}", func.location
+            f"function '@{attributes.str_value(func, 'sym_name')}' takes {len(inputs)} arguments, got {len(args)}",
+            func.location,
         )
     for i, (a, t) in enumerate(zip(args, inputs)):
         if not matches_type(a, t):
             got = value_type_str(a) if isinstance(a, (np.ndarray, tuple, Token)) else type(a).__name__
             raise InterpreterError(
-                f"argument #{i} of function '@{name}' has type {got}, the signature expects {t}",
+                f"argument #{i} of function '@{attributes.str_value(func, 'sym_name')}' has type {got}, "
+                f"the signature expects {t}",
                 func.location,
             )

@@ -174,21 +174,21 @@ def _anchor_targets(root: ir.Operation, path: Sequence[str]) -> list[ir.Operatio
 def _run_python_pass(instance: Pass, root: ir.Operation, path: Sequence[str]) -> None:
     """Run a Python pass on its anchor ops at ``path`` below ``root`` (walking to the anchor)."""
     anchor = instance.anchor
+    found: list[ir.Operation] = []  # every anchor op first, then the pass on all of them (Pass.run_on_anchors)
+
+    def collect(op):
+        if op.name == anchor:
+            found.append(op)
+            return ir.WalkResult.SKIP
+        return ir.WalkResult.ADVANCE
+
     for target in _anchor_targets(root, path):
         if anchor in ("any", target.name):
-            instance.run_on_operation(target)
-            continue
-        found: list[ir.Operation] = []
-
-        def collect(op, found=found):
-            if op.name == anchor:
-                found.append(op)
-                return ir.WalkResult.SKIP
-            return ir.WalkResult.ADVANCE
-
-        target.walk(collect)
-        for op in found:
-            instance.run_on_operation(op)
+            found.append(target)
+        else:
+            target.walk(collect)
+    if found:
+        instance.run_on_anchors(found)
 
 
 def _python_pass_callback(instance: Pass, path: Sequence[str]):

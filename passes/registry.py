@@ -25,7 +25,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import shlex
-from typing import Any, Callable, ClassVar
+from typing import Any, Callable, ClassVar, Sequence
 
 from jaxlib.mlir import ir
 from jaxlib.mlir._mlir_libs._mlir import rewrite as _rewrite
@@ -94,6 +94,14 @@ class Pass:
 
     def run_on_operation(self, op: ir.Operation) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def run_on_anchors(self, ops: Sequence[ir.Operation]) -> None:
+        """Run the pass on every anchor op one pipeline element reaches (e.g. each ``func.func`` of the module
+        for ``func.func(name)``), in order: :meth:`run_on_operation` on each. A pass whose rewrite of one
+        anchor must not happen when another anchor fails (e.g. it changes function signatures that calls in
+        other functions use) overrides this to check every anchor before changing any."""
+        for op in ops:
+            self.run_on_operation(op)
 
     @classmethod
     def describe_options(cls) -> str:

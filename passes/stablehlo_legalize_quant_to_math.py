@@ -33,10 +33,10 @@ types", "uniform_quantize", "uniform_dequantize" and the quantization computatio
   its storage integer type (``!quant.uniform<i8:f32, ...>`` -> ``i8``, ``u8`` -> ``ui8``). A quantized
   function argument is therefore its storage values, as :func:`hlokit.interpret` and ``hlokit-run`` take it.
 
-Anchor: ``func.func`` or the module. Run at the module (the flag ``--stablehlo-legalize-quant-to-math``),
-every function is checked and every template built before the first rewrite, so a refused program is left
-unchanged. Nested as ``func.func(stablehlo-legalize-quant-to-math)`` (upstream's anchor), each function
-is rewritten on its own, its signature included (as upstream does). Refused, with a located
+Anchor: ``func.func`` or the module. Run at the module (the flag ``--stablehlo-legalize-quant-to-math``) or
+nested as ``func.func(stablehlo-legalize-quant-to-math)`` (upstream's anchor), every function is checked and
+every template built before the first rewrite (``run_on_anchors``), so a refused program is left unchanged;
+each function is rewritten, its signature included (as upstream does). Refused, with a located
 :class:`~hlokit.diagnostics.PassError`: a ``!quant`` type other than ``!quant.uniform`` (or one whose
 parameters do not read back exactly), a quantized element type in anything but a ranked tensor (tuples,
 unranked tensors), a quantized ``func.func`` declaration without a body.
@@ -196,25 +196,33 @@ class StablehloLegalizeQuantToMath(Pass):
     anchor = "any"
 
     def run_on_operation(self, root: ir.Operation) -> None:
-        if root.name == "func.func":
-            funcs = [root]
-        else:
-            funcs = []
+        self.run_on_anchors([root])
 
-            def collect(o):
-                if o.name == "func.func":
-                    funcs.append(o.operation)
-                return ir.WalkResult.ADVANCE
+    def run_on_anchors(self, roots) -> None:
+        """Plan every function under every anchor op, then rewrite: a refused function leaves all of them
+        unchanged (nested as ``func.func(...)``, one function's new signature would otherwise no longer match
+        the calls of another function that was refused)."""
+        funcs = []
 
-            root.walk(collect)
+        def collect(o):
+            if o.name == "func.func":
+                funcs.append(o.operation)
+            return ir.WalkResult.ADVANCE
+
+        for root in roots:
+            if root.name == "func.func":
+                funcs.append(root)
+            else:
+                root.walk(collect)
         funcs = [f for f in funcs if has_quantized_types(f)]
         if not funcs:
             return
-        cache = TemplateCache.of_pass(self, root.context)
+        context = funcs[0].context
+        cache = TemplateCache.of_pass(self, context)
         plan = _Plan()
         for f in funcs:
             self._plan_func(f, cache, plan)
-        with root.context, ir.Location.unknown():
+        with context, ir.Location.unknown():
             self._rewrite(plan, cache)
 
     # -- planning (no change to the IR) ---------------------------------------------------------

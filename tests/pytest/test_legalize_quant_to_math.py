@@ -532,8 +532,30 @@ func.func @other(%x: tensor<2xf32>) -> tuple<tensor<2x!quant.uniform<i8:f32, 0.5
     text = str(info.value)
     assert "bad.mlir:7:" in text and "ranked tensors only" in text, text
     assert m.operation.verify()
-    if pipeline == MODULE_PIPELINE:  # every function checked first: nothing changed
-        assert str(m) == before
+    assert str(m) == before  # every function checked first, nested in func.func(...) too: nothing changed
+
+
+@pytest.mark.parametrize("pipeline", [MODULE_PIPELINE, FUNC_PIPELINE], ids=["module", "func.func"])
+def test_a_refused_caller_keeps_its_callee_unchanged(pipeline):
+    # rewriting @callee alone would change its signature under the call in @caller, which is refused
+    q = "tensor<4x!quant.uniform<i8:f32, 0.5>>"
+    src = f"""func.func @callee(%x: {q}) -> {q} {{
+  %0 = stablehlo.add %x, %x : {q}
+  return %0 : {q}
+}}
+
+func.func @caller(%x: {q}) -> tuple<{q}> {{
+  %0 = func.call @callee(%x) : ({q}) -> {q}
+  %1 = stablehlo.tuple %0 : tuple<{q}>
+  return %1 : tuple<{q}>
+}}
+"""
+    m = hlokit.parse(src, context=hlokit.make_context(), source_name="calls.mlir")
+    before = str(m)
+    with pytest.raises(PassError, match="calls.mlir:6:1: .*ranked tensors only"):
+        run_pipeline(m, pipeline, source_name="calls.mlir")
+    hlokit.verify(m)
+    assert str(m) == before
 
 
 @pytest.mark.parametrize("qt, message", [

@@ -76,7 +76,9 @@ class Pass:
     Subclasses set ``argument``, ``summary``, ``anchor`` and ``options`` and implement
     :meth:`run_on_operation`, which receives one anchor op (e.g. one ``func.func``) and either
     rewrites it or raises :class:`~hlokit.diagnostics.PassError` with the failing op's location.
-    A pass must fail before it changes anything (so the IR stays verified) or finish its rewrite.
+    A pass must fail before it changes anything (so the IR stays verified) or finish its rewrite. It raises
+    outside ``Operation.walk`` callbacks (collect the ops, then check them): the bindings turn an exception
+    raised inside a callback into a ``RuntimeError`` that carries a Python traceback as its message.
     """
 
     argument: ClassVar[str] = ""

@@ -38,8 +38,9 @@ nested as ``func.func(stablehlo-legalize-quant-to-math)`` (upstream's anchor), e
 every template built before the first rewrite (``run_on_anchors``), so a refused program is left unchanged;
 each function is rewritten, its signature included (as upstream does). Refused, with a located
 :class:`~hlokit.diagnostics.PassError`: a ``!quant`` type other than ``!quant.uniform`` (or one whose
-parameters do not read back exactly), a quantized element type in anything but a ranked tensor (tuples,
-unranked tensors), a quantized ``func.func`` declaration without a body.
+parameters do not read back exactly), a quantized element type in anything but a ranked tensor or a tuple
+of them (unranked tensors), a quantized ``func.func`` declaration without a body. Tuple types become tuples
+of storage types (``tuple`` and ``get_tuple_element`` are storage ops).
 
 The expansions are written on :mod:`hlokit.passes.builder`: one template per (shape, types, quantization
 parameters), parsed once per run of the pass (``TemplateCache.of_pass``) and cloned at each op.
@@ -230,6 +231,10 @@ class StablehloLegalizeQuantToMath(Pass):
         """The storage twin of ``t`` (``t`` itself when not quantized); PassError when it cannot be lowered."""
         if "!quant." not in str(t):
             return t
+        if isinstance(t, ir.TupleType):  # a tuple of storage twins (a tuple op only moves its elements)
+            tt = ir.TupleType(t)
+            return ir.TupleType.get_tuple([self._storage(tt.get_type(i), where) for i in range(tt.num_types)],
+                                          context=t.context)
         if not isinstance(t, ir.RankedTensorType):
             raise fail(f"stablehlo-legalize-quant-to-math: type {t}: quantized elements are lowered in ranked "
                        "tensors only", where)
@@ -267,15 +272,13 @@ class StablehloLegalizeQuantToMath(Pass):
 
         visit_blocks(func)
 
-        def visit(o):
-            op = o.operation
-            if op == func:
-                return ir.WalkResult.ADVANCE
+        ops: list[ir.Operation] = []
+        func.walk(lambda o: ops.append(o.operation) or ir.WalkResult.ADVANCE)
+        for op in ops:  # (outside the walk: the bindings would turn a PassError raised in its callback into a
+            if op == func:  # RuntimeError carrying a traceback)
+                continue
             visit_blocks(op)
             self._plan_op(op, cache, plan)
-            return ir.WalkResult.ADVANCE
-
-        func.walk(visit)
 
     def _plan_op(self, op: ir.Operation, cache: TemplateCache, plan: _Plan) -> None:
         name = op.name
@@ -307,7 +310,8 @@ class StablehloLegalizeQuantToMath(Pass):
             return
         for r in results:
             if "!quant." in str(r.type):
-                self._qtype(r.type, op)
+                if not isinstance(r.type, ir.TupleType):
+                    self._qtype(r.type, op)
                 plan.values.append((r, self._storage(r.type, op)))
 
     def _template(self, cache: TemplateCache, op, src: ir.Type, dst: ir.Type, qin: QuantizedType | None,

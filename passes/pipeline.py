@@ -202,8 +202,13 @@ def _python_pass_callback(instance: Pass, path: Sequence[str]):
             pass_.signal_pass_failure()
         except Exception as exc:  # a bug in a pass: report it located, never crash the tool
             detail = "".join(traceback.format_exception(exc)) if os.environ.get("HLOKIT_TRACEBACK") else ""
+            what = f"{type(exc).__name__}: {exc}"
+            if isinstance(exc, RuntimeError) and "Traceback (most recent call last)" in str(exc):
+                # raised inside a callback of the bindings (e.g. Operation.walk), which wrap it in a RuntimeError
+                # whose message is the whole traceback: its last line names the exception
+                what = str(exc).strip().splitlines()[-1]
             op.location.emit_error(
-                f"internal error in pass '{instance.argument}': {type(exc).__name__}: {exc}" + (f"\n{detail}" if detail else "")
+                f"internal error in pass '{instance.argument}': {what}" + (f"\n{detail}" if detail else "")
             )
             pass_.signal_pass_failure()
 

@@ -160,6 +160,27 @@ def test_crashing_pass_becomes_a_diagnostic(ctx, temp_pass):
         run_pipeline(m, "builtin.module(test-crash)")
 
 
+def test_a_crash_inside_a_walk_callback_is_one_line(ctx, temp_pass):
+    @temp_pass
+    class CrashInWalk(Pass):
+        argument = "test-crash-in-walk"
+        summary = "raises inside an Operation.walk callback"
+        anchor = "func.func"
+
+        def run_on_operation(self, op):
+            def visit(o):
+                raise ZeroDivisionError("boom in walk")
+
+            op.walk(visit)
+
+    m = hlokit.parse(PROGRAM, context=ctx)
+    with pytest.raises(hlokit.PassError) as info:
+        run_pipeline(m, "builtin.module(test-crash-in-walk,canonicalize)")  # (a C++ pass: one PassManager)
+    text = str(info.value)
+    assert "internal error in pass 'test-crash-in-walk': " in text and "boom in walk" in text, text
+    assert "Traceback" not in text and len(text.strip().splitlines()) == 1, text
+
+
 def test_verification_after_each_pass_catches_broken_ir(ctx, temp_pass):
     @temp_pass
     class Breaks(Pass):

@@ -334,8 +334,7 @@ def interpret(
             values = [as_value(a) for a in args]
         except TypeError as err:
             raise InterpreterError(str(err), interp.functions[name].location) from None
-        with np.errstate(all="ignore"):
-            results = interp.call(name, values)
+        results = interp.call(name, values)  # (numpy's floating-point warnings off inside: Interpreter.call)
         return [_writable(r) for r in results]
     R = 1 if num_replicas is None else int(num_replicas)
     P = 1 if num_partitions is None else int(num_partitions)

@@ -425,55 +425,36 @@ def _step(adapter, op, srcs, here, outs, exports, drops, env_drops):
     """One step of :meth:`_Plan._walker` as a function ``step(regs, env, interp)``: call the op's adapter on
     the operand slots ``srcs`` (ids of ``env`` where ``here[i]`` is false), check the number of results,
     store them in the slots ``outs`` (and in ``env`` for ``exports``), free the slots ``drops`` (and the
-    ``env`` entries ``env_drops``); an error is raised located at ``op`` (:func:`_located`). The common
-    shapes (operands of this block, one result; an adapter's ``kernel``) are closures of their own: a loop
-    body pays one call and no per-step interpretation of the plan."""
+    ``env`` entries ``env_drops``); an error is raised located at ``op`` (:func:`_located`). A one-result op
+    whose adapter has a ``kernel`` (operands of this block) is a closure of its own: a loop body pays one call
+    per such op and no per-step interpretation of the plan."""
     n = len(outs)
-    if here is None and not exports and not env_drops and n == 1 and len(srcs) in (1, 2):
+    kernel = getattr(adapter, "kernel", None)
+    if kernel is not None and here is None and not exports and not env_drops and n == 1 and len(srcs) in (1, 2):
+        # (the two shapes of elementwise ops in loop bodies: one call, no lists, no result-count check)
         o0 = outs[0]
-        kernel = getattr(adapter, "kernel", None)
         if len(srcs) == 1:
-            i0 = srcs[0]
-            if kernel is not None:
-                def step(regs, env, interp):
-                    try:
-                        regs[o0] = kernel(regs[i0])
-                    except BaseException as err:
-                        _reraise(err, op)
-                    for d in drops:
-                        regs[d] = None
-            else:
-                def step(regs, env, interp):
-                    try:
-                        got = adapter(op, [regs[i0]], interp)
-                        if len(got) != 1:
-                            raise _Arity(len(got))
-                    except BaseException as err:
-                        _reraise(err, op)
-                    regs[o0] = got[0]
-                    for d in drops:
-                        regs[d] = None
+            (i0,) = srcs
+
+            def step(regs, env, interp):
+                try:
+                    regs[o0] = kernel(regs[i0])
+                except BaseException as err:
+                    _reraise(err, op)
+                for d in drops:
+                    regs[d] = None
+
             return step
         i0, i1 = srcs
-        if kernel is not None:
-            def step(regs, env, interp):
-                try:
-                    regs[o0] = kernel(regs[i0], regs[i1])
-                except BaseException as err:
-                    _reraise(err, op)
-                for d in drops:
-                    regs[d] = None
-        else:
-            def step(regs, env, interp):
-                try:
-                    got = adapter(op, [regs[i0], regs[i1]], interp)
-                    if len(got) != 1:
-                        raise _Arity(len(got))
-                except BaseException as err:
-                    _reraise(err, op)
-                regs[o0] = got[0]
-                for d in drops:
-                    regs[d] = None
+
+        def step(regs, env, interp):
+            try:
+                regs[o0] = kernel(regs[i0], regs[i1])
+            except BaseException as err:
+                _reraise(err, op)
+            for d in drops:
+                regs[d] = None
+
         return step
 
     def step(regs, env, interp):

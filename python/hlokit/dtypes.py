@@ -123,22 +123,20 @@ def dtype_of(t: ir.Type | str) -> np.dtype:
     (other quant types, index, tokens, tuples).
     """
     if isinstance(t, str):
-        spelling = t
-    else:
-        dt = _BY_TYPE.get(t)
-        if dt is not None:
-            return dt
-        spelling = str(t)
-    dt = _DTYPE_OF.get(spelling)
-    if dt is not None:
-        if not isinstance(t, str):
-            _remember(t, dt)
-        return dt
-    dt = _dtype_of(t if isinstance(t, str) else element_type_name(t))
-    if len(_DTYPE_OF) < 4096:
-        _DTYPE_OF[spelling] = dt
-    if not isinstance(t, str):
+        return _by_spelling(t, t)
+    dt = _BY_TYPE.get(t)
+    if dt is None:
+        dt = _by_spelling(str(t), t)
         _remember(t, dt)
+    return dt
+
+
+def _by_spelling(spelling: str, t: ir.Type | str) -> np.dtype:
+    dt = _DTYPE_OF.get(spelling)
+    if dt is None:
+        dt = _dtype_of(t if isinstance(t, str) else element_type_name(t))
+        if len(_DTYPE_OF) < 4096:
+            _DTYPE_OF[spelling] = dt
     return dt
 
 

@@ -76,12 +76,8 @@ def while_(
     runs of the body instead of never returning."""
     results = list(operand)
     n = 0
-    if max_iterations is None:
-        while cond(*results)[0]:  # (a 0-d bool array is true or false)
-            results = body(*results)
-        return list(results)
-    while cond(*results)[0]:
-        if n >= max_iterations:
+    while cond(*results)[0]:  # (a 0-d bool array is true or false)
+        if max_iterations is not None and n >= max_iterations:
             raise LoopLimitError(max_iterations)
         results = body(*results)
         n += 1
@@ -116,10 +112,6 @@ def get_tuple_element(operand: tuple, index: int) -> Value:
 
 def _branch(interp, region: ir.Region) -> Branch:
     return lambda: interp.eval_region(region, [])
-
-
-def _function(interp, region: ir.Region) -> Callable[..., Sequence[Value]]:
-    return interp.region_function(region)  # the region's plan is looked up once, not per iteration
 
 
 @register("func.call")

@@ -210,7 +210,9 @@ def iota(shape: Sequence[int], dtype: np.dtype, iota_dimension: int) -> np.ndarr
 def _prepare_constant(op):
     value = dense_attribute(op, "value")
     value.flags.writeable = False  # read once per op, shared by every execution (values are immutable)
-    return lambda op, operands, interp: [value]
+    adapter = lambda op, operands, interp: [value]  # noqa: E731
+    adapter.folded = (value,)  # (registry: a plan-time constant, the op never runs)
+    return adapter
 
 
 @register("stablehlo.constant")

@@ -33,7 +33,7 @@ from jaxlib.mlir import ir
 from hlokit import attributes, opsets
 from hlokit.diagnostics import HlokitError, LocatedError
 from hlokit.interpreter import registry
-from hlokit.interpreter.values import Token, UnsupportedTypeError, Value, dense_attribute, matches_type, value_type_str
+from hlokit.interpreter.values import Token, UnsupportedTypeError, Value, matches_type, value_type_str
 
 if TYPE_CHECKING:  # pragma: no cover
     from hlokit.interpreter.process import Process
@@ -135,17 +135,6 @@ class _Plan:
         for op in ops:
             operation = op.operation  # (an OpView's own properties may shadow name / operands / ...)
             name = operation.name
-            if name == "stablehlo.constant" and not wrappers and not late:  # its value, read once: a constant
-                try:
-                    value = dense_attribute(op, "value")
-                except Exception:  # (reported when the op runs)
-                    pass
-                else:
-                    value.flags.writeable = False  # shared by every execution (values are immutable)
-                    (r,) = fresh(operation.results)
-                    consts[r] = value
-                    defined.add(r)
-                    continue
             adapter = ops_table.get(name, _unsupported)
             for wrap in wrappers:  # e.g. quantized types: dequantize -> op -> quantize
                 adapter = wrap(op, adapter)
@@ -160,6 +149,11 @@ class _Plan:
                 operands = tuple([num(v) for v in operation.operands])
                 late = True
             results = tuple([num(v) for v in operation.results]) if late else fresh(operation.results)
+            folded = getattr(adapter, "folded", None)  # results its prepare computed (registry: a constant)
+            if folded is not None:
+                consts.update(zip(results, folded))
+                defined.update(results)
+                continue
             used.update(operands)
             regions = operation.regions
             if len(regions) and getattr(adapter, "isolated_regions", False):  # (registry: nothing captured)
@@ -384,7 +378,6 @@ class _Plan:
             if v in defined:
                 ends.setdefault(k, []).append(v)
         for k, (adapter, op, operands, results, _) in enumerate(raw):
-            ns[f"A{k}"] = adapter
             ns[f"O{k}"] = op
             emit(pad + f"_s = {k}")
             kernel = getattr(adapter, "kernel", None)
@@ -392,6 +385,7 @@ class _Plan:
                 ns[f"A{k}"] = kernel
                 emit(pad + f"v{results[0]} = A{k}(" + ", ".join(ref(v) for v in operands) + ")")
             else:
+                ns[f"A{k}"] = adapter
                 emit(pad + f"_o = A{k}(O{k}, [" + ", ".join(ref(v) for v in operands) + "], interp)")
                 emit(pad + f"if _len(_o) != {len(results)}: raise _Arity(_len(_o))")
                 if results:
@@ -616,9 +610,7 @@ class Interpreter:
         """``region`` (one block) as a function ``f(*args) -> results`` in the current scope: what
         :meth:`eval_region` does, with the region's plan looked up once (loops call it per iteration)."""
         plan = self._plan_of(region)
-        if not self._frames:
-            self._frames.append({})
-        env = self._frames[-1]
+        env = self._frame()
         nargs = plan.nargs
 
         def run(*args):
@@ -631,23 +623,20 @@ class Interpreter:
     def loop_functions(self, *regions: ir.Region, nargs: int) -> list[Callable[..., list[Value]]]:
         """:meth:`region_function` of each of ``regions`` for a loop that calls them with ``nargs`` values
         every iteration: the number of arguments is checked here, once, not per call."""
+        env = self._frame()
         fns = []
         for region in regions:
             plan = self._plan_of(region)
             if plan.nargs != nargs:
                 raise InterpreterError(f"region expects {plan.nargs} arguments, got {nargs}", region.owner.location)
-            fns.append(self._plan_caller(plan))
+            fns.append(lambda *args, plan=plan: plan.fn(env, self, args))
         return fns
 
-    def _plan_caller(self, plan: _Plan) -> Callable[..., list[Value]]:
+    def _frame(self) -> dict:
+        """The current scope's frame (the values nested regions read), made when none is open yet."""
         if not self._frames:
             self._frames.append({})
-        env = self._frames[-1]
-
-        def run(*args):
-            return plan.fn(env, self, args)
-
-        return run
+        return self._frames[-1]
 
     def eval_region_values(self, region: ir.Region, args: Sequence[Value], values: Sequence[ir.Value]) -> list[Value]:
         """Evaluate ``region`` like :meth:`eval_region` but return the runtime values of the SSA values
@@ -660,8 +649,7 @@ class Interpreter:
                 base = self._plan_of_block(block)
                 ids = self._ids
                 plan = self._plans[key] = base.with_returns([ids[v] for v in values])
-        if not self._frames:
-            self._frames.append({})
+        self._frame()
         return self._run(plan, args, region)
 
     def lookup(self, value: ir.Value) -> Value:

@@ -24,6 +24,8 @@ An *adapter* unpacks one MLIR op and calls the op's pure semantics function::
 * An adapter may carry a ``prepare(op) -> adapter`` attribute (decorator :func:`prepared`): the
   walker calls it once per op when it compiles a block and runs the returned adapter (which has the
   same signature) every time the op executes, so attributes are read once, not once per iteration.
+* A prepared adapter of an op without operands may carry ``folded``, its results computed by ``prepare``
+  (``constant``): the planner keeps them as plan-time constants and never runs the op.
 * An adapter of a one-result op may carry a ``kernel(*operands) -> value`` attribute (made by
   :func:`with_kernel`): the same computation without the op, the interpreter and the lists; the walker calls
   it directly (the adapter itself stays the reference).

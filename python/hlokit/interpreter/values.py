@@ -221,7 +221,7 @@ def to_array(attr: ir.Attribute, t: ir.Type | None = None) -> np.ndarray:
     """
     t = t if t is not None else attr.type
     shaped = ir.ShapedType(t)
-    dtype = dtype_of(t)  # (cached by the type's spelling)
+    dtype = dtype_of(t)  # (cached: dtypes.dtype_of)
     shape = tuple(shaped.shape)
     if len(shape) and math.prod(shape) > 1:
         one = _splat_element(attr, shaped)

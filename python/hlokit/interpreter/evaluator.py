@@ -148,7 +148,15 @@ class _Plan:
             if None in operands:
                 operands = tuple([num(v) for v in operation.operands])
                 late = True
-            results = tuple([num(v) for v in operation.results]) if late else fresh(operation.results)
+            if late:
+                results = tuple([num(v) for v in operation.results])
+            else:
+                values = operation.results
+                if len(values) == 1:  # (most ops: one dict store, no zip)
+                    results = (len(ids),)
+                    ids[values[0]] = results[0]
+                else:
+                    results = fresh(values)
             folded = getattr(adapter, "folded", None)  # results its prepare computed (registry: a constant)
             if folded is not None:
                 consts.update(zip(results, folded))
@@ -314,8 +322,21 @@ class _Plan:
                     env[v] = regs[sl]
                 for sl in dead_args:
                     regs[sl] = None
-            for step in steps:  # (each step locates its own errors at its op)
-                step(regs, env, interp)
+            kind = 0
+            try:
+                for kind, fn, i0, i1, o0, drops, op in steps:  # (see _step)
+                    if kind == 2:
+                        regs[o0] = fn(regs[i0], regs[i1])
+                    elif kind:
+                        regs[o0] = fn(regs[i0])
+                    else:
+                        fn(regs, env, interp)
+                    for d in drops:
+                        regs[d] = None
+            except BaseException as err:
+                if not kind:  # (a general step raised its error located already)
+                    raise
+                _reraise(err, op)
             out = results_of(regs, env)
             for v in ret_env_drops:
                 env.pop(v, None)
@@ -415,41 +436,25 @@ class _Plan:
         return ns["_block"]
 
 
-def _step(adapter, op, srcs, here, outs, exports, drops, env_drops):
-    """One step of :meth:`_Plan._walker` as a function ``step(regs, env, interp)``: call the op's adapter on
-    the operand slots ``srcs`` (ids of ``env`` where ``here[i]`` is false), check the number of results,
-    store them in the slots ``outs`` (and in ``env`` for ``exports``), free the slots ``drops`` (and the
-    ``env`` entries ``env_drops``); an error is raised located at ``op`` (:func:`_located`). A one-result op
-    whose adapter has a ``kernel`` (operands of this block) is a closure of its own: a loop body pays one call
-    per such op and no per-step interpretation of the plan."""
+def _step(adapter, op, srcs, here, outs, exports, drops, env_drops) -> tuple:
+    """One step of :meth:`_Plan._walker` as ``(kind, fn, i0, i1, out, drops, op)``, which the walk loop
+    dispatches on ``kind``:
+
+    * ``2`` / ``1``: ``regs[out] = fn(regs[i0], regs[i1])`` / ``fn(regs[i0])``, then the slots ``drops`` are
+      freed: a one-result op whose adapter has a ``kernel`` (registry) and whose operands are values of this
+      block (the two shapes of elementwise ops in loop bodies), called by the walk loop itself: no frame of
+      its own, no operand list, no result-count check. The walk loop locates its errors at ``op``.
+    * ``0``: ``fn(regs, env, interp)`` does the whole step: calls the op's adapter on the operand slots
+      ``srcs`` (ids of ``env`` where ``here[i]`` is false), checks the number of results, stores them in the
+      slots ``outs`` (and in ``env`` for ``exports``), frees the slots ``drops`` (and the ``env`` entries
+      ``env_drops``); it raises its errors located at ``op`` (:func:`_located`).
+    """
     n = len(outs)
     kernel = getattr(adapter, "kernel", None)
     if kernel is not None and here is None and not exports and not env_drops and n == 1 and len(srcs) in (1, 2):
-        # (the two shapes of elementwise ops in loop bodies: one call, no lists, no result-count check)
-        o0 = outs[0]
         if len(srcs) == 1:
-            (i0,) = srcs
-
-            def step(regs, env, interp):
-                try:
-                    regs[o0] = kernel(regs[i0])
-                except BaseException as err:
-                    _reraise(err, op)
-                for d in drops:
-                    regs[d] = None
-
-            return step
-        i0, i1 = srcs
-
-        def step(regs, env, interp):
-            try:
-                regs[o0] = kernel(regs[i0], regs[i1])
-            except BaseException as err:
-                _reraise(err, op)
-            for d in drops:
-                regs[d] = None
-
-        return step
+            return (1, kernel, srcs[0], None, outs[0], drops, op)
+        return (2, kernel, srcs[0], srcs[1], outs[0], drops, op)
 
     def step(regs, env, interp):
         try:
@@ -470,7 +475,7 @@ def _step(adapter, op, srcs, here, outs, exports, drops, env_drops):
         for v in env_drops:
             env.pop(v, None)
 
-    return step
+    return (0, step, None, None, None, (), op)
 
 
 def _reraise(err: BaseException, op) -> None:

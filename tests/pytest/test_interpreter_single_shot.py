@@ -318,6 +318,36 @@ def test_kernel_steps_compute_and_locate_errors_at_their_op(monkeypatch, trips):
         hlokit.interpret(_LOOP_NEGATE, [x, np.array(trips, np.int32)])
 
 
+@pytest.mark.parametrize("trips", [3, 100])
+def test_a_binary_kernel_step_and_a_general_step_fail_at_their_ops(monkeypatch, trips):
+    x = np.arange(4, dtype=np.float32)
+    calls = []
+    real = registry.OPS["stablehlo.add"].kernel
+
+    def failing(a, b):  # the loop body's f32 add (a kernel step) fails on its `trips`-th call
+        if a.dtype == np.float32:
+            calls.append(1)
+            if len(calls) == trips:
+                raise ValueError("add refused")
+        return real(a, b)
+
+    monkeypatch.setitem(registry.OPS, "stablehlo.add", registry.with_kernel(failing))
+    doubling = _LOOP_NEGATE.replace("%a2 = stablehlo.negate %a :", "%a2 = stablehlo.add %a, %a :")
+    (out,) = hlokit.interpret(doubling, [x, np.array(2, np.int32)])  # (two adds: no failure)
+    np.testing.assert_array_equal(out, 4 * x)
+    calls.clear()
+    with pytest.raises(InterpreterError, match=r"^<input>:11:11: error: 'stablehlo.add': internal error: ValueError: add refused$"):
+        hlokit.interpret(doubling, [x, np.array(trips, np.int32)])
+
+    def general(op, operands, interp):  # an adapter with no kernel: a general step
+        raise InterpreterError("negate refused", None)
+
+    monkeypatch.setitem(registry.OPS, "stablehlo.negate", general)
+    monkeypatch.setitem(registry.OPS, "stablehlo.add", registry.with_kernel(real))
+    with pytest.raises(InterpreterError, match=r"^<input>:11:11: error: negate refused$"):
+        hlokit.interpret(_LOOP_NEGATE, [x, np.array(trips, np.int32)])
+
+
 def test_the_body_of_a_known_reduction_is_never_planned():
     text = """
 func.func @main(%x: tensor<8xf32>) -> tensor<f32> {

@@ -226,7 +226,6 @@ def bench(name: str, repeat: int, eval_timeout: float, rounds: int = 3) -> dict:
         evals.append(t_eval)
         if t_eval > 5.0:  # (a slow anchor: one round is precise enough)
             break
-    k = len(evals)
 
     from hlokit import backend
 
@@ -239,8 +238,8 @@ def bench(name: str, repeat: int, eval_timeout: float, rounds: int = 3) -> dict:
     row = {
         "program": name, "single_s": statistics.median(singles), "warm_s": statistics.median(warms),
         "eval_module_s": statistics.median(evals) if evals else None, "rounds": len(singles),
-        "eval_over_single": statistics.median([e / t for e, t in zip(evals, singles[:k])]) if evals else None,
-        "eval_over_warm": statistics.median([e / t for e, t in zip(evals, warms[:k])]) if evals else None,
+        "eval_over_single": statistics.median([e / t for e, t in zip(evals, singles)]) if evals else None,
+        "eval_over_warm": statistics.median([e / t for e, t in zip(evals, warms)]) if evals else None,
         "xla_compile_run_s": t_compile_run, "xla_run_s": t_xla, "eval_note": why,
         "max_abs_diff_vs_xla": _max_abs(ours, xla_first),
     }

@@ -110,6 +110,9 @@ class _Plan:
 
         def fresh(values) -> tuple:  # number values defined here (SSA: each once), by C-level loops
             n = len(ids)
+            if len(values) == 1:  # (most ops: one dict store, no zip)
+                ids[values[0]] = n
+                return (n,)
             out = tuple(range(n, n + len(values)))
             ids.update(zip(values, out))
             return out
@@ -148,15 +151,7 @@ class _Plan:
             if None in operands:
                 operands = tuple([num(v) for v in operation.operands])
                 late = True
-            if late:
-                results = tuple([num(v) for v in operation.results])
-            else:
-                values = operation.results
-                if len(values) == 1:  # (most ops: one dict store, no zip)
-                    results = (len(ids),)
-                    ids[values[0]] = results[0]
-                else:
-                    results = fresh(values)
+            results = tuple([num(v) for v in operation.results]) if late else fresh(operation.results)
             folded = getattr(adapter, "folded", None)  # results its prepare computed (registry: a constant)
             if folded is not None:
                 consts.update(zip(results, folded))

@@ -360,3 +360,34 @@ func.func @main(%x: tensor<8xf32>) -> tensor<f32> {
     (out,) = interp.call("main", [np.arange(8, dtype=np.float32)])
     assert float(out) == 28.0
     assert [p.block.owner.operation.name for p in interp._plans.values()] == ["func.func"]
+
+
+@pytest.mark.parametrize(
+    "x_type, init_type, body_type, kernel",
+    [
+        ("tensor<8xf32>", "tensor<f32>", "tensor<f32>", True),  # static, non-empty, body of the operand's type
+        ("tensor<?xf32>", "tensor<f32>", "tensor<f32>", False),  # dynamic: the size is known only at run time
+        ("tensor<0xf32>", "tensor<f32>", "tensor<f32>", False),  # empty: the result is the init value
+        ("tensor<8xbf16>", "tensor<f32>", "tensor<f32>", False),  # a body type wider than the operand's
+    ],
+)
+def test_a_known_reduction_of_a_static_operand_runs_as_a_kernel(x_type, init_type, body_type, kernel):
+    text = f"""
+func.func @main(%x: {x_type}, %z: {init_type}) -> {body_type} {{
+  %r = stablehlo.reduce(%x init: %z) across dimensions = [0] : ({x_type}, {init_type}) -> {body_type}
+   reducer(%a: {body_type}, %b: {body_type}) {{
+    %s = stablehlo.add %a, %b : {body_type}
+    stablehlo.return %s : {body_type}
+  }}
+  return %r : {body_type}
+}}
+"""
+    module = api.load_program(text)
+    reduce_op = list(module.body.operations[0].regions[0].blocks[0].operations)[0]
+    adapter = registry.OPS["stablehlo.reduce"].prepare(reduce_op)
+    assert (getattr(adapter, "kernel", None) is not None) == kernel
+    n = 0 if "0x" in x_type else 8
+    x = np.arange(n).astype(ml_dtypes.bfloat16 if "bf16" in x_type else np.float32)
+    (out,) = hlokit.interpret(text, [x, np.array(0.5, np.float32)])
+    assert out.dtype == np.float32 and out.shape == ()
+    assert float(out) == 0.5 + n * (n - 1) / 2

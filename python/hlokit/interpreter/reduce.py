@@ -24,9 +24,11 @@ from typing import Sequence
 
 import numpy as np
 
+from jaxlib.mlir import ir
+
 from hlokit import attributes
 from hlokit.interpreter.data_movement import pad, padding_pairs, scatter as scatter_op, window_view
-from hlokit.interpreter.registry import prepared, register
+from hlokit.interpreter.registry import prepared, register, with_kernel
 from hlokit.interpreter.regions import (
     REDUCTION_UFUNCS,
     Body,
@@ -37,7 +39,7 @@ from hlokit.interpreter.regions import (
     region_callable,
     returns_update,
 )
-from hlokit.interpreter.values import NATIVE_DTYPES
+from hlokit.interpreter.values import NATIVE_DTYPES, dtype_of
 
 __all__ = ["reduce", "reduce_window", "select_and_scatter"]
 
@@ -98,6 +100,17 @@ def reduce(
     return [np.array(r, order="C") for r in results]
 
 
+def _dtype_or_none(t: ir.Type):
+    """The numpy dtype of a ranked tensor type's elements; None for any other type (or an element type with
+    no numpy dtype of its own, such as a quantized one)."""
+    if not isinstance(t, ir.RankedTensorType):
+        return None
+    try:
+        return dtype_of(t)
+    except Exception:
+        return None
+
+
 def _prepare_reduce(op):
     region = op.regions[0]
     n = len(op.operands) // 2
@@ -118,13 +131,26 @@ def _prepare_reduce(op):
         return general
     ufunc = REDUCTION_UFUNCS[known][0]
     axes = tuple(sorted({int(d) for d in dims}))
+    asarray = np.asarray
+    x_type, init_type = (v.type for v in op.operation.operands)
+    if axes and _dtype_or_none(x_type) == dt and _dtype_or_none(init_type) == dt:
+        if x_type.has_static_shape and 0 not in x_type.shape:
+            # a static, non-empty operand whose element type is the body's (the verified types): the one-ufunc
+            # form below always runs, so it runs as a kernel (see registry: no operand list, no op)
+            # (floating-point warnings are off for the whole run: Interpreter.call)
+            def kernel(x, init):
+                return asarray(ufunc(init, ufunc.reduce(x, axis=axes, dtype=dt), dtype=dt))
+
+            adapter = with_kernel(kernel, "_reduce_one_ufunc")
+            adapter.isolated_regions = True
+            return adapter
 
     def one_ufunc(op, operands, interp):  # what reduce() does for a known body, without its set-up
         x, init = operands
         if x.dtype != dt or init.dtype != dt or x.size == 0 or not axes:
             return general(op, operands, interp)
         # (floating-point warnings are off for the whole run: Interpreter.call)
-        return [np.asarray(ufunc(init, ufunc.reduce(x, axis=axes, dtype=dt), dtype=dt))]
+        return [asarray(ufunc(init, ufunc.reduce(x, axis=axes, dtype=dt), dtype=dt))]
 
     one_ufunc.isolated_regions = True
     return one_ufunc

@@ -391,3 +391,19 @@ func.func @main(%x: {x_type}, %z: {init_type}) -> {body_type} {{
     (out,) = hlokit.interpret(text, [x, np.array(0.5, np.float32)])
     assert out.dtype == np.float32 and out.shape == ()
     assert float(out) == 0.5 + n * (n - 1) / 2
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_f32_sqrt_in_its_own_type_has_the_bits_of_the_f64_root_rounded_once():
+    from hlokit.interpreter import elementwise as E
+
+    # random bit patterns (every class: zeros, subnormals, normals, infinities, NaNs with payloads, negatives)
+    # plus the edges of each class
+    bits = np.random.default_rng(7).integers(0, 2**32, 200_000, dtype=np.uint64).astype(np.uint32)
+    edges = np.array([0, 1, 0x007FFFFF, 0x00800000, 0x3F800000, 0x7F7FFFFF, 0x7F800000, 0x7F800001, 0x7FC00000,
+                      0x7FFFFFFF, 0x80000000, 0x80000001, 0xBF800000, 0xFF800000, 0xFFC00001], np.uint32)
+    x = np.concatenate([bits, edges]).view(np.float32)
+    got = registry.OPS["stablehlo.sqrt"].kernel(x)
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got.view(np.uint32), E.sqrt(x).view(np.uint32))
+    np.testing.assert_array_equal(got.view(np.uint32), np.sqrt(x.astype(np.float64)).astype(np.float32).view(np.uint32))

@@ -894,11 +894,14 @@ def map(inputs: Sequence[np.ndarray], computation, dimensions: Sequence[int] | N
 #: directly on f32 / f64 operands (picked by the operand's dtype).
 _NATIVE_FLOAT_UNARY = {
     "sine": np.sin, "cosine": np.cos, "tan": np.tan, "tanh": np.tanh, "exponential": np.exp,
-    "exponential_minus_one": np.expm1, "log": np.log, "log_plus_one": np.log1p, "sqrt": np.sqrt,
-    "cbrt": np.cbrt,
+    "exponential_minus_one": np.expm1, "log": np.log, "log_plus_one": np.log1p, "cbrt": np.cbrt,
 }
 #: Unary ops exact in the operand's own type (f32 / f64): the ufunc runs in that type (keeping NaN payloads).
-_EXACT_FLOAT_UNARY = {"floor": np.floor, "ceil": np.ceil, "round_nearest_even": np.rint, "negate": np.negative}
+#: ``sqrt`` is among them: IEEE 754 square root is correctly rounded in every format, and rounding the f64
+#: root of an f32 to f32 gives the same bits (53 >= 2 * 24 + 2: the double rounding is innocuous).
+_EXACT_FLOAT_UNARY = {
+    "floor": np.floor, "ceil": np.ceil, "round_nearest_even": np.rint, "negate": np.negative, "sqrt": np.sqrt,
+}
 
 
 def _unary(name: str, fn):

@@ -117,24 +117,16 @@ def _prepare_reduce(op):
     dims = attributes.i64_array(op, "dimensions")
     body_dtypes = block_arg_dtypes(region)[:n]
     known = known_reduction(region)
-    elementwise = is_elementwise_region(region)
-
-    def general(op, operands, interp):
-        return reduce(
-            operands[:n], operands[n:], dims, region_callable(interp, region, elementwise), body_dtypes, known=known
-        )
-
-    if known is not None:  # the body reads only its arguments: the planner need not look into it
-        general.isolated_regions = True
     dt = body_dtypes[0] if n == 1 else None
-    if known is None or n != 1 or dt not in NATIVE_DTYPES or dt.kind not in REDUCTION_UFUNCS[known][1]:
-        return general
-    ufunc = REDUCTION_UFUNCS[known][0]
+    # one numpy reduction computes the body exactly (see the module doc)
+    native = known is not None and n == 1 and dt in NATIVE_DTYPES and dt.kind in REDUCTION_UFUNCS[known][1]
+    ufunc = REDUCTION_UFUNCS[known][0] if native else None
     axes = tuple(sorted({int(d) for d in dims}))
     asarray = np.asarray
-    x_type, init_type = (v.type for v in op.operation.operands)
-    if axes and _dtype_or_none(x_type) == dt and _dtype_or_none(init_type) == dt:
-        if x_type.has_static_shape and 0 not in x_type.shape:
+    if native and axes:
+        x_type, init_type = (v.type for v in op.operation.operands)
+        if _dtype_or_none(x_type) == dt and _dtype_or_none(init_type) == dt and x_type.has_static_shape \
+                and 0 not in x_type.shape:
             # a static, non-empty operand whose element type is the body's (the verified types): the one-ufunc
             # form below always runs, so it runs as a kernel (see registry: no operand list, no op)
             # (floating-point warnings are off for the whole run: Interpreter.call)
@@ -144,6 +136,18 @@ def _prepare_reduce(op):
             adapter = with_kernel(kernel, "_reduce_one_ufunc")
             adapter.isolated_regions = True
             return adapter
+
+    elementwise = is_elementwise_region(region)
+
+    def general(op, operands, interp):
+        return reduce(
+            operands[:n], operands[n:], dims, region_callable(interp, region, elementwise), body_dtypes, known=known
+        )
+
+    if known is not None:  # the body reads only its arguments: the planner need not look into it
+        general.isolated_regions = True
+    if not native:
+        return general
 
     def one_ufunc(op, operands, interp):  # what reduce() does for a known body, without its set-up
         x, init = operands

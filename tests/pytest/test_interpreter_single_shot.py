@@ -407,3 +407,58 @@ def test_f32_sqrt_in_its_own_type_has_the_bits_of_the_f64_root_rounded_once():
     assert got.dtype == np.float32
     np.testing.assert_array_equal(got.view(np.uint32), E.sqrt(x).view(np.uint32))
     np.testing.assert_array_equal(got.view(np.uint32), np.sqrt(x.astype(np.float64)).astype(np.float32).view(np.uint32))
+
+
+def _scalar_cases(dtype, rng):
+    """0-d operand pairs of ``dtype``: the extremes, zeros of both signs, NaN / infinities, random values."""
+    dt = np.dtype(dtype)
+    if dt.kind == "f":
+        info = np.finfo(dt)
+        specials = [0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, -np.nan, info.max, -info.max, info.tiny,
+                    info.smallest_subnormal, 3.0, 0.1]
+        values = np.concatenate([np.array(specials, dt), rng.normal(0, 1e3, 40).astype(dt)])
+        values[-1] = np.array(0x7FC00123 if dt.itemsize == 4 else 0x7FF8000000000123,
+                              np.uint32 if dt.itemsize == 4 else np.uint64).view(dt)  # a NaN with a payload
+    else:
+        info = np.iinfo(dt)
+        specials = [0, 1, info.max, info.min, info.max - 1, info.min + 1] + ([-1, -2] if dt.kind == "i" else [2])
+        values = np.concatenate([np.array(specials, dt), rng.integers(info.min, info.max, 40, endpoint=True, dtype=dt)])
+    pairs = [(a, b) for a in values[:14] for b in values[:14]] + list(zip(values, values[::-1]))
+    return [(np.array(a, dt), np.array(b, dt)) for a, b in pairs]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int8, np.int32, np.int64, np.uint8, np.uint32, np.uint64])
+def test_0d_kernels_have_the_bits_of_the_semantics_functions(dtype):
+    from hlokit.interpreter import elementwise as E
+
+    rng = np.random.default_rng(3)
+    shorts = ["add", "subtract", "multiply"] + (["divide"] if np.dtype(dtype).kind == "f" else ["and", "or", "xor"])
+    with np.errstate(all="ignore"):  # (as the interpreter runs: Interpreter.call)
+        for lhs, rhs in _scalar_cases(dtype, rng):
+            for short in shorts:
+                got = registry.OPS["stablehlo." + short].kernel(lhs, rhs)
+                want = getattr(E, short + "_" if short == "and" or short == "or" else short)(lhs, rhs)
+                assert type(got) is np.ndarray and got.shape == () and got.dtype == np.dtype(dtype), short
+                assert got.tobytes() == np.asarray(want).tobytes(), (short, lhs, rhs, got, want)
+
+
+@pytest.mark.parametrize("element", ["f32", "f64", "i8", "i64", "ui32"])
+@pytest.mark.parametrize("direction", ["EQ", "NE", "GE", "GT", "LE", "LT"])
+def test_0d_compare_matches_the_semantics_function(element, direction):
+    from hlokit.interpreter import elementwise as E
+
+    dtype = {"f32": np.float32, "f64": np.float64, "i8": np.int8, "i64": np.int64, "ui32": np.uint32}[element]
+    kind = {"f": "FLOAT", "i": "SIGNED", "u": "UNSIGNED"}[np.dtype(dtype).kind]
+    text = f"""
+func.func @main(%a: tensor<{element}>, %b: tensor<{element}>) -> tensor<i1> {{
+  %c = stablehlo.compare {direction}, %a, %b, {kind} : (tensor<{element}>, tensor<{element}>) -> tensor<i1>
+  return %c : tensor<i1>
+}}
+"""
+    module = api.load_program(text)
+    compare_op = list(module.body.operations[0].regions[0].blocks[0].operations)[0]
+    kernel = registry.OPS["stablehlo.compare"].prepare(compare_op).kernel
+    for lhs, rhs in _scalar_cases(dtype, np.random.default_rng(5)):
+        got = kernel(lhs, rhs)
+        assert type(got) is np.ndarray and got.shape == () and got.dtype == np.bool_
+        assert bool(got) == bool(E.compare(lhs, rhs, direction, kind)), (lhs, rhs)

@@ -26,6 +26,7 @@ Numerics (the rules of the issue):
 from __future__ import annotations
 
 import builtins
+import operator
 from typing import Sequence
 
 import ml_dtypes
@@ -814,6 +815,9 @@ _DIRECTIONS = {
     "EQ": np.equal, "NE": np.not_equal, "GE": np.greater_equal,
     "GT": np.greater, "LE": np.less_equal, "LT": np.less,
 }
+_SCALAR_DIRECTIONS = {
+    "EQ": operator.eq, "NE": operator.ne, "GE": operator.ge, "GT": operator.gt, "LE": operator.le, "LT": operator.lt,
+}
 
 
 def _total_order_key(x: np.ndarray) -> np.ndarray:
@@ -956,15 +960,32 @@ def _native_binary_ufuncs(short: str) -> dict:
     return table
 
 
+#: The Python operator of each op of the tables above. On two 0-d operands of a dtype the table runs natively,
+#: numpy's scalar arithmetic computes the same value as the ufunc (the same IEEE operation in the same type;
+#: wrapping integers) in about half the time of a ufunc call on 0-d arrays: loop counters and scalar loop
+#: state. A NaN result is computed again by the ufunc: with two NaN operands, which payload survives is up
+#: to the compiled code, and the 0-d path must give the bits every other shape gets.
+_SCALAR_OPERATORS = {
+    "add": operator.add, "subtract": operator.sub, "multiply": operator.mul, "divide": operator.truediv,
+    "and": operator.and_, "or": operator.or_, "xor": operator.xor,
+}
+
+
 def _binary(name: str, fn):
     short = name.split(".")[-1]
     native = _native_binary_ufuncs(short).get
+    scalar = _SCALAR_OPERATORS.get(short)
     asarray = np.asarray
 
     def kernel(lhs, rhs):
         ufunc = native(lhs.dtype)
         if ufunc is not None:
-            return asarray(ufunc(lhs, rhs))
+            if lhs.ndim or scalar is None:
+                return asarray(ufunc(lhs, rhs))
+            out = scalar(lhs[()], rhs[()])  # (a 0-d operand: see _SCALAR_OPERATORS)
+            if out != out:  # NaN: which operand's payload it carries is the ufunc's choice, not the operator's
+                return asarray(ufunc(lhs, rhs))
+            return asarray(out)
         return fn(lhs, rhs)
 
     return register(name)(with_kernel(kernel, "_" + short))
@@ -1014,6 +1035,10 @@ def _prepare_compare(op):
     )
     if native:
         fn, asarray = _DIRECTIONS[direction], np.asarray
+        t = op.operation.operands[0].type
+        if isinstance(t, ir.RankedTensorType) and t.rank == 0:  # 0-d: numpy's scalar comparison, the same
+            scalar = _SCALAR_DIRECTIONS[direction]  # result at about half the cost (see _SCALAR_OPERATORS)
+            return with_kernel(lambda lhs, rhs: asarray(scalar(lhs[()], rhs[()])))
         return with_kernel(lambda lhs, rhs: asarray(fn(lhs, rhs)))
     return with_kernel(lambda lhs, rhs: compare(lhs, rhs, direction, ctype))
 

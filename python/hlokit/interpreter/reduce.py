@@ -23,7 +23,6 @@ from __future__ import annotations
 from typing import Sequence
 
 import numpy as np
-
 from jaxlib.mlir import ir
 
 from hlokit import attributes
@@ -101,13 +100,13 @@ def reduce(
 
 
 def _dtype_or_none(t: ir.Type):
-    """The numpy dtype of a ranked tensor type's elements; None for any other type (or an element type with
-    no numpy dtype of its own, such as a quantized one)."""
+    """The numpy dtype of a ranked tensor type's elements; None for any other type, or for an element type the
+    interpreter has no dtype for."""
     if not isinstance(t, ir.RankedTensorType):
         return None
     try:
         return dtype_of(t)
-    except Exception:
+    except TypeError:
         return None
 
 
@@ -123,16 +122,17 @@ def _prepare_reduce(op):
     ufunc = REDUCTION_UFUNCS[known][0] if native else None
     axes = tuple(sorted({int(d) for d in dims}))
     asarray = np.asarray
+
+    def kernel(x, init):  # what reduce() does for a known body, without its set-up
+        # (floating-point warnings are off for the whole run: Interpreter.call)
+        return asarray(ufunc(init, ufunc.reduce(x, axis=axes, dtype=dt), dtype=dt))
+
     if native and axes:
         x_type, init_type = (v.type for v in op.operation.operands)
         if _dtype_or_none(x_type) == dt and _dtype_or_none(init_type) == dt and x_type.has_static_shape \
                 and 0 not in x_type.shape:
             # a static, non-empty operand whose element type is the body's (the verified types): the one-ufunc
-            # form below always runs, so it runs as a kernel (see registry: no operand list, no op)
-            # (floating-point warnings are off for the whole run: Interpreter.call)
-            def kernel(x, init):
-                return asarray(ufunc(init, ufunc.reduce(x, axis=axes, dtype=dt), dtype=dt))
-
+            # form always runs, so it runs as a kernel step (see registry: no operand list, no op)
             adapter = with_kernel(kernel, "_reduce_one_ufunc")
             adapter.isolated_regions = True
             return adapter
@@ -149,12 +149,11 @@ def _prepare_reduce(op):
     if not native:
         return general
 
-    def one_ufunc(op, operands, interp):  # what reduce() does for a known body, without its set-up
+    def one_ufunc(op, operands, interp):  # the kernel, once the operands' run-time shapes allow it
         x, init = operands
         if x.dtype != dt or init.dtype != dt or x.size == 0 or not axes:
             return general(op, operands, interp)
-        # (floating-point warnings are off for the whole run: Interpreter.call)
-        return [asarray(ufunc(init, ufunc.reduce(x, axis=axes, dtype=dt), dtype=dt))]
+        return [kernel(x, init)]
 
     one_ufunc.isolated_regions = True
     return one_ufunc

@@ -1025,7 +1025,8 @@ for _short in opsets.ELEMENTWISE_TERNARY_SHORT:
 def _prepare_compare(op):
     direction = attributes.enum_value(op, "comparison_direction")
     ctype = attributes.enum_value(op, "compare_type", "NOTYPE")
-    dt = dtype_of(op.operation.operands[0].type)
+    t = op.operation.operands[0].type
+    dt = dtype_of(t)
     # numpy's comparison is the spec's for f32 / f64 (IEEE: NaN unordered) and for integers compared as
     # their own signedness: those run the ufunc directly
     native = (
@@ -1035,7 +1036,6 @@ def _prepare_compare(op):
     )
     if native:
         fn, asarray = _DIRECTIONS[direction], np.asarray
-        t = op.operation.operands[0].type
         if isinstance(t, ir.RankedTensorType) and t.rank == 0:  # 0-d: numpy's scalar comparison, the same
             scalar = _SCALAR_DIRECTIONS[direction]  # result at about half the cost (see _SCALAR_OPERATORS)
             return with_kernel(lambda lhs, rhs: asarray(scalar(lhs[()], rhs[()])))

@@ -679,37 +679,54 @@ func.func @main(%x: {in_t}) -> {out_t} {{
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * np.abs(want).max())
 
 
-@pytest.mark.parametrize("left_side", [True, False])
-@pytest.mark.parametrize("lower", [True, False])
-@pytest.mark.parametrize("transpose_a", ["NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"])
-def test_triangular_solve_matches_xla(left_side, lower, transpose_a):
-    unit_diagonal = left_side != lower  # both values covered across the 12 cases
-    rng = np.random.default_rng(7)
-    m, n = 4, 3
-    a = rng.standard_normal((2, m, m)).astype(np.float32) + 4 * np.eye(m, dtype=np.float32)
-    b_shape = (2, m, n) if left_side else (2, n, m)
-    b = rng.standard_normal(b_shape).astype(np.float32)
-    at, bt = tensor_type(a.shape, np.float32), tensor_type(b_shape, np.float32)
-    text = f"""
+def _trsm_text(at: str, bt: str, left_side: bool, lower: bool, unit_diagonal: bool, transpose_a: str) -> str:
+    return f"""
 func.func @main(%a: {at}, %b: {bt}) -> {bt} {{
   %r = "stablehlo.triangular_solve"(%a, %b) {{left_side = {str(left_side).lower()}, lower = {str(lower).lower()},
       unit_diagonal = {str(unit_diagonal).lower()}, transpose_a = #stablehlo<transpose {transpose_a}>}} : ({at}, {bt}) -> {bt}
   func.return %r : {bt}
 }}
 """
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.complex128])
+@pytest.mark.parametrize("left_side", [True, False])
+@pytest.mark.parametrize("lower", [True, False])
+@pytest.mark.parametrize("transpose_a", ["NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"])
+def test_triangular_solve_matches_xla(left_side, lower, transpose_a, dtype):
+    unit_diagonal = left_side != lower  # both values covered across the 12 cases
+    rng = np.random.default_rng(7)
+    m, n = 5, 3
+
+    def rand(*shape):
+        x = rng.standard_normal(shape)
+        return (x + 1j * rng.standard_normal(shape) if dtype == np.complex128 else x).astype(dtype)
+
+    a = rand(2, m, m) + 4 * np.eye(m, dtype=dtype)
+    b_shape = (2, m, n) if left_side else (2, n, m)
+    b = rand(*b_shape)
+    text = _trsm_text(tensor_type(a.shape, dtype), tensor_type(b_shape, dtype), left_side, lower, unit_diagonal,
+                      transpose_a)
     (got,) = interpret(text, a, b)
     (want,) = xla(text, a, b)
-    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
 
 
-def test_triangular_solve_singular_is_a_located_error():
-    text = """func.func @main(%a: tensor<2x2xf32>, %b: tensor<2x1xf32>) -> tensor<2x1xf32> {
-  %r = "stablehlo.triangular_solve"(%a, %b) {left_side = true, lower = true, unit_diagonal = false,
-      transpose_a = #stablehlo<transpose NO_TRANSPOSE>} : (tensor<2x2xf32>, tensor<2x1xf32>) -> tensor<2x1xf32>
-  func.return %r : tensor<2x1xf32>
-}
-"""
-    a = np.array([[1.0, 0.0], [2.0, 0.0]], np.float32)
-    with pytest.raises(hlokit.HlokitError, match="singular") as info:
-        interpret(text, a, np.ones((2, 1), np.float32))
-    assert info.value.diagnostics[0].line == 2
+@pytest.mark.parametrize("left_side", [True, False])
+def test_triangular_solve_singular_or_nan_gives_what_xla_gives(left_side):
+    # the spec leaves singular systems undefined; XLA CPU returns IEEE infinities / NaNs, and so do we (no
+    # error: a JAX cho_solve of a matrix that is not positive definite solves with a NaN factor)
+    a = np.array([[[1.0, 0, 0], [2.0, 0.0, 0], [1.0, 1.0, 1.0]], [[np.nan, 0, 0], [1, 1, 0], [1, 1, 1]]], np.complex64)
+    b = np.ones((2, 3, 2) if left_side else (2, 2, 3), np.complex64)
+    text = _trsm_text(tensor_type(a.shape, np.complex64), tensor_type(b.shape, np.complex64), left_side, True, False,
+                      "NO_TRANSPOSE")
+    (got,) = interpret(text, a, b)
+    (want,) = xla(text, a, b)
+    finite = np.isfinite(got)
+    assert finite.any() and not finite.all(axis=(1, 2)).any()  # each system has non-finite entries
+    # where XLA's entries are finite ours are the same; (XLA's right-side solve spreads a NaN to entries that do
+    # not depend on it, and which of inf / NaN a complex x / 0 gives differs: no pattern to match beyond that)
+    known = np.isfinite(want)
+    assert known.any() == left_side  # (XLA's right-side solve: every entry NaN)
+    np.testing.assert_array_equal(got[known], want[known])

@@ -95,6 +95,20 @@ def test_cholesky_not_positive_definite_gives_nan_like_lapack(dtype):
     np.testing.assert_allclose(got[[0, 2]], want[[0, 2]], rtol=C * n * np.finfo(np.dtype(dtype)).eps * 10)
 
 
+
+@pytest.mark.parametrize("dtype", export.DTYPES)
+def test_interpreter_cho_solve_not_positive_definite_gives_nan_like_xla(dtype):
+    # The NaN factor reaches the triangular solves: the interpreter, like XLA, returns NaNs for that batch
+    # element (it used to stop with LAPACK's "Singular matrix" on complex inputs).
+    n = 4
+    text = export.lower("cho_solve", dtype, (3,), n)
+    a, b = export.inputs("cho_solve", dtype, (3,), n)
+    a[1] = a[1] - 2.0 * np.eye(n)
+    want = backend.compile(text)(a, b)[0]
+    got = np.asarray(hlokit.interpret(text, [a, b])[0])
+    assert np.isnan(want[1]).all() and np.isnan(got[1]).all()
+    np.testing.assert_allclose(got[[0, 2]], want[[0, 2]], rtol=C * n * np.finfo(np.dtype(dtype)).eps * 10)
+
 # The custom call as JAX emits it (column-major layouts: LAPACK reads the matrix, not its transpose).
 _POTRF = """
 func.func @main(%a: tensor<3x4x4x{t}>) -> (tensor<3x4x4x{t}>, tensor<3xi32>) {{

@@ -4,8 +4,8 @@
 Semantics: StableHLO spec (https://openxla.org/stablehlo/spec), sections "dot_general" and
 "triangular_solve" and "cholesky"; ``dot`` follows XLA's operation semantics (https://openxla.org/xla/operation_semantics,
 "Dot"). Contractions run as one batched numpy ``matmul`` in :func:`dot_compute_dtype` (also used by
-:mod:`hlokit.interpreter.convolution`); ``triangular_solve`` and ``cholesky`` run LAPACK through numpy in
-double precision.
+:mod:`hlokit.interpreter.convolution`); ``triangular_solve`` substitutes row by row and ``cholesky`` runs LAPACK
+through numpy, both in double precision; singular or non-finite inputs give NaNs and infinities, as XLA does.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ import numpy as np
 from jaxlib.mlir.dialects import stablehlo
 
 from hlokit import attributes
-from hlokit.interpreter.evaluator import InterpreterError
 from hlokit.interpreter.registry import register
 from hlokit.interpreter.values import NATIVE_DTYPES, dtype_of
 
@@ -101,7 +100,7 @@ def _dot(op, operands, interp):
 
 
 # ----------------------------------------------------------------------------------------------------------
-# triangular_solve (LAPACK's solver through numpy in double precision, rounded to the result type)
+# triangular_solve (substitution in double precision, rounded to the result type)
 # ----------------------------------------------------------------------------------------------------------
 
 
@@ -111,29 +110,34 @@ def triangular_solve(
     """Spec ``triangular_solve``: batched solutions ``x`` of ``op(a) x = b`` (``left_side``) or
     ``x op(a) = b``, reading only ``a``'s lower (``lower``) or upper triangle, with ones on the diagonal
     when ``unit_diagonal``; ``op`` is the identity, ``TRANSPOSE`` or ``ADJOINT``. ``a``: (..., M, M);
-    ``b``: (..., M, N) or (..., N, M). Solved in double precision, rounded to ``b``'s dtype.
+    ``b``: (..., M, N) or (..., N, M). Solved by forward or back substitution (one row of ``x`` per step,
+    vectorised over the batch and the right-hand sides) in double precision, rounded to ``b``'s dtype.
 
-    Raises :class:`~hlokit.interpreter.evaluator.InterpreterError` when the triangle is singular (a zero
-    diagonal element; the spec leaves that undefined)."""
+    The spec does not define singular systems; as XLA CPU, nothing is raised: IEEE arithmetic carries a zero
+    on the diagonal into infinities and NaNs, and a NaN or infinity of ``a`` or ``b`` into the entries of
+    ``x`` that depend on it."""
     wide = np.complex128 if a.dtype.kind == "c" or b.dtype.kind == "c" else np.float64
     t = np.tril(a.astype(wide)) if lower else np.triu(a.astype(wide))
+    m = t.shape[-1]
+    idx = np.arange(m)
     if unit_diagonal:
-        idx = np.arange(t.shape[-1])
         t[..., idx, idx] = 1
     if transpose_a == "TRANSPOSE":
-        t = np.swapaxes(t, -1, -2)
+        t, lower = np.swapaxes(t, -1, -2), not lower
     elif transpose_a == "ADJOINT":
-        t = np.conj(np.swapaxes(t, -1, -2))
+        t, lower = np.conj(np.swapaxes(t, -1, -2)), not lower
     rhs = b.astype(wide)
-    if np.any(np.diagonal(t, axis1=-2, axis2=-1) == 0):
-        raise InterpreterError("triangular_solve: a has a zero on its diagonal (the system is singular)")
+    if not left_side:  # x t = b  <=>  t^T x^T = b^T
+        t, lower, rhs = np.swapaxes(t, -1, -2), not lower, np.swapaxes(rhs, -1, -2)
+    x = np.zeros(np.broadcast_shapes(t.shape[:-2], rhs.shape[:-2]) + rhs.shape[-2:], wide)
+    diag = t[..., idx, idx, None]  # (..., M, 1)
     with np.errstate(all="ignore"):
-        if left_side:
-            x = np.linalg.solve(t, rhs) if rhs.shape[-1] else rhs
-        elif rhs.shape[-2]:  # x t = b  <=>  t^T x^T = b^T
-            x = np.swapaxes(np.linalg.solve(np.swapaxes(t, -1, -2), np.swapaxes(rhs, -1, -2)), -1, -2)
-        else:
-            x = rhs
+        for i in range(m) if lower else range(m - 1, -1, -1):
+            done = slice(0, i) if lower else slice(i + 1, m)  # rows of x solved already
+            acc = rhs[..., i, :] - (t[..., i : i + 1, done] @ x[..., done, :])[..., 0, :]
+            x[..., i, :] = acc / diag[..., i, :]
+    if not left_side:
+        x = np.swapaxes(x, -1, -2)
     return np.array(x.astype(b.dtype), order="C")
 
 

@@ -40,6 +40,7 @@ import sys
 import time
 from typing import Sequence
 
+import ml_dtypes
 import numpy as np
 
 import hlokit
@@ -194,19 +195,23 @@ class Difference:
     parts; NaN against NaN is 0, NaN against a number is ``2**bits``); for integers the largest absolute
     difference, for booleans 1 where they differ. ``max_abs``: the largest absolute difference (NaN
     pairs excluded; ``inf`` where exactly one side is NaN or infinite). ``worst``: the index of the
-    element with the largest ``max_ulp`` (None for an empty array or a shape mismatch)."""
+    element with the largest ``max_ulp`` (None for an empty array or a shape mismatch). ``subnormal``: the
+    worst element is subnormal on one side and zero or subnormal on the other, the mark of XLA CPU's
+    flushing subnormal inputs and results to zero (the interpreter keeps them, as IEEE 754 and the spec do)."""
 
     max_ulp: float
     max_abs: float
     worst: tuple[int, ...] | None
     shape_mismatch: str | None = None
+    subnormal: bool = False
 
     def describe(self) -> str:
         if self.shape_mismatch:
             return self.shape_mismatch
         unit = "ULP"
         where = f" at {list(self.worst)}" if self.worst is not None else ""
-        return f"max {self.max_ulp:.6g} {unit}, max |diff| {self.max_abs:.6g}{where}"
+        note = " (a subnormal against zero: XLA CPU flushes subnormals to zero)" if self.subnormal else ""
+        return f"max {self.max_ulp:.6g} {unit}, max |diff| {self.max_abs:.6g}{where}{note}"
 
 
 def difference(ours: np.ndarray, xla: np.ndarray) -> Difference:
@@ -234,7 +239,13 @@ def difference(ours: np.ndarray, xla: np.ndarray) -> Difference:
         same = (a == b) | (np.isnan(a) & np.isnan(b))
         absdiff = np.where(same, 0.0, np.where(np.isnan(absdiff), np.inf, absdiff))
     flat = int(np.argmax(units))
-    return Difference(float(units.reshape(-1)[flat]), float(np.max(absdiff)), tuple(int(i) for i in np.unravel_index(flat, units.shape)))
+    worst = tuple(int(i) for i in np.unravel_index(flat, units.shape))
+    subnormal = False
+    if dt.kind in "fcV" and units[worst] > 0:  # (V: bf16, f8, ... from ml_dtypes)
+        tiny = float(ml_dtypes.finfo(np.empty(0, dt).real.dtype).tiny)
+        x, y = complex(a[worst]), complex(b[worst])
+        subnormal = any(abs(p) < tiny and abs(q) < tiny and p != q for p, q in ((x.real, y.real), (x.imag, y.imag)))
+    return Difference(float(units.reshape(-1)[flat]), float(np.max(absdiff)), worst, subnormal=subnormal)
 
 
 def interpret_global(module, inputs: Sequence[np.ndarray], function: str, max_steps: int | None,

@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -116,6 +117,18 @@ def test_difference_units():
     assert m.shape_mismatch and m.max_ulp == np.inf
     assert difference(np.zeros(0, np.float32), np.zeros(0, np.float32)).worst is None
 
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, ml_dtypes.bfloat16, np.complex64])
+def test_difference_marks_a_subnormal_against_zero(dtype):
+    tiny = float(ml_dtypes.finfo(np.empty(0, dtype).real.dtype).tiny)
+    ours = np.array([1.0, tiny / 4, 2.0], dtype)  # what IEEE gives; XLA CPU flushes it to zero
+    xla = np.array([1.0, 0.0, 2.0], dtype)
+    d = difference(ours, xla)
+    assert d.worst == (1,) and d.subnormal and "flushes subnormals" in d.describe()
+    assert not difference(ours, ours).subnormal
+    assert not difference(np.array([1.0, 3.0], dtype), np.array([1.0, 2.0], dtype)).subnormal
+    assert not difference(np.array([-0.0], dtype), np.array([0.0], dtype)).subnormal
 
 def test_per_device_times_are_reported_for_multi_device_programs(capsys):
     prog = os.path.join(EXAMPLES, "dp_mlp_2.mlir")

@@ -25,6 +25,9 @@ every target, its operands, results and ``mhlo.backend_config`` fields):
   (:func:`build_syevd`).
 * ``gesdd`` (modes A, S, N) -> parallel one-sided (Hestenes) Jacobi on the columns (Golub & Van Loan
   §8.6.3), ``u`` re-orthonormalised / completed by the QR loops (:func:`build_gesdd`).
+* ``gtsv`` (``jax.lax.linalg.tridiagonal_solve``: three ``[*batch, n]`` diagonals and ``b``) -> Gaussian
+  elimination with LAPACK's partial pivoting and back substitution, two ``stablehlo.while`` loops over the
+  rows (:func:`build_gtsv`): the same row swaps, factors and ``info`` as LAPACK ``?gtsv``.
 
 Operand and result layouts of the custom calls are physical (column-major, as LAPACK wants): the
 logical tensors are the same, so layouts need no rewrite. Batch dimensions lead (``num_batch_dims`` in
@@ -36,7 +39,7 @@ function per signature (routine, operand and result types, ``backend_config``) i
 checked and its template built before the first rewrite, so a refused call leaves the module unchanged.
 
 The numpy mirrors of the loops are in :mod:`hlokit.passes.lapack.reference`. Other ``lapack_*`` targets
-(``geev``, ``gesvd``) are left as they are; with ``strict=true`` the pass refuses them with a located
+(``geev``, ``gesvd``, ``gees``, ``gehrd``, ``sytrd``, ``geqp3``) are left as they are; with ``strict=true`` the pass refuses them with a located
 error before changing anything.
 """
 
@@ -73,6 +76,7 @@ __all__ = [
     "build_orgqr",
     "build_syevd",
     "build_gesdd",
+    "build_gtsv",
     "count_lapack_calls",
     "lapack_routine",
 ]
@@ -251,6 +255,111 @@ def build_getrf(e: Emitter, a: V) -> list[V]:
     )
     return out[1:]
 
+
+
+# -- gtsv: tridiagonal solve, Gaussian elimination with partial pivoting -------------------------------
+
+
+def build_gtsv(e: Emitter, dl: V, d: V, du: V, b: V) -> list[V]:
+    """``gtsv`` as jaxlib calls it (``jax.lax.linalg.tridiagonal_solve``): ``dl``, ``d``, ``du``
+    (``[*batch, n]``; the subdiagonal is ``dl[1:]``, the superdiagonal ``du[:n-1]``: ``dl[0]`` and
+    ``du[n-1]`` are padding, passed through) and ``b`` (``[*batch, n, k]``). Returns ``[dl', d', du', x,
+    info]`` as LAPACK ``?gtsv`` leaves them: ``d'`` the diagonal of ``U`` in ``P A = L U``, ``du'`` its first
+    and ``dl'[1:n-1]`` its second superdiagonal, ``x`` the solution, ``info`` (i32 ``[*batch]``) 0 or the
+    1-based index of the first zero pivot (then ``x`` holds infinities or NaNs; JAX replaces it by NaN).
+
+    Elimination (a ``stablehlo.while`` over rows ``k < n - 1``): rows ``k`` and ``k + 1`` are swapped
+    unless ``|d[k]| >= |dl[k+1]|`` (``|re| + |im|`` for complex), then row ``k + 1`` loses its multiple of
+    row ``k`` (Golub & Van Loan, *Matrix Computations*, 4th ed., §4.3.6 and §3.4; LAPACK ``?gtsv``'s
+    row order). Back substitution with the three diagonals of ``U`` (a second loop, ``k`` from ``n - 1``
+    down). The numpy mirror is :func:`hlokit.passes.lapack.reference.gtsv`.
+    """
+    batch, n, k_rhs = b.shape[:-2], b.shape[-2], b.shape[-1]
+    r = len(batch)
+    bdims = list(range(r))
+    zero_i = e.scalar(0, "i32")
+    is_complex = d.t in COMPLEX_TYPES
+    info = _splat(e, 0, "i32", batch)
+    if n == 0:
+        return [dl, d, du, b, info]
+
+    def get(v: V, i: V) -> V:  # v[..., i] of a [*batch, n] vector, as [*batch]
+        return e.reshape(e.dynamic_slice(v, [zero_i] * r + [i], batch + [1]), batch)
+
+    def put(v: V, i: V, x: V) -> V:
+        return e.dynamic_update_slice(v, e.reshape(x, batch + [1]), [zero_i] * r + [i])
+
+    def row(x: V, i: V) -> V:  # x[..., i, :] as [*batch, 1, k]
+        return e.dynamic_slice(x, [zero_i] * r + [i, zero_i], batch + [1, k_rhs])
+
+    def set_row(x: V, i: V, y: V) -> V:
+        return e.dynamic_update_slice(x, y, [zero_i] * r + [i, zero_i])
+
+    def wide(v: V) -> V:  # [*batch] -> [*batch, 1, k]
+        return e.broadcast_in_dim(v, batch + [1, k_rhs], bdims)
+
+    def mag(v: V) -> V:
+        return e.abs(e.real(v)) + e.abs(e.imag(v)) if is_complex else e.abs(v)
+
+    def at(i: V) -> V:  # a 0-d i32 broadcast over the batch
+        return e.broadcast_in_dim(i, batch, [])
+
+    def eliminate(k: V, dl_: V, d_: V, du_: V, x: V, info_: V) -> list[V]:
+        k1 = k + e.scalar(1, "i32")
+        inner = e.broadcast_in_dim(e.cmp("LT", k, e.scalar(n - 2, "i32"), "SIGNED"), batch, [])
+        dk, dk1, sub, duk, duk1 = get(d_, k), get(d_, k1), get(dl_, k1), get(du_, k), get(du_, k1)
+        bk, bk1 = row(x, k), row(x, k1)
+        swap = e.lnot(e.cmp("GE", mag(dk), mag(sub), "FLOAT"))  # (a NaN swaps, as Fortran's .GE.)
+        zero = _splat(e, 0, d.t, batch)
+        singular = e.land(e.cmp("EQ", dk, zero, "FLOAT"), e.cmp("EQ", sub, zero, "FLOAT"))
+        # no interchange: row k + 1 -= (sub / d[k]) row k
+        m_keep = sub / e.select(singular, _splat(e, 1, d.t, batch), dk)
+        d1_keep = dk1 - m_keep * duk
+        b1_keep = bk1 - wide(m_keep) * bk
+        dl2_keep = e.select(inner, zero, sub)
+        # interchange rows k and k + 1, then eliminate
+        m_swap = dk / sub
+        d1_swap = duk - m_swap * dk1
+        dl2_swap = e.select(inner, duk1, sub)
+        du1_swap = e.select(inner, -(m_swap * duk1), duk1)
+        b1_swap = bk - wide(m_swap) * bk1
+        swap_rows = e.broadcast_in_dim(swap, batch + [1, k_rhs], bdims)
+        d_ = put(put(d_, k, e.select(swap, sub, dk)), k1, e.select(swap, d1_swap, d1_keep))
+        du_ = put(put(du_, k, e.select(swap, dk1, duk)), k1, e.select(swap, du1_swap, duk1))
+        dl_ = put(dl_, k1, e.select(swap, dl2_swap, dl2_keep))
+        x = set_row(set_row(x, k, e.select(swap_rows, bk1, bk)), k1, e.select(swap_rows, b1_swap, b1_keep))
+        first = e.land(e.cmp("EQ", info_, _splat(e, 0, "i32", batch), "SIGNED"), e.land(e.lnot(swap), singular))
+        info_ = e.select(first, at(k1), info_)
+        return [k1, dl_, d_, du_, x, info_]
+
+    carry = e.while_loop(
+        [zero_i, dl, d, du, b, info],
+        lambda k, *_: e.cmp("LT", k, e.scalar(n - 1, "i32"), "SIGNED"),
+        eliminate,
+    )
+    _, dl, d, du, x, info = carry
+    last = e.scalar(n - 1, "i32")
+    first = e.land(e.cmp("EQ", info, _splat(e, 0, "i32", batch), "SIGNED"),
+                   e.cmp("EQ", get(d, last), _splat(e, 0, d.t, batch), "FLOAT"))
+    info = e.select(first, _splat(e, n, "i32", batch), info)
+
+    def substitute(k: V, x_: V) -> list[V]:
+        k1, k2 = k + e.scalar(1, "i32"), k + e.scalar(2, "i32")
+        acc = row(x_, k)
+        has1 = e.broadcast_in_dim(e.cmp("LE", k1, last, "SIGNED"), batch + [1, k_rhs], [])
+        has2 = e.broadcast_in_dim(e.cmp("LE", k2, last, "SIGNED"), batch + [1, k_rhs], [])
+        zeros = _splat(e, 0, d.t, batch + [1, k_rhs])
+        # (a missing term is selected away, never multiplied by 0: an infinity must not become NaN)
+        acc = acc - e.select(has1, wide(get(du, k)) * row(x_, k1), zeros)
+        acc = acc - e.select(has2, wide(get(dl, k1)) * row(x_, k2), zeros)
+        return [k - e.scalar(1, "i32"), set_row(x_, k, acc / wide(get(d, k)))]
+
+    _, x = e.while_loop(
+        [last, x],
+        lambda k, *_: e.cmp("GE", k, zero_i, "SIGNED"),
+        substitute,
+    )
+    return [dl, d, du, x, info]
 
 # -- helpers of the QR / Jacobi expansions ------------------------------------------------------------
 
@@ -696,12 +805,12 @@ def _flags(op, config: dict[str, str], allowed: dict[str, str]) -> None:
                 f"{config.get(key)!r}, expected one of {', '.join(values)}", op)
 
 
-def _check_batch(op) -> None:
-    """``num_batch_dims`` (when present) must be rank - 2 of the first operand."""
+def _check_batch(op, routine: str) -> None:
+    """``num_batch_dims`` (when present) must be rank - 2 of the matrix operand (the first; gtsv's ``b``)."""
     fa = attributes.get(op, "mhlo.frontend_attributes", None)
     if isinstance(fa, ir.DictAttr) and "num_batch_dims" in fa:
         nb = int(ir.StringAttr(fa["num_batch_dims"]).value)
-        rank = ir.RankedTensorType(op.operands[0].type).rank
+        rank = ir.RankedTensorType(op.operands[3 if routine == "gtsv" else 0].type).rank
         if nb != rank - 2:
             raise fail(f"num_batch_dims {nb} does not match operand rank {rank}", op)
 
@@ -731,6 +840,15 @@ def _rewrite_syevd(e: Emitter, args: list[V], config: dict[str, str], results: l
     return build_syevd(e, args[0], config["uplo"] == "L")
 
 
+def _rewrite_gtsv(e: Emitter, args: list[V], config: dict[str, str], results: list[list[int]]) -> list[V]:
+    dl, d, du, b = args
+    vector = b.shape[:-1]
+    if len(b.shape) < 2 or any(v.shape != vector for v in (dl, d, du)) or len({v.t for v in args}) != 1:
+        raise UnsupportedError(f"gtsv operands of types {', '.join(v.ty for v in args)} (expected dl, d, du of "
+                               "shape [*batch, n] and b of shape [*batch, n, k], one element type)")
+    return build_gtsv(e, dl, d, du, b)
+
+
 def _rewrite_gesdd(e: Emitter, args: list[V], config: dict[str, str], results: list[list[int]]) -> list[V]:
     return build_gesdd(e, args[0], config["mode"], results)
 
@@ -748,6 +866,7 @@ LEGALIZED_ROUTINES = {
     "syevd": (1, {"mode": "VN", "uplo": "LU"}, _rewrite_syevd),
     "heevd": (1, {"mode": "VN", "uplo": "LU"}, _rewrite_syevd),
     "gesdd": (1, {"mode": "ASN"}, _rewrite_gesdd),
+    "gtsv": (4, {}, _rewrite_gtsv),
 }
 
 
@@ -761,7 +880,7 @@ def _check(op, routine: str) -> dict[str, str]:
     except attributes.AttributeReadError as exc:
         raise fail(str(exc), op) from None
     _flags(op, config, allowed)
-    _check_batch(op)
+    _check_batch(op, routine)
     return config
 
 
@@ -801,7 +920,7 @@ class StablehloLegalizeLapackCustomCalls(Pass):
     """Rewrite jaxlib's ``lapack_*_ffi`` custom calls as StableHLO (see the module docstring)."""
 
     argument = "stablehlo-legalize-lapack-custom-calls"
-    summary = "Legalize jaxlib's CPU LAPACK custom calls (potrf, trsm, getrf, geqrf, orgqr, syevd, gesdd) to StableHLO"
+    summary = "Legalize jaxlib's CPU LAPACK custom calls (potrf, trsm, getrf, geqrf, orgqr, syevd, gesdd, gtsv) to StableHLO"
     anchor = "func.func"
     options = (
         Option("strict", bool, False, "refuse a lapack_* custom call this pass cannot legalize"),

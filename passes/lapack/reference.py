@@ -12,7 +12,7 @@ Each function mirrors the StableHLO it will become, so that a reader can port it
 * ``_rows`` / ``_cols`` are the iotas, ``_where`` is ``select``, ``np.sum(..., axis)`` is ``reduce`` add.
 
 Semantics follow the LAPACK reference routines named in each docstring (netlib LAPACK 3.x: ``?getf2``,
-``?geqr2`` / ``?larfg``, ``?org2r`` / ``?ung2r``) and, for the eigen/singular value decompositions, the
+``?geqr2`` / ``?larfg``, ``?org2r`` / ``?ung2r``, ``?gtsv``) and, for the eigen/singular value decompositions, the
 cyclic Jacobi methods (Golub & Van Loan, *Matrix Computations*, 4th ed., §8.5 two-sided Jacobi and
 §8.6.3 one-sided Jacobi SVD), as XLA's own expanders do (``xla/hlo/transforms/expanders/eigh_expander.cc``
 and ``xla/service/qr_expander.cc`` in openxla/xla).
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["getrf", "geqrf", "orgqr", "syevd", "gesdd", "tournament", "MAX_SWEEPS"]
+__all__ = ["getrf", "geqrf", "orgqr", "syevd", "gesdd", "gtsv", "tournament", "MAX_SWEEPS"]
 
 
 def _rows(shape) -> np.ndarray:
@@ -358,3 +358,46 @@ def gesdd(a: np.ndarray, mode: str = "S", sweeps: int = MAX_SWEEPS) -> tuple[np.
         u = np.concatenate([u, np.zeros((*a.shape[:-2], m, m - n), a.dtype)], axis=-1)
     u = _orthonormal(u)
     return sv.astype(a.real.dtype), u, np.conj(np.swapaxes(v, -1, -2)), info
+
+
+def gtsv(dl: np.ndarray, d: np.ndarray, du: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Tridiagonal solve with partial pivoting, as LAPACK ``?gtsv`` leaves its arguments, in jaxlib's
+    padded form: ``dl``, ``d``, ``du`` are ``[*batch, n]`` (subdiagonal ``dl[1:]``, superdiagonal
+    ``du[:n-1]``), ``b`` is ``[*batch, n, k]``. Returns ``(dl', d', du', x, info)``: ``U``'s diagonal in
+    ``d'``, its first superdiagonal in ``du'``, its second in ``dl'[1:n-1]``; ``info`` the 1-based index of
+    the first zero pivot (0 if none).
+
+    Row ``k + 1`` is eliminated with row ``k`` after swapping them unless ``|d[k]| >= |dl[k+1]|``
+    (``cabs1`` for complex); then back substitution. Mirrors
+    ``hlokit.passes.stablehlo_legalize_lapack_custom_calls.build_gtsv`` step for step."""
+    dl, d, du, x = (np.array(v, copy=True) for v in (dl, d, du, b))
+    n = d.shape[-1]
+    info = np.zeros(d.shape[:-1], np.int32)
+    with np.errstate(all="ignore"):
+        for k in range(n - 1):
+            inner = k < n - 2
+            dk, dk1, sub, duk, duk1 = d[..., k].copy(), d[..., k + 1].copy(), dl[..., k + 1].copy(), \
+                du[..., k].copy(), du[..., k + 1].copy()
+            bk, bk1 = x[..., k, :].copy(), x[..., k + 1, :].copy()
+            swap = ~(_abs1(dk) >= _abs1(sub))
+            singular = (dk == 0) & (sub == 0)
+            m_keep = sub / _where(singular, 1, dk)
+            m_swap = dk / sub
+            d[..., k] = _where(swap, sub, dk)
+            d[..., k + 1] = _where(swap, duk - m_swap * dk1, dk1 - m_keep * duk)
+            du[..., k] = _where(swap, dk1, duk)
+            du[..., k + 1] = _where(swap, -(m_swap * duk1) if inner else duk1, duk1)
+            dl[..., k + 1] = _where(swap, duk1 if inner else sub, 0 if inner else sub)
+            x[..., k, :] = _where(swap[..., None], bk1, bk)
+            x[..., k + 1, :] = _where(swap[..., None], bk - m_swap[..., None] * bk1, bk1 - m_keep[..., None] * bk)
+            info = _where((info == 0) & ~swap & singular, k + 1, info).astype(np.int32)
+        if n:
+            info = _where((info == 0) & (d[..., n - 1] == 0), n, info).astype(np.int32)
+        for k in range(n - 1, -1, -1):
+            acc = x[..., k, :].copy()
+            if k + 1 < n:
+                acc = acc - du[..., k, None] * x[..., k + 1, :]
+            if k + 2 < n:
+                acc = acc - dl[..., k + 1, None] * x[..., k + 2, :]
+            x[..., k, :] = acc / d[..., k, None]
+    return dl, d, du, x, info

@@ -440,3 +440,114 @@ def test_reference_gesdd_matches_lapack(dtype, shape):
         assert _rel(recon, a) <= tol
         assert _rel(np.conj(np.swapaxes(u, -1, -2)) @ u, np.eye(u.shape[-1])) <= tol * 10
         assert _rel(vt @ np.conj(np.swapaxes(vt, -1, -2)), np.eye(vt.shape[-2])) <= tol * 10
+
+
+# -- gtsv (jax.lax.linalg.tridiagonal_solve) -----------------------------------------------------------
+
+# The call as jaxlib 0.10.2 emits it (dl[0] and du[n-1] are padding), returning all five results.
+_GTSV = """
+func.func @main(%dl: tensor<{b}{n}x{t}>, %d: tensor<{b}{n}x{t}>, %du: tensor<{b}{n}x{t}>, %rhs: tensor<{b}{n}x{k}x{t}>)
+    -> (tensor<{b}{n}x{t}>, tensor<{b}{n}x{t}>, tensor<{b}{n}x{t}>, tensor<{b}{n}x{k}x{t}>, tensor<{b}i32>) {{
+  %0:5 = stablehlo.custom_call @lapack_{c}gtsv_ffi(%dl, %d, %du, %rhs) {{mhlo.backend_config = {{}},
+      mhlo.frontend_attributes = {{num_batch_dims = "{nb}"}}, operand_layouts = [{vl}, {vl}, {vl}, {ml}],
+      result_layouts = [{vl}, {vl}, {vl}, {ml}, {il}]}}
+      : (tensor<{b}{n}x{t}>, tensor<{b}{n}x{t}>, tensor<{b}{n}x{t}>, tensor<{b}{n}x{k}x{t}>)
+      -> (tensor<{b}{n}x{t}>, tensor<{b}{n}x{t}>, tensor<{b}{n}x{t}>, tensor<{b}{n}x{k}x{t}>, tensor<{b}i32>)
+  return %0#0, %0#1, %0#2, %0#3, %0#4
+      : tensor<{b}{n}x{t}>, tensor<{b}{n}x{t}>, tensor<{b}{n}x{t}>, tensor<{b}{n}x{k}x{t}>, tensor<{b}i32>
+}}
+"""
+
+
+def _gtsv_text(dtype: str, batch: tuple[int, ...], n: int, k: int) -> str:
+    c, t = _LETTER[dtype]
+    r = len(batch)
+
+    def layout(dims):  # minor-to-major, as JAX writes them (b column-major: LAPACK is Fortran)
+        return f"dense<[{', '.join(map(str, dims))}]> : tensor<{len(dims)}xindex>"
+
+    return _GTSV.format(c=c, t=t, b="".join(f"{x}x" for x in batch), n=n, k=k, nb=r,
+                        vl=layout(range(r, -1, -1)), ml=layout([r, r + 1, *range(r - 1, -1, -1)]),
+                        il=layout(range(r - 1, -1, -1)))
+
+
+def _gtsv_inputs(dtype: str, batch, n: int, k: int, seed: int = 0):
+    """Random diagonals (no diagonal dominance: partial pivoting swaps rows) with garbage in the padding."""
+    rng = np.random.default_rng(seed)
+    cplx = np.dtype(dtype).kind == "c"
+
+    def rand(*shape):
+        x = rng.standard_normal(shape)
+        return (x + 1j * rng.standard_normal(shape) if cplx else x).astype(dtype)
+
+    dl, d, du, b = rand(*batch, n), rand(*batch, n), rand(*batch, n), rand(*batch, n, k)
+    dl[..., 0] = 7.0  # padding: LAPACK never reads it, and it comes back unchanged
+    du[..., n - 1] = -5.0
+    return dl, d, du, b
+
+
+def _tridiagonal(dl, d, du) -> np.ndarray:
+    n = d.shape[-1]
+    a = np.zeros(d.shape + (n,), np.result_type(d, np.complex128) if np.iscomplexobj(d) else np.float64)
+    idx = np.arange(n)
+    a[..., idx, idx] = d
+    a[..., idx[1:], idx[:-1]] = dl[..., 1:]
+    a[..., idx[:-1], idx[1:]] = du[..., :-1]
+    return a
+
+
+@pytest.mark.parametrize("dtype", export.DTYPES)
+@pytest.mark.parametrize("batch, n, k", [((2, 3), 6, 2), ((), 9, 1), ((2,), 2, 3), ((), 1, 2)])
+def test_gtsv_equals_lapack_on_xla_cpu_and_the_interpreter(dtype, batch, n, k):
+    text = _gtsv_text(dtype, batch, n, k)
+    legal = _legalize(text)
+    assert "lapack_" not in legal
+    args = _gtsv_inputs(dtype, batch, n, k)
+    want = backend.compile(text)(*args)
+    eps = np.finfo(np.dtype(dtype)).eps
+    tol = C * n * eps * max(_cond(_tridiagonal(*args[:3])), 1.0)
+    ref = reference.gtsv(*args)
+    for got in (backend.compile(legal)(*args), [np.asarray(x) for x in hlokit.interpret(text, list(args))]):
+        assert [g.dtype for g in got] == [w.dtype for w in want] and [g.shape for g in got] == [w.shape for w in want]
+        np.testing.assert_array_equal(got[4], want[4])
+        assert not want[4].any()
+        for g, w in zip(got[:4], want[:4]):  # the factors of U (the same pivots as LAPACK) and x
+            assert _rel(g, w) <= tol, (dtype, _rel(g, w), tol)
+        np.testing.assert_array_equal(got[0][..., 0], args[0][..., 0])  # the padding, passed through
+        np.testing.assert_array_equal(got[2][..., n - 1], args[2][..., n - 1])
+    for r, w in zip(ref, want):  # the numpy mirror
+        assert _rel(np.asarray(r), w) <= tol
+    if n > 2:
+        assert (np.abs(want[1] - args[1]) > 0).any()  # some rows were eliminated (and swapped)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "complex128"])
+def test_gtsv_zero_pivot_info_matches_lapack_and_jax_gives_nan(dtype):
+    n = 4
+    dl, d, du, b = _gtsv_inputs(dtype, (3,), n, 1, seed=3)
+    d[1, 0] = dl[1, 1] = 0  # element 1: the first column is zero, info 1
+    d[2], dl[2], du[2] = [1, 1, 1, 0], 0, 0  # element 2: diag(1, 1, 1, 0), info n
+    text = _gtsv_text(dtype, (3,), n, 1)
+    want = backend.compile(text)(dl, d, du, b)
+    got = backend.compile(_legalize(text))(dl, d, du, b)
+    np.testing.assert_array_equal(want[4], [0, 1, n])
+    np.testing.assert_array_equal(got[4], want[4])
+    np.testing.assert_array_equal(reference.gtsv(dl, d, du, b)[4], want[4])
+    f = jax.jit(jax.lax.linalg.tridiagonal_solve)
+    with jax.enable_x64(True):
+        jax_text = f.lower(dl, d, du, b).as_text()
+        jax_want = np.asarray(f(dl, d, du, b))
+    ours = np.asarray(hlokit.interpret(jax_text, [dl, d, du, b])[0])
+    assert np.isnan(jax_want[1:]).all() and np.isnan(ours[1:]).all()
+    assert _rel(ours[0], jax_want[0]) <= C * n * np.finfo(np.dtype(dtype)).eps * 100
+
+
+def test_gtsv_with_mismatched_operands_is_a_located_error_and_changes_nothing():
+    text = _gtsv_text("float32", (), 4, 2).replace("%du: tensor<4xf32>", "%du: tensor<5xf32>", 1)
+    text = text.replace("(tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4x2xf32>)",
+                        "(tensor<4xf32>, tensor<4xf32>, tensor<5xf32>, tensor<4x2xf32>)")
+    m = hlokit.parse(text, context=hlokit.make_context(), source_name="gtsv.mlir")
+    before = str(m)
+    with pytest.raises(PassError, match=r"gtsv.mlir:4:.*gtsv operands of types"):
+        run_pipeline(m, PIPELINE)
+    assert str(m) == before

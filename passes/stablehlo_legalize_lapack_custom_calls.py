@@ -25,6 +25,9 @@ every target, its operands, results and ``mhlo.backend_config`` fields):
   (:func:`build_syevd`).
 * ``gesdd`` (modes A, S, N) -> parallel one-sided (Hestenes) Jacobi on the columns (Golub & Van Loan
   §8.6.3), ``u`` re-orthonormalised / completed by the QR loops (:func:`build_gesdd`).
+* ``gehrd`` (``jax.lax.linalg.hessenberg``) and ``sytrd`` / ``hetrd`` (``jax.lax.linalg.tridiagonal``) ->
+  the unblocked Householder reductions ``?gehd2`` / ``?sytd2`` / ``?hetd2`` as ``stablehlo.while`` loops
+  (:func:`build_gehrd`, :func:`build_sytrd`; the same reflectors and ``tau`` as LAPACK).
 * ``gtsv`` (``jax.lax.linalg.tridiagonal_solve``: three ``[*batch, n]`` diagonals and ``b``) -> Gaussian
   elimination with LAPACK's partial pivoting and back substitution, two ``stablehlo.while`` loops over the
   rows (:func:`build_gtsv`): the same row swaps, factors and ``info`` as LAPACK ``?gtsv``.
@@ -39,7 +42,7 @@ function per signature (routine, operand and result types, ``backend_config``) i
 checked and its template built before the first rewrite, so a refused call leaves the module unchanged.
 
 The numpy mirrors of the loops are in :mod:`hlokit.passes.lapack.reference`. Other ``lapack_*`` targets
-(``geev``, ``gesvd``, ``gees``, ``gehrd``, ``sytrd``, ``geqp3``) are left as they are; with ``strict=true`` the pass refuses them with a located
+(``geev``, ``gesvd``, ``gees``, ``geqp3``) are left as they are; with ``strict=true`` the pass refuses them with a located
 error before changing anything.
 """
 
@@ -77,6 +80,8 @@ __all__ = [
     "build_syevd",
     "build_gesdd",
     "build_gtsv",
+    "build_gehrd",
+    "build_sytrd",
     "count_lapack_calls",
     "lapack_routine",
 ]
@@ -538,6 +543,172 @@ def build_geqrf(e: Emitter, a: V) -> list[V]:
     return out[1:]
 
 
+
+def _reflect_right(e: Emitter, x: V, v: V, tau: V) -> V:
+    """``x - tau (x v) v^H`` for ``x`` ``[*b, m, n]``, ``v`` ``[*b, n]``, ``tau`` ``[*b]``: ``x H`` with
+    ``H = I - tau v v^H`` (one ``dot_general`` for ``x v`` and a rank-1 update)."""
+    shape = x.shape
+    r = len(shape) - 2
+    bd = list(range(r))
+    w = e.dot_general(x, v, bd, bd, [r + 1], [r])  # [*b, m]
+    update = (e.broadcast_in_dim(tau, shape, bd) * e.broadcast_in_dim(w, shape, bd + [r])
+              * e.broadcast_in_dim(_conj(e, v), shape, bd + [r + 1]))
+    return x - update
+
+
+def _reverse(e: Emitter, x: V, dims) -> V:
+    (out,) = e.op("stablehlo.reverse", [x], [(x.s, x.t)], f"dimensions = array<i64: {', '.join(map(str, dims))}>")
+    return out
+
+
+def _set_column(e: Emitter, x: V, k: V, col: V) -> V:
+    """``x`` ``[*b, m, n]`` with column ``k`` replaced by ``col`` ``[*b, m]`` (an iota mask)."""
+    shape = x.shape
+    r = len(shape) - 2
+    cols = e.iota(shape, r + 1, "i32")
+    here = e.cmp("EQ", cols, e.broadcast_in_dim(k, shape, []), "SIGNED")
+    return e.select(here, e.broadcast_in_dim(col, shape, list(range(r)) + [r]), x)
+
+
+def _store_reflector(e: Emitter, col: V, k: V, v: V, beta: V) -> V:
+    """Column ``col`` ``[*b, m]`` as LAPACK leaves it after a reflector of ``col[k+1:]``: rows up to ``k``
+    unchanged, ``beta`` at ``k + 1``, ``v`` below."""
+    shape = col.shape
+    r = len(shape) - 1
+    idx = e.iota(shape, r, "i32")
+    k1 = e.broadcast_in_dim(k + e.scalar(1, "i32"), shape, [])
+    return e.select(e.cmp("EQ", idx, k1, "SIGNED"), e.broadcast_in_dim(beta, shape, list(range(r))),
+                    e.select(e.cmp("GT", idx, k1, "SIGNED"), v, col))
+
+
+# -- gehrd: Hessenberg reduction --------------------------------------------------------------------
+
+
+def build_gehrd(e: Emitter, a: V) -> list[V]:
+    """``gehrd`` of ``a`` (``[*b, n, n]``, ``ilo = 1``, ``ihi = n``): ``[h, tau, info]`` as LAPACK returns
+    them: the upper Hessenberg ``H = Q^H A Q`` on and above the first subdiagonal, the Householder vectors
+    of ``Q = H_1 ... H_{n-1}`` below it (implicit 1 on the subdiagonal), ``tau`` ``[*b, n - 1]``, ``info`` 0.
+
+    A ``stablehlo.while`` over ``k < n - 1`` (unblocked ``?gehd2``): the reflector of ``a[k+1:, k]``
+    (:func:`_householder`, ``?larfg``'s conventions), applied from the right to every row, then (with
+    ``conj(tau)``) from the left to the columns right of ``k``; ``beta`` and ``v`` written into column ``k``.
+    """
+    shape = a.shape
+    r = len(shape) - 2
+    batch, n = shape[:r], shape[r]
+    zero_i = e.scalar(0, "i32")
+    info = _splat(e, 0, "i32", batch)
+    if n < 2:
+        return [a, _splat(e, 0, a.t, batch + [0]), info]
+
+    def body(k: V, h: V, tau: V) -> list[V]:
+        col = _column(e, h, k)
+        v, t, beta = _householder(e, col, k + e.scalar(1, "i32"))
+        tau = e.dynamic_update_slice(tau, e.reshape(t, batch + [1]), [zero_i] * r + [k])
+        h = _reflect_right(e, h, v, t)
+        right = e.cmp("GT", e.iota(shape, r + 1, "i32"), e.broadcast_in_dim(k, shape, []), "SIGNED")
+        h = e.select(right, _reflect(e, h, v, _conj(e, t)), h)
+        h = _set_column(e, h, k, _store_reflector(e, col, k, v, beta))
+        return [k + 1, h, tau]
+
+    init = [zero_i, a, _splat(e, 0, a.t, batch + [n - 1])]
+    _, h, tau = e.while_loop(init, lambda k, *_: e.cmp("LT", k, e.scalar(n - 1, "i32"), "SIGNED"),
+                             lambda k, h, tau: body(k, h, tau))
+    return [h, tau, info]
+
+
+# -- sytrd / hetrd: tridiagonal reduction ------------------------------------------------------------
+
+
+def _hermitian_from_lower(e: Emitter, x: V) -> V:
+    """The Hermitian matrix whose lower triangle is ``x``'s (the diagonal's imaginary part dropped)."""
+    shape = x.shape
+    r = len(shape) - 2
+    rows, cols = e.iota(shape, r, "i32"), e.iota(shape, r + 1, "i32")
+    full = e.select(e.cmp("GE", rows, cols, "SIGNED"), x, _adjoint(e, x))
+    if x.t in COMPLEX_TYPES:
+        full = e.select(e.cmp("EQ", rows, cols, "SIGNED"), _to_elem(e, e.real(full), x.t), full)
+    return full
+
+
+def _sytrd_lower(e: Emitter, a: V) -> list[V]:
+    shape = a.shape
+    r = len(shape) - 2
+    batch, n = shape[:r], shape[r]
+    rt = _real_type(a.t)
+    bd = list(range(r))
+    zero_i = e.scalar(0, "i32")
+    rows, cols = e.iota(shape, r, "i32"), e.iota(shape, r + 1, "i32")
+    lower = e.cmp("GE", rows, cols, "SIGNED")
+    if a.t in COMPLEX_TYPES:  # LAPACK ?hetd2 makes the diagonal real first
+        a = e.select(e.cmp("EQ", rows, cols, "SIGNED"), _to_elem(e, e.real(a), a.t), a)
+
+    def body(k: V, x: V, ev: V, tau: V) -> list[V]:
+        col = _column(e, x, k)
+        v, t, beta = _householder(e, col, k + e.scalar(1, "i32"))
+        full = _hermitian_from_lower(e, x)
+        # y = t A v on the trailing block (v is zero up to k); w = y - (t / 2) (y^H v) v; A -= v w^H + w v^H
+        y = e.broadcast_in_dim(t, batch + [n], bd) * e.dot_general(full, v, bd, bd, [r + 1], [r])
+        trailing_rows = e.cmp("GT", e.iota(batch + [n], r, "i32"), e.broadcast_in_dim(k, batch + [n], []), "SIGNED")
+        y = e.select(trailing_rows, y, _splat(e, 0, a.t, batch + [n]))
+        yv = e.reduce_sum(_conj(e, y) * v, [r])
+        alpha = _splat(e, -0.5, a.t, batch) * t * yv
+        w = y + e.broadcast_in_dim(alpha, batch + [n], bd) * v
+
+        def outer(p: V, q: V) -> V:
+            return e.broadcast_in_dim(p, shape, bd + [r]) * e.broadcast_in_dim(_conj(e, q), shape, bd + [r + 1])
+
+        updated = full - outer(v, w) - outer(w, v)
+        kk = e.broadcast_in_dim(k, shape, [])
+        block = e.land(lower, e.land(e.cmp("GT", rows, kk, "SIGNED"), e.cmp("GT", cols, kk, "SIGNED")))
+        x = e.select(block, updated, x)
+        if a.t in COMPLEX_TYPES:  # (her2 and LAPACK's tau = 0 branch: the trailing diagonal stays real)
+            x = e.select(e.cmp("EQ", rows, cols, "SIGNED"), _to_elem(e, e.real(x), a.t), x)
+        x = _set_column(e, x, k, _store_reflector(e, col, k, v, beta))
+        ev = e.dynamic_update_slice(ev, e.reshape(e.real(beta) if a.t in COMPLEX_TYPES else beta, batch + [1]),
+                                    [zero_i] * r + [k])
+        tau = e.dynamic_update_slice(tau, e.reshape(t, batch + [1]), [zero_i] * r + [k])
+        return [k + 1, x, ev, tau]
+
+    init = [zero_i, a, _splat(e, 0, rt, batch + [n - 1]), _splat(e, 0, a.t, batch + [n - 1])]
+    _, x, ev, tau = e.while_loop(init, lambda k, *_: e.cmp("LT", k, e.scalar(n - 1, "i32"), "SIGNED"),
+                                 lambda k, x, ev, tau: body(k, x, ev, tau))
+    diag = _diagonal(e, x)
+    d = e.real(diag) if a.t in COMPLEX_TYPES else diag
+    return [x, d, ev, tau]
+
+
+def build_sytrd(e: Emitter, a: V, lower: bool) -> list[V]:
+    """``sytrd`` / ``hetrd`` of ``a`` (``[*b, n, n]``; only the ``lower`` or upper triangle is read):
+    ``[a', d, e, tau, info]`` as LAPACK returns them: ``Q^H A Q = T`` tridiagonal with diagonal ``d``
+    (real, ``[*b, n]``) and off-diagonal ``e`` (real, ``[*b, n - 1]``); ``a'`` holds ``d``, ``e`` and the
+    Householder vectors of ``Q`` in the triangle that was read (the other triangle is the input's);
+    ``tau`` ``[*b, n - 1]``; ``info`` 0.
+
+    ``lower``: a ``stablehlo.while`` over ``k < n - 1`` (unblocked ``?sytd2`` / ``?hetd2``): the reflector
+    of ``a[k+1:, k]`` (:func:`_householder`), ``y = tau A v``, ``w = y - (tau / 2) (y^H v) v`` and the
+    rank-2 update ``A - v w^H - w v^H`` of the trailing block's lower triangle. Upper: LAPACK's reduction
+    of the upper triangle, last column first, is this one on the matrix with rows and columns reversed
+    (``stablehlo.reverse`` before and after; ``d``, ``e``, ``tau`` reversed).
+    """
+    shape = a.shape
+    r = len(shape) - 2
+    batch, n = shape[:r], shape[r]
+    info = _splat(e, 0, "i32", batch)
+    if n < 2:
+        diag = _diagonal(e, a)
+        d = e.real(diag) if a.t in COMPLEX_TYPES else diag
+        if a.t in COMPLEX_TYPES:  # (?hetd2 makes the diagonal real even when there is nothing to reduce)
+            a = _to_elem(e, d, a.t) if n else a
+            a = e.reshape(a, shape)
+        empty = [_splat(e, 0, _real_type(a.t), batch + [0]), _splat(e, 0, a.t, batch + [0])]
+        return [a, d, *empty, info]
+    if lower:
+        return [*_sytrd_lower(e, a), info]
+    flipped = _reverse(e, a, [r, r + 1])
+    x, d, ev, tau = _sytrd_lower(e, flipped)
+    return [_reverse(e, x, [r, r + 1]), _reverse(e, d, [r]), _reverse(e, ev, [r]), _reverse(e, tau, [r]), info]
+
 def build_orgqr(e: Emitter, a: V, tau: V) -> V:
     """``orgqr`` / ``ungqr``: the first ``p`` columns of ``Q = H_0 ... H_{k-1}`` (``a`` ``[*b, m, p]`` from
     :func:`build_geqrf`, possibly zero-padded; ``tau`` ``[*b, k]``).
@@ -849,6 +1020,24 @@ def _rewrite_gtsv(e: Emitter, args: list[V], config: dict[str, str], results: li
     return build_gtsv(e, dl, d, du, b)
 
 
+def _rewrite_gehrd(e: Emitter, args: list[V], config: dict[str, str], results: list[list[int]]) -> list[V]:
+    (a,) = args
+    if len(a.shape) < 2 or a.shape[-1] != a.shape[-2]:
+        raise UnsupportedError(f"gehrd of a {a.ty} (expected a square matrix)")
+    low, high = (ord(config[key]) if key in config else None for key in ("low", "high"))
+    if (low, high) != (1, a.shape[-1]):
+        raise UnsupportedError(f"gehrd with low = {low}, high = {high} (only the whole matrix, 1 and "
+                               f"{a.shape[-1]}, is legalized)")
+    return build_gehrd(e, a)
+
+
+def _rewrite_sytrd(e: Emitter, args: list[V], config: dict[str, str], results: list[list[int]]) -> list[V]:
+    (a,) = args
+    if len(a.shape) < 2 or a.shape[-1] != a.shape[-2]:
+        raise UnsupportedError(f"sytrd of a {a.ty} (expected a square matrix)")
+    return build_sytrd(e, a, config["uplo"] == "L")
+
+
 def _rewrite_gesdd(e: Emitter, args: list[V], config: dict[str, str], results: list[list[int]]) -> list[V]:
     return build_gesdd(e, args[0], config["mode"], results)
 
@@ -867,6 +1056,9 @@ LEGALIZED_ROUTINES = {
     "heevd": (1, {"mode": "VN", "uplo": "LU"}, _rewrite_syevd),
     "gesdd": (1, {"mode": "ASN"}, _rewrite_gesdd),
     "gtsv": (4, {}, _rewrite_gtsv),
+    "gehrd": (1, {}, _rewrite_gehrd),
+    "sytrd": (1, {"uplo": "LU"}, _rewrite_sytrd),
+    "hetrd": (1, {"uplo": "LU"}, _rewrite_sytrd),
 }
 
 
@@ -920,7 +1112,7 @@ class StablehloLegalizeLapackCustomCalls(Pass):
     """Rewrite jaxlib's ``lapack_*_ffi`` custom calls as StableHLO (see the module docstring)."""
 
     argument = "stablehlo-legalize-lapack-custom-calls"
-    summary = "Legalize jaxlib's CPU LAPACK custom calls (potrf, trsm, getrf, geqrf, orgqr, syevd, gesdd, gtsv) to StableHLO"
+    summary = "Legalize jaxlib's CPU LAPACK custom calls (potrf, trsm, getrf, geqrf, orgqr, syevd, gesdd, gtsv, gehrd, sytrd) to StableHLO"
     anchor = "func.func"
     options = (
         Option("strict", bool, False, "refuse a lapack_* custom call this pass cannot legalize"),

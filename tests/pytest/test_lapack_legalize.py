@@ -551,3 +551,104 @@ def test_gtsv_with_mismatched_operands_is_a_located_error_and_changes_nothing():
     with pytest.raises(PassError, match=r"gtsv.mlir:4:.*gtsv operands of types"):
         run_pipeline(m, PIPELINE)
     assert str(m) == before
+
+
+# -- gehrd (jax.lax.linalg.hessenberg), sytrd / hetrd (jax.lax.linalg.tridiagonal) -------------------------
+
+_REDUCTIONS = {
+    "hessenberg": lambda a: jax.lax.linalg.hessenberg(a),
+    "tridiagonal_lower": lambda a: jax.lax.linalg.tridiagonal(a, lower=True),
+    "tridiagonal_upper": lambda a: jax.lax.linalg.tridiagonal(a, lower=False),
+}
+
+
+def _reduction_input(name: str, dtype: str, shape, seed: int = 0) -> np.ndarray:
+    """Random; Hermitian for the tridiagonal reductions (only one triangle is read; a real diagonal: LAPACK's
+    blocked ?hetrd leaves the imaginary part of one diagonal entry of a non-Hermitian input where its unblocked
+    ?hetd2 drops it)."""
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal(shape)
+    if np.dtype(dtype).kind == "c":
+        a = a + 1j * rng.standard_normal(shape)
+    if name != "hessenberg":
+        a = 0.5 * (a + np.conj(np.swapaxes(a, -1, -2)))
+    return a.astype(dtype)
+
+
+def _reflectors_q(vectors: np.ndarray, tau: np.ndarray, lower: bool) -> np.ndarray:
+    """``Q = H_1 ... H_{n-1}`` from LAPACK's storage of ``?gehrd`` / ``?sytrd`` (uplo L: ``v_i`` below the
+    subdiagonal of column i with an implicit 1 at row i + 1; uplo U: above the superdiagonal of column i + 1
+    with its 1 at row i, applied as ``H_{n-1} ... H_1``)."""
+    n = vectors.shape[-1]
+    q = np.eye(n, dtype=np.complex128)
+    for i in range(n - 1):
+        v = np.zeros(n, np.complex128)
+        if lower:
+            v[i + 1] = 1
+            v[i + 2:] = vectors[i + 2:, i]
+            q = q @ (np.eye(n) - tau[i] * np.outer(v, np.conj(v)))
+        else:
+            v[i] = 1
+            v[:i] = vectors[:i, i + 1]
+            q = (np.eye(n) - tau[i] * np.outer(v, np.conj(v))) @ q
+    return q
+
+
+@pytest.mark.parametrize("dtype", export.DTYPES)
+@pytest.mark.parametrize("name", sorted(_REDUCTIONS))
+@pytest.mark.parametrize("shape", [(5, 5), (2, 6, 6), (1, 1), (2, 2)])
+def test_hessenberg_and_tridiagonal_equal_lapack_on_xla_cpu_and_the_interpreter(name, dtype, shape):
+    fn = _REDUCTIONS[name]
+    a = _reduction_input(name, dtype, shape)
+    with jax.enable_x64(True):
+        text = jax.jit(fn).lower(a).as_text()
+        want = [np.asarray(w) for w in jax.jit(fn)(a)]
+    assert "lapack_" in text
+    legal = _legalize(text)
+    assert "lapack_" not in legal
+    n = shape[-1]
+    tol = 64 * n * np.finfo(np.dtype(dtype)).eps  # (the unblocked LAPACK loops, step for step)
+    for got in (backend.compile(legal)(a), hlokit.interpret(text, [a])):
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            g = np.asarray(g)
+            assert g.shape == w.shape and g.dtype == w.dtype
+            assert w.size == 0 or _rel(g, w) <= tol, (name, dtype, _rel(g, w))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "complex128"])
+@pytest.mark.parametrize("name", sorted(_REDUCTIONS))
+def test_hessenberg_and_tridiagonal_large_are_similarity_transforms(name, dtype):
+    # n = 40: LAPACK switches to its blocked algorithms (other rounding); check what they compute instead:
+    # Q^H A Q is the reduced matrix, to a backward error of a few n eps ||A||, and d, e agree with LAPACK's.
+    n = 40
+    fn = _REDUCTIONS[name]
+    a = _reduction_input(name, dtype, (n, n), seed=4)
+    with jax.enable_x64(True):
+        text = jax.jit(fn).lower(a).as_text()
+        want = [np.asarray(w) for w in jax.jit(fn)(a)]
+    got = [np.asarray(g) for g in hlokit.interpret(text, [a])]
+    eps = np.finfo(np.dtype(dtype)).eps
+    norm = np.linalg.norm(a, 2)
+    lower = name != "tridiagonal_upper"
+    q = _reflectors_q(got[0], got[-1], lower)
+    reduced = np.conj(q.T) @ a.astype(np.complex128) @ q
+    if name == "hessenberg":
+        expect = np.triu(got[0], -1)
+    else:
+        d, e = got[1], got[2]  # (real: T is real symmetric)
+        expect = np.diag(d) + np.diag(e, -1) + np.diag(e, 1)
+        for g, w in zip(got[1:3], want[1:3]):
+            assert _rel(g, w) <= 16 * n * eps * 10, (name, _rel(g, w))
+    assert np.max(np.abs(reduced - expect)) <= 16 * n * eps * norm
+
+
+def test_gehrd_of_part_of_the_matrix_is_a_located_error_and_changes_nothing():
+    with jax.enable_x64(False):
+        text = jax.jit(jax.lax.linalg.hessenberg).lower(np.zeros((4, 4), np.float32)).as_text()
+    text = text.replace("high = 4 : i32", "high = 3 : i32")
+    m = hlokit.parse(text, context=hlokit.make_context(), source_name="gehrd.mlir")
+    before = str(m)
+    with pytest.raises(PassError, match=r"gehrd.mlir:\d+:\d+: error: .*gehrd with low = 1, high = 3"):
+        run_pipeline(m, PIPELINE)
+    assert str(m) == before

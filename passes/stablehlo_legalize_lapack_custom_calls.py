@@ -28,6 +28,8 @@ every target, its operands, results and ``mhlo.backend_config`` fields):
 * ``gehrd`` (``jax.lax.linalg.hessenberg``) and ``sytrd`` / ``hetrd`` (``jax.lax.linalg.tridiagonal``) ->
   the unblocked Householder reductions ``?gehd2`` / ``?sytd2`` / ``?hetd2`` as ``stablehlo.while`` loops
   (:func:`build_gehrd`, :func:`build_sytrd`; the same reflectors and ``tau`` as LAPACK).
+* ``geqp3`` (QR with column pivoting: ``jax.lax.linalg.qr(pivoting=True)``) -> LAPACK's column moves and
+  the unblocked ``?laqp2`` loop with its partial-norm downdating (:func:`build_geqp3`): the same pivots.
 * ``gtsv`` (``jax.lax.linalg.tridiagonal_solve``: three ``[*batch, n]`` diagonals and ``b``) -> Gaussian
   elimination with LAPACK's partial pivoting and back substitution, two ``stablehlo.while`` loops over the
   rows (:func:`build_gtsv`): the same row swaps, factors and ``info`` as LAPACK ``?gtsv``.
@@ -42,7 +44,7 @@ function per signature (routine, operand and result types, ``backend_config``) i
 checked and its template built before the first rewrite, so a refused call leaves the module unchanged.
 
 The numpy mirrors of the loops are in :mod:`hlokit.passes.lapack.reference`. Other ``lapack_*`` targets
-(``geev``, ``gesvd``, ``gees``, ``geqp3``) are left as they are; with ``strict=true`` the pass refuses them with a located
+(``geev``, ``gesvd``, ``gees``) are left as they are; with ``strict=true`` the pass refuses them with a located
 error before changing anything.
 """
 
@@ -81,13 +83,14 @@ __all__ = [
     "build_gesdd",
     "build_gtsv",
     "build_gehrd",
+    "build_geqp3",
     "build_sytrd",
     "count_lapack_calls",
     "lapack_routine",
 ]
 
 #: ``lapack_<type letter><routine>_ffi``: group 1 is the type letter, group 2 the routine.
-LAPACK_TARGET = re.compile(r"^lapack_([sdcz])([a-z]+)_ffi$")
+LAPACK_TARGET = re.compile(r"^lapack_([sdcz])([a-z][a-z0-9]*)_ffi$")
 
 
 def lapack_routine(op) -> tuple[str, str] | None:
@@ -581,6 +584,155 @@ def _store_reflector(e: Emitter, col: V, k: V, v: V, beta: V) -> V:
                     e.select(e.cmp("GT", idx, k1, "SIGNED"), v, col))
 
 
+
+# -- geqp3: QR with column pivoting ---------------------------------------------------------------------
+
+
+def _swap_entries(e: Emitter, x: V, i: V, p: V) -> V:
+    """``x`` (``[*b, n]``) with entries ``i`` (0-d i32) and ``p`` (``[*b]`` i32, per batch element) swapped."""
+    shape = x.shape
+    r = len(shape) - 1
+    bd = list(range(r))
+    idx = e.iota(shape, r, "i32")
+    at_i = e.cmp("EQ", idx, e.broadcast_in_dim(i, shape, []), "SIGNED")
+    at_p = e.cmp("EQ", idx, e.broadcast_in_dim(p, shape, bd), "SIGNED")
+    xi = e.reduce_sum(e.select(at_i, x, _splat(e, 0, x.t, shape)), [r])
+    xp = e.reduce_sum(e.select(at_p, x, _splat(e, 0, x.t, shape)), [r])
+    return e.select(at_i, e.broadcast_in_dim(xp, shape, bd), e.select(at_p, e.broadcast_in_dim(xi, shape, bd), x))
+
+
+def _swap_columns(e: Emitter, a: V, i: V, p: V) -> V:
+    """``a`` (``[*b, m, n]``) with columns ``i`` (0-d i32) and ``p`` (``[*b]`` i32) swapped."""
+    shape = a.shape
+    r = len(shape) - 2
+    bd = list(range(r))
+    cols = e.iota(shape, r + 1, "i32")
+    at_i = e.cmp("EQ", cols, e.broadcast_in_dim(i, shape, []), "SIGNED")
+    at_p = e.cmp("EQ", cols, e.broadcast_in_dim(p, shape, bd), "SIGNED")
+    ci = e.broadcast_in_dim(_column(e, a, i), shape, bd + [r])
+    cp = e.broadcast_in_dim(e.reduce_sum(e.select(at_p, a, _splat(e, 0, a.t, shape)), [r + 1]), shape, bd + [r])
+    return e.select(at_i, cp, e.select(at_p, ci, a))
+
+
+def _column_norms(e: Emitter, a: V, k: V) -> V:
+    """``||a[k:, j]||_2`` for every column ``j`` (``[*b, n]``, real)."""
+    shape = a.shape
+    r = len(shape) - 2
+    rows = e.iota(shape, r, "i32")
+    keep = e.cmp("GE", rows, e.broadcast_in_dim(k, shape, []), "SIGNED")
+    return e.sqrt(e.reduce_sum(e.select(keep, _abs2(e, a), _splat(e, 0, _real_type(a.t), shape)), [r]))
+
+
+def build_geqp3(e: Emitter, a: V, jpvt: V) -> list[V]:
+    """``geqp3`` of ``a`` (``[*b, m, n]``) and ``jpvt`` (``[*b, n]`` i32; non-zero marks a column to move to
+    the front and factor first): ``[qr, jpvt', tau]`` as LAPACK returns them: ``A P = Q R`` with ``R`` on and
+    above the diagonal and the Householder vectors below (as ``geqrf``), ``jpvt'`` 1-based (column ``j`` of
+    ``A P`` is column ``jpvt'[j] - 1`` of ``A``), ``tau`` ``[*b, min(m, n)]``.
+
+    LAPACK ``?geqp3`` with its unblocked ``?laqp2``, as two ``stablehlo.while`` loops: the fixed columns moved
+    to the front by LAPACK's swaps; then for ``k < min(m, n)`` the pivot (from the first free column on: the
+    first largest partial norm), the column swap, the reflector of column ``k`` and ``H^H`` on the columns right
+    of it (as :func:`build_geqrf`), and the partial norms downdated (Businger & Golub; recomputed where the
+    downdate lost more than half the digits, LAPACK Working Note 176: ``tol3z = sqrt(eps / 2)``).
+    """
+    shape = a.shape
+    r = len(shape) - 2
+    batch, m, n = shape[:r], shape[r], shape[r + 1]
+    bd = list(range(r))
+    kmax = min(m, n)
+    rt = _real_type(a.t)
+    zero_i = e.scalar(0, "i32")
+    one_i = e.scalar(1, "i32")
+    vec = batch + [n]
+
+    def element(v: V, j: V) -> V:
+        return e.reshape(e.dynamic_slice(v, [zero_i] * r + [j], batch + [1]), batch)
+
+    def put(v: V, j: V, x: V) -> V:
+        return e.dynamic_update_slice(v, e.reshape(x, batch + [1]), [zero_i] * r + [j])
+
+    # 1. the fixed columns to the front (LAPACK's order of swaps, not a stable sort)
+    def move(j: V, a_: V, p: V, nfxd: V) -> list[V]:
+        fixed = e.cmp("NE", element(p, j), _splat(e, 0, "i32", batch), "SIGNED")
+        swapped = _swap_columns(e, a_, j, nfxd)
+        a_ = e.select(e.broadcast_in_dim(fixed, shape, bd), swapped, a_)
+        moved = _swap_entries(e, p, j, nfxd)  # jpvt[j] = jpvt[nfxd] ...
+        onehot = e.cmp("EQ", e.iota(vec, r, "i32"), e.broadcast_in_dim(nfxd, vec, bd), "SIGNED")
+        moved = e.select(onehot, e.broadcast_in_dim(at1(j), vec, bd), moved)  # ... jpvt[nfxd] = j + 1
+        p = e.select(e.broadcast_in_dim(fixed, vec, bd), moved, put(p, j, at1(j)))
+        nfxd = e.select(fixed, nfxd + _splat(e, 1, "i32", batch), nfxd)
+        return [j + one_i, a_, p, nfxd]
+
+    def at1(j: V) -> V:  # j + 1 over the batch
+        return e.broadcast_in_dim(j + one_i, batch, [])
+
+    _, a, jpvt, nfxd = e.while_loop(
+        [zero_i, a, jpvt, _splat(e, 0, "i32", batch)],
+        lambda j, *_: e.cmp("LT", j, e.scalar(n, "i32"), "SIGNED"),
+        move,
+    )
+    if kmax == 0:
+        return [a, jpvt, _splat(e, 0, a.t, batch + [0])]
+
+    eps = float(np.finfo(np.float32 if rt == "f32" else np.float64).eps)
+    tol3z = math.sqrt(eps / 2)  # sqrt(dlamch('Epsilon'))
+
+    # 2. Householder steps: no pivoting for the fixed columns, partial norms for the free ones
+    def step(k: V, a_: V, p: V, tau: V, vn1: V, vn2: V) -> list[V]:
+        kb = e.broadcast_in_dim(k, batch, [])
+        free = e.cmp("GE", kb, nfxd, "SIGNED")
+        start = e.broadcast_in_dim(e.cmp("EQ", kb, nfxd, "SIGNED"), vec, bd)  # first free column: fresh norms
+        norms = _column_norms(e, a_, k)
+        vn1 = e.select(start, norms, vn1)
+        vn2 = e.select(start, norms, vn2)
+        cols = e.iota(vec, r, "i32")
+        candidate = e.select(e.cmp("GE", cols, e.broadcast_in_dim(k, vec, []), "SIGNED"), vn1,
+                             _splat(e, -1.0, rt, vec))
+        best = _reduce(e, candidate, r, -math.inf, "maximum")
+        first = e.select(e.cmp("EQ", candidate, e.broadcast_in_dim(best, vec, bd), "FLOAT"), cols,
+                         _splat(e, n, "i32", vec))
+        pvt = _reduce(e, first, r, n, "minimum")
+        pvt = e.select(e.land(free, e.cmp("LT", pvt, _splat(e, n, "i32", batch), "SIGNED")), pvt, kb)
+        a_ = _swap_columns(e, a_, k, pvt)
+        p, vn1, vn2 = (_swap_entries(e, x, k, pvt) for x in (p, vn1, vn2))
+        col = _column(e, a_, k)
+        v, t, beta = _householder(e, col, k)
+        tau = put(tau, k, t)
+        full = e.iota(shape, r + 1, "i32")
+        a_ = e.select(e.cmp("GT", full, e.broadcast_in_dim(k, shape, []), "SIGNED"), _reflect(e, a_, v, _conj(e, t)), a_)
+        idx = e.iota(batch + [m], r, "i32")
+        kk = e.broadcast_in_dim(k, batch + [m], [])
+        newcol = e.select(e.cmp("EQ", idx, kk, "SIGNED"), e.broadcast_in_dim(beta, batch + [m], bd),
+                          e.select(e.cmp("GT", idx, kk, "SIGNED"), v, col))
+        a_ = _set_column(e, a_, k, newcol)
+        # partial norms of the columns right of k, from row k + 1 down
+        row_k = e.reshape(e.dynamic_slice(a_, [zero_i] * r + [k, zero_i], batch + [1, n]), vec)
+        zero = _splat(e, 0, rt, vec)
+        nonzero = e.cmp("NE", vn1, zero, "FLOAT")
+        safe1 = e.select(nonzero, vn1, _splat(e, 1, rt, vec))
+        safe2 = e.select(e.cmp("NE", vn2, zero, "FLOAT"), vn2, _splat(e, 1, rt, vec))
+        ratio = _abs(e, row_k) / safe1
+        temp = e.max(_splat(e, 1, rt, vec) - ratio * ratio, zero)
+        scale = vn1 / safe2
+        temp2 = temp * scale * scale
+        fresh = _column_norms(e, a_, k + one_i)
+        recompute = e.cmp("LE", temp2, _splat(e, tol3z, rt, vec), "FLOAT")
+        new1 = e.select(recompute, fresh, vn1 * e.sqrt(temp))
+        new2 = e.select(recompute, fresh, vn2)
+        right = e.land(e.cmp("GT", cols, e.broadcast_in_dim(k, vec, []), "SIGNED"),
+                       e.land(nonzero, e.broadcast_in_dim(free, vec, bd)))
+        vn1 = e.select(right, new1, vn1)
+        vn2 = e.select(right, new2, vn2)
+        return [k + one_i, a_, p, tau, vn1, vn2]
+
+    zeros = _splat(e, 0, rt, vec)
+    _, a, jpvt, tau, _, _ = e.while_loop(
+        [zero_i, a, jpvt, _splat(e, 0, a.t, batch + [kmax]), zeros, zeros],
+        lambda k, *_: e.cmp("LT", k, e.scalar(kmax, "i32"), "SIGNED"),
+        step,
+    )
+    return [a, jpvt, tau]
+
 # -- gehrd: Hessenberg reduction --------------------------------------------------------------------
 
 
@@ -1038,6 +1190,14 @@ def _rewrite_sytrd(e: Emitter, args: list[V], config: dict[str, str], results: l
     return build_sytrd(e, a, config["uplo"] == "L")
 
 
+def _rewrite_geqp3(e: Emitter, args: list[V], config: dict[str, str], results: list[list[int]]) -> list[V]:
+    a, jpvt = args
+    if len(a.shape) < 2 or jpvt.t != "i32" or jpvt.shape != a.shape[:-2] + [a.shape[-1]]:
+        raise UnsupportedError(f"geqp3 of {a.ty} and {jpvt.ty} (expected a [*batch, m, n] matrix and "
+                               "[*batch, n] i32 pivots)")
+    return build_geqp3(e, a, jpvt)
+
+
 def _rewrite_gesdd(e: Emitter, args: list[V], config: dict[str, str], results: list[list[int]]) -> list[V]:
     return build_gesdd(e, args[0], config["mode"], results)
 
@@ -1057,6 +1217,7 @@ LEGALIZED_ROUTINES = {
     "gesdd": (1, {"mode": "ASN"}, _rewrite_gesdd),
     "gtsv": (4, {}, _rewrite_gtsv),
     "gehrd": (1, {}, _rewrite_gehrd),
+    "geqp3": (2, {}, _rewrite_geqp3),
     "sytrd": (1, {"uplo": "LU"}, _rewrite_sytrd),
     "hetrd": (1, {"uplo": "LU"}, _rewrite_sytrd),
 }
@@ -1112,7 +1273,7 @@ class StablehloLegalizeLapackCustomCalls(Pass):
     """Rewrite jaxlib's ``lapack_*_ffi`` custom calls as StableHLO (see the module docstring)."""
 
     argument = "stablehlo-legalize-lapack-custom-calls"
-    summary = "Legalize jaxlib's CPU LAPACK custom calls (potrf, trsm, getrf, geqrf, orgqr, syevd, gesdd, gtsv, gehrd, sytrd) to StableHLO"
+    summary = "Legalize jaxlib's CPU LAPACK custom calls (potrf, trsm, getrf, geqrf, orgqr, syevd, gesdd, gtsv, gehrd, sytrd, geqp3) to StableHLO"
     anchor = "func.func"
     options = (
         Option("strict", bool, False, "refuse a lapack_* custom call this pass cannot legalize"),

@@ -652,3 +652,89 @@ def test_gehrd_of_part_of_the_matrix_is_a_located_error_and_changes_nothing():
     with pytest.raises(PassError, match=r"gehrd.mlir:\d+:\d+: error: .*gehrd with low = 1, high = 3"):
         run_pipeline(m, PIPELINE)
     assert str(m) == before
+
+
+# -- geqp3 (jax.lax.linalg.qr(pivoting=True), scipy's qr(pivoting=True)) -------------------------------
+
+_GEQP3 = """
+func.func @main(%a: tensor<{b}{m}x{n}x{t}>, %p: tensor<{b}{n}xi32>)
+    -> (tensor<{b}{m}x{n}x{t}>, tensor<{b}{n}xi32>, tensor<{b}{k}x{t}>) {{
+  %0:3 = stablehlo.custom_call @lapack_{c}geqp3_ffi(%a, %p) {{mhlo.backend_config = {{}},
+      mhlo.frontend_attributes = {{num_batch_dims = "{nb}"}}, operand_layouts = [{ml}, {vl}],
+      result_layouts = [{ml}, {vl}, {vl}]}}
+      : (tensor<{b}{m}x{n}x{t}>, tensor<{b}{n}xi32>) -> (tensor<{b}{m}x{n}x{t}>, tensor<{b}{n}xi32>, tensor<{b}{k}x{t}>)
+  return %0#0, %0#1, %0#2 : tensor<{b}{m}x{n}x{t}>, tensor<{b}{n}xi32>, tensor<{b}{k}x{t}>
+}}
+"""
+
+
+def _geqp3_text(dtype: str, batch, m: int, n: int) -> str:
+    c, t = _LETTER[dtype]
+    r = len(batch)
+
+    def layout(dims):
+        return f"dense<[{', '.join(map(str, dims))}]> : tensor<{len(dims)}xindex>"
+
+    return _GEQP3.format(c=c, t=t, b="".join(f"{x}x" for x in batch), m=m, n=n, k=min(m, n), nb=r,
+                         ml=layout([r, r + 1, *range(r - 1, -1, -1)]), vl=layout(range(r, -1, -1)))
+
+
+def _random_matrix(dtype: str, shape, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal(shape)
+    if np.dtype(dtype).kind == "c":
+        a = a + 1j * rng.standard_normal(shape)
+    return a.astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", export.DTYPES)
+@pytest.mark.parametrize("shape", [(5, 4), (2, 4, 6), (1, 1), (2, 7, 2), (12, 9)])
+def test_qr_with_pivoting_equals_lapack_on_xla_cpu_and_the_interpreter(dtype, shape):
+    fn = lambda a: jax.lax.linalg.qr(a, pivoting=True, full_matrices=False)  # noqa: E731
+    a = _random_matrix(dtype, shape, seed=2)
+    with jax.enable_x64(True):
+        text = jax.jit(fn).lower(a).as_text()
+        want = [np.asarray(w) for w in jax.jit(fn)(a)]
+    assert "geqp3" in text
+    legal = _legalize(text)
+    assert "lapack_" not in legal
+    tol = 64 * max(shape[-2:]) * np.finfo(np.dtype(dtype)).eps
+    for got in (backend.compile(legal)(a), hlokit.interpret(text, [a])):
+        q, r, p = (np.asarray(g) for g in got)
+        np.testing.assert_array_equal(p, want[2])  # the same pivots as LAPACK
+        assert _rel(q, want[0]) <= tol and _rel(r, want[1]) <= tol
+
+
+@pytest.mark.parametrize("dtype", ["float32", "complex128"])
+@pytest.mark.parametrize("batch, m, n, jpvt", [
+    ((), 5, 4, [0, 0, 1, 0]), ((), 4, 6, [1, 0, 1, 0, 0, 1]), ((), 3, 5, [0, 0, 0, 0, 7]),
+    ((2,), 6, 5, [[0, 1, 0, 0, 1], [1, 1, 0, 0, 0]]),
+])
+def test_geqp3_fixed_columns_follow_lapack(dtype, batch, m, n, jpvt):
+    # Columns marked non-zero in jpvt go first, in the order of LAPACK's swaps (not a stable sort), and are
+    # factored without pivoting; the free ones are pivoted after them.
+    text = _geqp3_text(dtype, batch, m, n)
+    a = _random_matrix(dtype, batch + (m, n), seed=3)
+    p = np.array(jpvt, np.int32)
+    want = backend.compile(text)(a, p)
+    tol = 64 * max(m, n) * np.finfo(np.dtype(dtype)).eps
+    for got in (backend.compile(_legalize(text))(a, p), hlokit.interpret(text, [a, p])):
+        np.testing.assert_array_equal(np.asarray(got[1]), want[1])
+        assert _rel(np.asarray(got[0]), want[0]) <= tol and _rel(np.asarray(got[2]), want[2]) <= tol
+
+
+def test_geqp3_rank_deficient_pivots_like_lapack():
+    # a zero column and a repeated one: exact ties go to the first column, as LAPACK's idamax
+    a = _random_matrix("float64", (6, 5), seed=5)
+    a[:, 1] = 0
+    a[:, 3] = a[:, 0]
+    text = _geqp3_text("float64", (), 6, 5)
+    p = np.zeros(5, np.int32)
+    want = backend.compile(text)(a, p)
+    got = hlokit.interpret(text, [a, p])
+    np.testing.assert_array_equal(np.asarray(got[1]), want[1])
+    tol = 64 * 6 * np.finfo(np.float64).eps
+    # rank 3: the first three reflectors agree; the fourth reflects rounding noise (any tau is as good)
+    assert _rel(np.asarray(got[2])[:3], want[2][:3]) <= tol
+    assert _rel(np.triu(np.asarray(got[0]))[:3], np.triu(want[0])[:3]) <= tol
+    assert abs(np.asarray(got[0])[3, 3]) <= tol and abs(want[0][3, 3]) <= tol

@@ -57,6 +57,9 @@ FUNCTIONS = {
               "general"),
     "matrix_power": (lambda a: jnp.linalg.matrix_power(a, -3), 1, "general"),
     "norm2": (lambda a: jnp.linalg.norm(a, 2, axis=(-2, -1)), 1, "general"),
+    "qr_pivoting": (lambda a: jax.lax.linalg.qr(a, pivoting=True, full_matrices=False), 1, "general"),
+    "hessenberg": (jax.lax.linalg.hessenberg, 1, "general"),
+    "tridiagonal": (lambda a: jax.lax.linalg.tridiagonal(a, lower=True), 1, "herm"),
 }
 
 #: The committed examples: (function, element type, batch shape, n): every function in every element type,

@@ -264,7 +264,6 @@ def build_getrf(e: Emitter, a: V) -> list[V]:
     return out[1:]
 
 
-
 # -- gtsv: tridiagonal solve, Gaussian elimination with partial pivoting -------------------------------
 
 
@@ -511,6 +510,26 @@ def _reflect(e: Emitter, x: V, v: V, tau: V) -> V:
     return x - update
 
 
+def _set_column(e: Emitter, x: V, k: V, col: V) -> V:
+    """``x`` ``[*b, m, n]`` with column ``k`` replaced by ``col`` ``[*b, m]`` (an iota mask)."""
+    shape = x.shape
+    r = len(shape) - 2
+    cols = e.iota(shape, r + 1, "i32")
+    here = e.cmp("EQ", cols, e.broadcast_in_dim(k, shape, []), "SIGNED")
+    return e.select(here, e.broadcast_in_dim(col, shape, list(range(r)) + [r]), x)
+
+
+def _store_reflector(e: Emitter, col: V, row: V, v: V, beta: V) -> V:
+    """Column ``col`` ``[*b, m]`` as LAPACK leaves it after the reflector of ``col[row:]``: rows above ``row``
+    unchanged, ``beta`` at ``row``, ``v`` below it."""
+    shape = col.shape
+    r = len(shape) - 1
+    idx = e.iota(shape, r, "i32")
+    at = e.broadcast_in_dim(row, shape, [])
+    return e.select(e.cmp("EQ", idx, at, "SIGNED"), e.broadcast_in_dim(beta, shape, list(range(r))),
+                    e.select(e.cmp("GT", idx, at, "SIGNED"), v, col))
+
+
 def build_geqrf(e: Emitter, a: V) -> list[V]:
     """``geqrf`` of ``a`` (``[*b, m, n]``): ``[qr, tau]`` as LAPACK returns them (``R`` on and above the
     diagonal, the Householder vectors below it, ``tau`` ``[*b, min(m, n)]``).
@@ -523,7 +542,6 @@ def build_geqrf(e: Emitter, a: V) -> list[V]:
     r = len(shape) - 2
     batch, m, n = shape[:r], shape[r], shape[r + 1]
     kmax = min(m, n)
-    bd = list(range(r))
     zero_i = e.scalar(0, "i32")
 
     def body(k: V, qr: V, tau: V) -> list[V]:
@@ -533,18 +551,13 @@ def build_geqrf(e: Emitter, a: V) -> list[V]:
         cols = e.iota(shape, r + 1, "i32")
         kk = e.broadcast_in_dim(k, shape, [])
         qr = e.select(e.cmp("GT", cols, kk, "SIGNED"), _reflect(e, qr, v, _conj(e, t)), qr)
-        idx = e.iota(batch + [m], r, "i32")
-        kb = e.broadcast_in_dim(k, batch + [m], [])
-        newcol = e.select(e.cmp("EQ", idx, kb, "SIGNED"), e.broadcast_in_dim(beta, batch + [m], bd),
-                          e.select(e.cmp("GT", idx, kb, "SIGNED"), v, col))
-        qr = e.select(e.cmp("EQ", cols, kk, "SIGNED"), e.broadcast_in_dim(newcol, shape, bd + [r]), qr)
+        qr = _set_column(e, qr, k, _store_reflector(e, col, k, v, beta))
         return [k + 1, qr, tau]
 
     init = [e.scalar(0, "i32"), a, _splat(e, 0, a.t, batch + [kmax])]
     out = e.while_loop(init, lambda k, *_: e.cmp("LT", k, e.scalar(kmax, "i32"), "SIGNED"),
                        lambda k, qr, tau: body(k, qr, tau))
     return out[1:]
-
 
 
 def _reflect_right(e: Emitter, x: V, v: V, tau: V) -> V:
@@ -560,29 +573,9 @@ def _reflect_right(e: Emitter, x: V, v: V, tau: V) -> V:
 
 
 def _reverse(e: Emitter, x: V, dims) -> V:
+    """``stablehlo.reverse`` of ``x`` along ``dims``."""
     (out,) = e.op("stablehlo.reverse", [x], [(x.s, x.t)], f"dimensions = array<i64: {', '.join(map(str, dims))}>")
     return out
-
-
-def _set_column(e: Emitter, x: V, k: V, col: V) -> V:
-    """``x`` ``[*b, m, n]`` with column ``k`` replaced by ``col`` ``[*b, m]`` (an iota mask)."""
-    shape = x.shape
-    r = len(shape) - 2
-    cols = e.iota(shape, r + 1, "i32")
-    here = e.cmp("EQ", cols, e.broadcast_in_dim(k, shape, []), "SIGNED")
-    return e.select(here, e.broadcast_in_dim(col, shape, list(range(r)) + [r]), x)
-
-
-def _store_reflector(e: Emitter, col: V, k: V, v: V, beta: V) -> V:
-    """Column ``col`` ``[*b, m]`` as LAPACK leaves it after a reflector of ``col[k+1:]``: rows up to ``k``
-    unchanged, ``beta`` at ``k + 1``, ``v`` below."""
-    shape = col.shape
-    r = len(shape) - 1
-    idx = e.iota(shape, r, "i32")
-    k1 = e.broadcast_in_dim(k + e.scalar(1, "i32"), shape, [])
-    return e.select(e.cmp("EQ", idx, k1, "SIGNED"), e.broadcast_in_dim(beta, shape, list(range(r))),
-                    e.select(e.cmp("GT", idx, k1, "SIGNED"), v, col))
-
 
 
 # -- geqp3: QR with column pivoting ---------------------------------------------------------------------
@@ -651,6 +644,9 @@ def build_geqp3(e: Emitter, a: V, jpvt: V) -> list[V]:
     def put(v: V, j: V, x: V) -> V:
         return e.dynamic_update_slice(v, e.reshape(x, batch + [1]), [zero_i] * r + [j])
 
+    def at1(j: V) -> V:  # j + 1 over the batch
+        return e.broadcast_in_dim(j + one_i, batch, [])
+
     # 1. the fixed columns to the front (LAPACK's order of swaps, not a stable sort)
     def move(j: V, a_: V, p: V, nfxd: V) -> list[V]:
         fixed = e.cmp("NE", element(p, j), _splat(e, 0, "i32", batch), "SIGNED")
@@ -662,9 +658,6 @@ def build_geqp3(e: Emitter, a: V, jpvt: V) -> list[V]:
         p = e.select(e.broadcast_in_dim(fixed, vec, bd), moved, put(p, j, at1(j)))
         nfxd = e.select(fixed, nfxd + _splat(e, 1, "i32", batch), nfxd)
         return [j + one_i, a_, p, nfxd]
-
-    def at1(j: V) -> V:  # j + 1 over the batch
-        return e.broadcast_in_dim(j + one_i, batch, [])
 
     _, a, jpvt, nfxd = e.while_loop(
         [zero_i, a, jpvt, _splat(e, 0, "i32", batch)],
@@ -700,11 +693,7 @@ def build_geqp3(e: Emitter, a: V, jpvt: V) -> list[V]:
         tau = put(tau, k, t)
         full = e.iota(shape, r + 1, "i32")
         a_ = e.select(e.cmp("GT", full, e.broadcast_in_dim(k, shape, []), "SIGNED"), _reflect(e, a_, v, _conj(e, t)), a_)
-        idx = e.iota(batch + [m], r, "i32")
-        kk = e.broadcast_in_dim(k, batch + [m], [])
-        newcol = e.select(e.cmp("EQ", idx, kk, "SIGNED"), e.broadcast_in_dim(beta, batch + [m], bd),
-                          e.select(e.cmp("GT", idx, kk, "SIGNED"), v, col))
-        a_ = _set_column(e, a_, k, newcol)
+        a_ = _set_column(e, a_, k, _store_reflector(e, col, k, v, beta))
         # partial norms of the columns right of k, from row k + 1 down
         row_k = e.reshape(e.dynamic_slice(a_, [zero_i] * r + [k, zero_i], batch + [1, n]), vec)
         zero = _splat(e, 0, rt, vec)
@@ -760,7 +749,7 @@ def build_gehrd(e: Emitter, a: V) -> list[V]:
         h = _reflect_right(e, h, v, t)
         right = e.cmp("GT", e.iota(shape, r + 1, "i32"), e.broadcast_in_dim(k, shape, []), "SIGNED")
         h = e.select(right, _reflect(e, h, v, _conj(e, t)), h)
-        h = _set_column(e, h, k, _store_reflector(e, col, k, v, beta))
+        h = _set_column(e, h, k, _store_reflector(e, col, k + e.scalar(1, "i32"), v, beta))
         return [k + 1, h, tau]
 
     init = [zero_i, a, _splat(e, 0, a.t, batch + [n - 1])]
@@ -816,7 +805,7 @@ def _sytrd_lower(e: Emitter, a: V) -> list[V]:
         x = e.select(block, updated, x)
         if a.t in COMPLEX_TYPES:  # (her2 and LAPACK's tau = 0 branch: the trailing diagonal stays real)
             x = e.select(e.cmp("EQ", rows, cols, "SIGNED"), _to_elem(e, e.real(x), a.t), x)
-        x = _set_column(e, x, k, _store_reflector(e, col, k, v, beta))
+        x = _set_column(e, x, k, _store_reflector(e, col, k + e.scalar(1, "i32"), v, beta))
         ev = e.dynamic_update_slice(ev, e.reshape(e.real(beta) if a.t in COMPLEX_TYPES else beta, batch + [1]),
                                     [zero_i] * r + [k])
         tau = e.dynamic_update_slice(tau, e.reshape(t, batch + [1]), [zero_i] * r + [k])

@@ -594,15 +594,21 @@ def _reflectors_q(vectors: np.ndarray, tau: np.ndarray, lower: bool) -> np.ndarr
     return q
 
 
+def _jax_program(fn, *args):
+    """``(text, want)``: the 64-bit-enabled lowering of ``jax.jit(fn)`` on ``args`` and its XLA CPU results."""
+    with jax.enable_x64(True):
+        text = jax.jit(fn).lower(*args).as_text()
+        want = [np.asarray(w) for w in jax.jit(fn)(*args)]
+    return text, want
+
+
 @pytest.mark.parametrize("dtype", export.DTYPES)
 @pytest.mark.parametrize("name", sorted(_REDUCTIONS))
 @pytest.mark.parametrize("shape", [(5, 5), (2, 6, 6), (1, 1), (2, 2)])
 def test_hessenberg_and_tridiagonal_equal_lapack_on_xla_cpu_and_the_interpreter(name, dtype, shape):
     fn = _REDUCTIONS[name]
     a = _reduction_input(name, dtype, shape)
-    with jax.enable_x64(True):
-        text = jax.jit(fn).lower(a).as_text()
-        want = [np.asarray(w) for w in jax.jit(fn)(a)]
+    text, want = _jax_program(fn, a)
     assert "lapack_" in text
     legal = _legalize(text)
     assert "lapack_" not in legal
@@ -624,9 +630,7 @@ def test_hessenberg_and_tridiagonal_large_are_similarity_transforms(name, dtype)
     n = 40
     fn = _REDUCTIONS[name]
     a = _reduction_input(name, dtype, (n, n), seed=4)
-    with jax.enable_x64(True):
-        text = jax.jit(fn).lower(a).as_text()
-        want = [np.asarray(w) for w in jax.jit(fn)(a)]
+    text, want = _jax_program(fn, a)
     got = [np.asarray(g) for g in hlokit.interpret(text, [a])]
     eps = np.finfo(np.dtype(dtype)).eps
     norm = np.linalg.norm(a, 2)
@@ -692,9 +696,7 @@ def _random_matrix(dtype: str, shape, seed: int) -> np.ndarray:
 def test_qr_with_pivoting_equals_lapack_on_xla_cpu_and_the_interpreter(dtype, shape):
     fn = lambda a: jax.lax.linalg.qr(a, pivoting=True, full_matrices=False)  # noqa: E731
     a = _random_matrix(dtype, shape, seed=2)
-    with jax.enable_x64(True):
-        text = jax.jit(fn).lower(a).as_text()
-        want = [np.asarray(w) for w in jax.jit(fn)(a)]
+    text, want = _jax_program(fn, a)
     assert "geqp3" in text
     legal = _legalize(text)
     assert "lapack_" not in legal

@@ -196,6 +196,7 @@ def build_triangular_solve(e: Emitter, a: V, b: V, side: str, uplo: str, trans: 
 
 # -- getrf: LU with partial pivoting as a stablehlo.while (passes/lapack/reference.py: getrf) ----------
 
+
 def _getrf_body(e: Emitter, k: V, lu: V, ipiv: V, info: V) -> list[V]:
     """One step of right-looking LU (``?getf2``) at column ``k``; returns the next loop carry."""
     shape = lu.shape
@@ -264,6 +265,20 @@ def build_getrf(e: Emitter, a: V) -> list[V]:
     return out[1:]
 
 
+def _entry(e: Emitter, v: V, i: V) -> V:
+    """``v[..., i]`` of a ``[*b, n]`` value at a 0-d i32 ``i``, as ``[*b]`` (``dynamic_slice``)."""
+    batch = v.shape[:-1]
+    zero = e.scalar(0, "i32")
+    return e.reshape(e.dynamic_slice(v, [zero] * len(batch) + [i], batch + [1]), batch)
+
+
+def _put_entry(e: Emitter, v: V, i: V, x: V) -> V:
+    """``v`` (``[*b, n]``) with ``v[..., i] = x`` (``x`` ``[*b]``; ``dynamic_update_slice``)."""
+    batch = v.shape[:-1]
+    zero = e.scalar(0, "i32")
+    return e.dynamic_update_slice(v, e.reshape(x, batch + [1]), [zero] * len(batch) + [i])
+
+
 # -- gtsv: tridiagonal solve, Gaussian elimination with partial pivoting -------------------------------
 
 
@@ -290,12 +305,6 @@ def build_gtsv(e: Emitter, dl: V, d: V, du: V, b: V) -> list[V]:
     if n == 0:
         return [dl, d, du, b, info]
 
-    def get(v: V, i: V) -> V:  # v[..., i] of a [*batch, n] vector, as [*batch]
-        return e.reshape(e.dynamic_slice(v, [zero_i] * r + [i], batch + [1]), batch)
-
-    def put(v: V, i: V, x: V) -> V:
-        return e.dynamic_update_slice(v, e.reshape(x, batch + [1]), [zero_i] * r + [i])
-
     def row(x: V, i: V) -> V:  # x[..., i, :] as [*batch, 1, k]
         return e.dynamic_slice(x, [zero_i] * r + [i, zero_i], batch + [1, k_rhs])
 
@@ -314,7 +323,8 @@ def build_gtsv(e: Emitter, dl: V, d: V, du: V, b: V) -> list[V]:
     def eliminate(k: V, dl_: V, d_: V, du_: V, x: V, info_: V) -> list[V]:
         k1 = k + e.scalar(1, "i32")
         inner = e.broadcast_in_dim(e.cmp("LT", k, e.scalar(n - 2, "i32"), "SIGNED"), batch, [])
-        dk, dk1, sub, duk, duk1 = get(d_, k), get(d_, k1), get(dl_, k1), get(du_, k), get(du_, k1)
+        dk, dk1, sub = _entry(e, d_, k), _entry(e, d_, k1), _entry(e, dl_, k1)
+        duk, duk1 = _entry(e, du_, k), _entry(e, du_, k1)
         bk, bk1 = row(x, k), row(x, k1)
         swap = e.lnot(e.cmp("GE", mag(dk), mag(sub), "FLOAT"))  # (a NaN swaps, as Fortran's .GE.)
         zero = _splat(e, 0, d.t, batch)
@@ -331,9 +341,9 @@ def build_gtsv(e: Emitter, dl: V, d: V, du: V, b: V) -> list[V]:
         du1_swap = e.select(inner, -(m_swap * duk1), duk1)
         b1_swap = bk - wide(m_swap) * bk1
         swap_rows = e.broadcast_in_dim(swap, batch + [1, k_rhs], bdims)
-        d_ = put(put(d_, k, e.select(swap, sub, dk)), k1, e.select(swap, d1_swap, d1_keep))
-        du_ = put(put(du_, k, e.select(swap, dk1, duk)), k1, e.select(swap, du1_swap, duk1))
-        dl_ = put(dl_, k1, e.select(swap, dl2_swap, dl2_keep))
+        d_ = _put_entry(e, _put_entry(e, d_, k, e.select(swap, sub, dk)), k1, e.select(swap, d1_swap, d1_keep))
+        du_ = _put_entry(e, _put_entry(e, du_, k, e.select(swap, dk1, duk)), k1, e.select(swap, du1_swap, duk1))
+        dl_ = _put_entry(e, dl_, k1, e.select(swap, dl2_swap, dl2_keep))
         x = set_row(set_row(x, k, e.select(swap_rows, bk1, bk)), k1, e.select(swap_rows, b1_swap, b1_keep))
         first = e.land(e.cmp("EQ", info_, _splat(e, 0, "i32", batch), "SIGNED"), e.land(e.lnot(swap), singular))
         info_ = e.select(first, at(k1), info_)
@@ -347,7 +357,7 @@ def build_gtsv(e: Emitter, dl: V, d: V, du: V, b: V) -> list[V]:
     _, dl, d, du, x, info = carry
     last = e.scalar(n - 1, "i32")
     first = e.land(e.cmp("EQ", info, _splat(e, 0, "i32", batch), "SIGNED"),
-                   e.cmp("EQ", get(d, last), _splat(e, 0, d.t, batch), "FLOAT"))
+                   e.cmp("EQ", _entry(e, d, last), _splat(e, 0, d.t, batch), "FLOAT"))
     info = e.select(first, _splat(e, n, "i32", batch), info)
 
     def substitute(k: V, x_: V) -> list[V]:
@@ -357,9 +367,9 @@ def build_gtsv(e: Emitter, dl: V, d: V, du: V, b: V) -> list[V]:
         has2 = e.broadcast_in_dim(e.cmp("LE", k2, last, "SIGNED"), batch + [1, k_rhs], [])
         zeros = _splat(e, 0, d.t, batch + [1, k_rhs])
         # (a missing term is selected away, never multiplied by 0: an infinity must not become NaN)
-        acc = acc - e.select(has1, wide(get(du, k)) * row(x_, k1), zeros)
-        acc = acc - e.select(has2, wide(get(dl, k1)) * row(x_, k2), zeros)
-        return [k - e.scalar(1, "i32"), set_row(x_, k, acc / wide(get(d, k)))]
+        acc = acc - e.select(has1, wide(_entry(e, du, k)) * row(x_, k1), zeros)
+        acc = acc - e.select(has2, wide(_entry(e, dl, k1)) * row(x_, k2), zeros)
+        return [k - e.scalar(1, "i32"), set_row(x_, k, acc / wide(_entry(e, d, k)))]
 
     _, x = e.while_loop(
         [last, x],
@@ -367,6 +377,7 @@ def build_gtsv(e: Emitter, dl: V, d: V, du: V, b: V) -> list[V]:
         substitute,
     )
     return [dl, d, du, x, info]
+
 
 # -- helpers of the QR / Jacobi expansions ------------------------------------------------------------
 
@@ -542,12 +553,11 @@ def build_geqrf(e: Emitter, a: V) -> list[V]:
     r = len(shape) - 2
     batch, m, n = shape[:r], shape[r], shape[r + 1]
     kmax = min(m, n)
-    zero_i = e.scalar(0, "i32")
 
     def body(k: V, qr: V, tau: V) -> list[V]:
         col = _column(e, qr, k)
         v, t, beta = _householder(e, col, k)
-        tau = e.dynamic_update_slice(tau, e.reshape(t, batch + [1]), [zero_i] * r + [k])
+        tau = _put_entry(e, tau, k, t)
         cols = e.iota(shape, r + 1, "i32")
         kk = e.broadcast_in_dim(k, shape, [])
         qr = e.select(e.cmp("GT", cols, kk, "SIGNED"), _reflect(e, qr, v, _conj(e, t)), qr)
@@ -638,24 +648,18 @@ def build_geqp3(e: Emitter, a: V, jpvt: V) -> list[V]:
     one_i = e.scalar(1, "i32")
     vec = batch + [n]
 
-    def element(v: V, j: V) -> V:
-        return e.reshape(e.dynamic_slice(v, [zero_i] * r + [j], batch + [1]), batch)
-
-    def put(v: V, j: V, x: V) -> V:
-        return e.dynamic_update_slice(v, e.reshape(x, batch + [1]), [zero_i] * r + [j])
-
     def at1(j: V) -> V:  # j + 1 over the batch
         return e.broadcast_in_dim(j + one_i, batch, [])
 
     # 1. the fixed columns to the front (LAPACK's order of swaps, not a stable sort)
     def move(j: V, a_: V, p: V, nfxd: V) -> list[V]:
-        fixed = e.cmp("NE", element(p, j), _splat(e, 0, "i32", batch), "SIGNED")
+        fixed = e.cmp("NE", _entry(e, p, j), _splat(e, 0, "i32", batch), "SIGNED")
         swapped = _swap_columns(e, a_, j, nfxd)
         a_ = e.select(e.broadcast_in_dim(fixed, shape, bd), swapped, a_)
         moved = _swap_entries(e, p, j, nfxd)  # jpvt[j] = jpvt[nfxd] ...
         onehot = e.cmp("EQ", e.iota(vec, r, "i32"), e.broadcast_in_dim(nfxd, vec, bd), "SIGNED")
         moved = e.select(onehot, e.broadcast_in_dim(at1(j), vec, bd), moved)  # ... jpvt[nfxd] = j + 1
-        p = e.select(e.broadcast_in_dim(fixed, vec, bd), moved, put(p, j, at1(j)))
+        p = e.select(e.broadcast_in_dim(fixed, vec, bd), moved, _put_entry(e, p, j, at1(j)))
         nfxd = e.select(fixed, nfxd + _splat(e, 1, "i32", batch), nfxd)
         return [j + one_i, a_, p, nfxd]
 
@@ -690,7 +694,7 @@ def build_geqp3(e: Emitter, a: V, jpvt: V) -> list[V]:
         p, vn1, vn2 = (_swap_entries(e, x, k, pvt) for x in (p, vn1, vn2))
         col = _column(e, a_, k)
         v, t, beta = _householder(e, col, k)
-        tau = put(tau, k, t)
+        tau = _put_entry(e, tau, k, t)
         full = e.iota(shape, r + 1, "i32")
         a_ = e.select(e.cmp("GT", full, e.broadcast_in_dim(k, shape, []), "SIGNED"), _reflect(e, a_, v, _conj(e, t)), a_)
         a_ = _set_column(e, a_, k, _store_reflector(e, col, k, v, beta))
@@ -722,6 +726,7 @@ def build_geqp3(e: Emitter, a: V, jpvt: V) -> list[V]:
     )
     return [a, jpvt, tau]
 
+
 # -- gehrd: Hessenberg reduction --------------------------------------------------------------------
 
 
@@ -745,7 +750,7 @@ def build_gehrd(e: Emitter, a: V) -> list[V]:
     def body(k: V, h: V, tau: V) -> list[V]:
         col = _column(e, h, k)
         v, t, beta = _householder(e, col, k + e.scalar(1, "i32"))
-        tau = e.dynamic_update_slice(tau, e.reshape(t, batch + [1]), [zero_i] * r + [k])
+        tau = _put_entry(e, tau, k, t)
         h = _reflect_right(e, h, v, t)
         right = e.cmp("GT", e.iota(shape, r + 1, "i32"), e.broadcast_in_dim(k, shape, []), "SIGNED")
         h = e.select(right, _reflect(e, h, v, _conj(e, t)), h)
@@ -806,9 +811,8 @@ def _sytrd_lower(e: Emitter, a: V) -> list[V]:
         if a.t in COMPLEX_TYPES:  # (her2 and LAPACK's tau = 0 branch: the trailing diagonal stays real)
             x = e.select(e.cmp("EQ", rows, cols, "SIGNED"), _to_elem(e, e.real(x), a.t), x)
         x = _set_column(e, x, k, _store_reflector(e, col, k + e.scalar(1, "i32"), v, beta))
-        ev = e.dynamic_update_slice(ev, e.reshape(e.real(beta) if a.t in COMPLEX_TYPES else beta, batch + [1]),
-                                    [zero_i] * r + [k])
-        tau = e.dynamic_update_slice(tau, e.reshape(t, batch + [1]), [zero_i] * r + [k])
+        ev = _put_entry(e, ev, k, e.real(beta) if a.t in COMPLEX_TYPES else beta)
+        tau = _put_entry(e, tau, k, t)
         return [k + 1, x, ev, tau]
 
     init = [zero_i, a, _splat(e, 0, rt, batch + [n - 1]), _splat(e, 0, a.t, batch + [n - 1])]
@@ -849,6 +853,7 @@ def build_sytrd(e: Emitter, a: V, lower: bool) -> list[V]:
     flipped = _reverse(e, a, [r, r + 1])
     x, d, ev, tau = _sytrd_lower(e, flipped)
     return [_reverse(e, x, [r, r + 1]), _reverse(e, d, [r]), _reverse(e, ev, [r]), _reverse(e, tau, [r]), info]
+
 
 def build_orgqr(e: Emitter, a: V, tau: V) -> V:
     """``orgqr`` / ``ungqr``: the first ``p`` columns of ``Q = H_0 ... H_{k-1}`` (``a`` ``[*b, m, p]`` from
@@ -1117,13 +1122,14 @@ def _flags(op, config: dict[str, str], allowed: dict[str, str]) -> None:
                 f"{config.get(key)!r}, expected one of {', '.join(values)}", op)
 
 
-def _check_batch(op, routine: str) -> None:
-    """``num_batch_dims`` (when present) must be rank - 2 of the matrix operand (the first; gtsv's ``b``)."""
+def _check_batch(op) -> None:
+    """``num_batch_dims`` (when present) must be rank - 2 of the matrix operands (those of the highest rank:
+    vectors such as ``tau``, ``jpvt`` or gtsv's diagonals have the batch dimensions and one more)."""
     fa = attributes.get(op, "mhlo.frontend_attributes", None)
     if isinstance(fa, ir.DictAttr) and "num_batch_dims" in fa:
         nb = int(ir.StringAttr(fa["num_batch_dims"]).value)
-        rank = ir.RankedTensorType(op.operands[3 if routine == "gtsv" else 0].type).rank
-        if nb != rank - 2:
+        rank = max((v.type.rank for v in op.operands if isinstance(v.type, ir.RankedTensorType)), default=None)
+        if rank is not None and nb != rank - 2:  # (an unranked operand is refused with the template)
             raise fail(f"num_batch_dims {nb} does not match operand rank {rank}", op)
 
 
@@ -1222,7 +1228,7 @@ def _check(op, routine: str) -> dict[str, str]:
     except attributes.AttributeReadError as exc:
         raise fail(str(exc), op) from None
     _flags(op, config, allowed)
-    _check_batch(op, routine)
+    _check_batch(op)
     return config
 
 

@@ -240,12 +240,13 @@ def difference(ours: np.ndarray, xla: np.ndarray) -> Difference:
         absdiff = np.where(same, 0.0, np.where(np.isnan(absdiff), np.inf, absdiff))
     flat = int(np.argmax(units))
     worst = tuple(int(i) for i in np.unravel_index(flat, units.shape))
+    max_ulp = float(units[worst])
     subnormal = False
-    if dt.kind in "fcV" and units[worst] > 0:  # (V: bf16, f8, ... from ml_dtypes)
+    if dt.kind in "fcV" and max_ulp > 0:  # (V: bf16, f8, ... from ml_dtypes)
         tiny = float(ml_dtypes.finfo(np.empty(0, dt).real.dtype).tiny)
         x, y = complex(a[worst]), complex(b[worst])
         subnormal = any(abs(p) < tiny and abs(q) < tiny and p != q for p, q in ((x.real, y.real), (x.imag, y.imag)))
-    return Difference(float(units.reshape(-1)[flat]), float(np.max(absdiff)), worst, subnormal=subnormal)
+    return Difference(max_ulp, float(np.max(absdiff)), worst, subnormal=subnormal)
 
 
 def interpret_global(module, inputs: Sequence[np.ndarray], function: str, max_steps: int | None,

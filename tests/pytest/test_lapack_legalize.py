@@ -459,16 +459,22 @@ func.func @main(%dl: tensor<{b}{n}x{t}>, %d: tensor<{b}{n}x{t}>, %du: tensor<{b}
 """
 
 
+def _layout(dims) -> str:
+    """A minor-to-major layout attribute, as JAX writes them (matrices column-major: LAPACK is Fortran)."""
+    return f"dense<[{', '.join(map(str, dims))}]> : tensor<{len(dims)}xindex>"
+
+
+def _vector_and_matrix_layouts(r: int) -> tuple[str, str]:
+    """The layouts of ``[*batch, n]`` vectors and ``[*batch, m, n]`` matrices with ``r`` batch dimensions."""
+    return _layout(range(r, -1, -1)), _layout([r, r + 1, *range(r - 1, -1, -1)])
+
+
 def _gtsv_text(dtype: str, batch: tuple[int, ...], n: int, k: int) -> str:
     c, t = _LETTER[dtype]
     r = len(batch)
-
-    def layout(dims):  # minor-to-major, as JAX writes them (b column-major: LAPACK is Fortran)
-        return f"dense<[{', '.join(map(str, dims))}]> : tensor<{len(dims)}xindex>"
-
-    return _GTSV.format(c=c, t=t, b="".join(f"{x}x" for x in batch), n=n, k=k, nb=r,
-                        vl=layout(range(r, -1, -1)), ml=layout([r, r + 1, *range(r - 1, -1, -1)]),
-                        il=layout(range(r - 1, -1, -1)))
+    vl, ml = _vector_and_matrix_layouts(r)
+    return _GTSV.format(c=c, t=t, b="".join(f"{x}x" for x in batch), n=n, k=k, nb=r, vl=vl, ml=ml,
+                        il=_layout(range(r - 1, -1, -1)))
 
 
 def _gtsv_inputs(dtype: str, batch, n: int, k: int, seed: int = 0):
@@ -541,6 +547,16 @@ def test_gtsv_zero_pivot_info_matches_lapack_and_jax_gives_nan(dtype):
     assert np.isnan(jax_want[1:]).all() and np.isnan(ours[1:]).all()
     assert _rel(ours[0], jax_want[0]) <= C * n * np.finfo(np.dtype(dtype)).eps * 100
 
+
+def test_gtsv_with_a_wrong_num_batch_dims_is_a_located_error_and_changes_nothing():
+    # the count is checked against the matrix operand (b), not the first one (a vector of the diagonal)
+    assert not _legalize(_gtsv_text("float32", (2,), 4, 2)).count("lapack_")
+    text = _gtsv_text("float32", (2,), 4, 2).replace('num_batch_dims = "1"', 'num_batch_dims = "2"')
+    m = hlokit.parse(text, context=hlokit.make_context(), source_name="gtsv.mlir")
+    before = str(m)
+    with pytest.raises(PassError, match=r"gtsv.mlir:4:.*num_batch_dims 2 does not match operand rank 3"):
+        run_pipeline(m, PIPELINE)
+    assert str(m) == before
 
 def test_gtsv_with_mismatched_operands_is_a_located_error_and_changes_nothing():
     text = _gtsv_text("float32", (), 4, 2).replace("%du: tensor<4xf32>", "%du: tensor<5xf32>", 1)
@@ -675,12 +691,8 @@ func.func @main(%a: tensor<{b}{m}x{n}x{t}>, %p: tensor<{b}{n}xi32>)
 def _geqp3_text(dtype: str, batch, m: int, n: int) -> str:
     c, t = _LETTER[dtype]
     r = len(batch)
-
-    def layout(dims):
-        return f"dense<[{', '.join(map(str, dims))}]> : tensor<{len(dims)}xindex>"
-
-    return _GEQP3.format(c=c, t=t, b="".join(f"{x}x" for x in batch), m=m, n=n, k=min(m, n), nb=r,
-                         ml=layout([r, r + 1, *range(r - 1, -1, -1)]), vl=layout(range(r, -1, -1)))
+    vl, ml = _vector_and_matrix_layouts(r)
+    return _GEQP3.format(c=c, t=t, b="".join(f"{x}x" for x in batch), m=m, n=n, k=min(m, n), nb=r, ml=ml, vl=vl)
 
 
 def _random_matrix(dtype: str, shape, seed: int) -> np.ndarray:

@@ -23,8 +23,9 @@ every target, its operands, results and ``mhlo.backend_config`` fields):
 * ``syevd`` / ``heevd`` -> parallel cyclic two-sided Jacobi (Golub & Van Loan, *Matrix Computations*,
   4th ed., §8.5; round-robin ordering), eigenvalues sorted ascending with their vectors
   (:func:`build_syevd`).
-* ``gesdd`` (modes A, S, N) -> parallel one-sided (Hestenes) Jacobi on the columns (Golub & Van Loan
-  §8.6.3), ``u`` re-orthonormalised / completed by the QR loops (:func:`build_gesdd`).
+* ``gesdd`` and ``gesvd`` (modes A, S, N; the same operands and results: JAX emits ``gesvd`` for
+  ``lax.linalg.svd(algorithm=SvdAlgorithm.QR)``) -> parallel one-sided (Hestenes) Jacobi on the columns
+  (Golub & Van Loan §8.6.3), ``u`` re-orthonormalised / completed by the QR loops (:func:`build_gesdd`).
 * ``gehrd`` (``jax.lax.linalg.hessenberg``) and ``sytrd`` / ``hetrd`` (``jax.lax.linalg.tridiagonal``) ->
   the unblocked Householder reductions ``?gehd2`` / ``?sytd2`` / ``?hetd2`` as ``stablehlo.while`` loops
   (:func:`build_gehrd`, :func:`build_sytrd`; the same reflectors and ``tau`` as LAPACK).
@@ -44,7 +45,7 @@ function per signature (routine, operand and result types, ``backend_config``) i
 checked and its template built before the first rewrite, so a refused call leaves the module unchanged.
 
 The numpy mirrors of the loops are in :mod:`hlokit.passes.lapack.reference`. Other ``lapack_*`` targets
-(``geev``, ``gesvd``, ``gees``) are left as they are; with ``strict=true`` the pass refuses them with a located
+(``geev``, ``gees``) are left as they are; with ``strict=true`` the pass refuses them with a located
 error before changing anything.
 """
 
@@ -1210,6 +1211,7 @@ LEGALIZED_ROUTINES = {
     "syevd": (1, {"mode": "VN", "uplo": "LU"}, _rewrite_syevd),
     "heevd": (1, {"mode": "VN", "uplo": "LU"}, _rewrite_syevd),
     "gesdd": (1, {"mode": "ASN"}, _rewrite_gesdd),
+    "gesvd": (1, {"mode": "ASN"}, _rewrite_gesdd),
     "gtsv": (4, {}, _rewrite_gtsv),
     "gehrd": (1, {}, _rewrite_gehrd),
     "geqp3": (2, {}, _rewrite_geqp3),
@@ -1268,7 +1270,7 @@ class StablehloLegalizeLapackCustomCalls(Pass):
     """Rewrite jaxlib's ``lapack_*_ffi`` custom calls as StableHLO (see the module docstring)."""
 
     argument = "stablehlo-legalize-lapack-custom-calls"
-    summary = "Legalize jaxlib's CPU LAPACK custom calls (potrf, trsm, getrf, geqrf, orgqr, syevd, gesdd, gtsv, gehrd, sytrd, geqp3) to StableHLO"
+    summary = "Legalize jaxlib's CPU LAPACK custom calls (potrf, trsm, getrf, geqrf, orgqr, syevd, gesdd, gesvd, gtsv, gehrd, sytrd, geqp3) to StableHLO"
     anchor = "func.func"
     options = (
         Option("strict", bool, False, "refuse a lapack_* custom call this pass cannot legalize"),

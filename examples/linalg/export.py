@@ -51,6 +51,10 @@ FUNCTIONS = {
     "svd": (jnp.linalg.svd, 1, "general"),
     "svd_reduced": (lambda a: jnp.linalg.svd(a, full_matrices=False), 1, "general"),
     "svdvals": (lambda a: jnp.linalg.svd(a, compute_uv=False), 1, "general"),
+    # SvdAlgorithm.QR: LAPACK gesvd instead of gesdd (the same operands, results and modes).
+    "svd_qr": (lambda a: jax.lax.linalg.svd(a, algorithm=jax.lax.linalg.SvdAlgorithm.QR), 1, "general"),
+    "svdvals_qr": (lambda a: jax.lax.linalg.svd(a, compute_uv=False, algorithm=jax.lax.linalg.SvdAlgorithm.QR),
+                   1, "general"),
     "pinv": (jnp.linalg.pinv, 1, "general"),
     # lstsq takes one matrix: vectorized over the batch (JAX's vmap batches its gesdd call).
     "lstsq": (jnp.vectorize(lambda a, b: jnp.linalg.lstsq(a, b)[0], signature="(n,n),(n,k)->(n,k)"), 2,

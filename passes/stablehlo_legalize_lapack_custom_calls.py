@@ -87,6 +87,8 @@ __all__ = [
     "build_geqp3",
     "build_sytrd",
     "count_lapack_calls",
+    "lapack_routines",
+    "VECTORS_UP_TO_PHASE",
     "lapack_routine",
 ]
 
@@ -104,17 +106,31 @@ def lapack_routine(op) -> tuple[str, str] | None:
 PIPELINE = "builtin.module(func.func(stablehlo-legalize-lapack-custom-calls))"
 
 
-def count_lapack_calls(module: ir.Module) -> int:
-    """The number of ``lapack_*_ffi`` custom calls in ``module`` (legalizable or not)."""
-    found = [0]
+#: Routines whose vectors are unique only up to a unit factor each (eigenvectors, singular vectors): their
+#: expansions compute them by Jacobi rotations, LAPACK by other algorithms, so a vector's sign (real) or
+#: phase (complex) may differ from LAPACK's while the values agree.
+VECTORS_UP_TO_PHASE = frozenset({"syevd", "heevd", "gesdd", "gesvd"})
+
+
+def lapack_routines(module: ir.Module) -> list[str]:
+    """The routine of every ``lapack_*_ffi`` custom call in ``module`` (legalizable or not), in program order
+    (e.g. ``["getrf", "trsm", "trsm"]``)."""
+    found = []
 
     def visit(o):
-        if o.name == "stablehlo.custom_call" and lapack_routine(o) is not None:
-            found[0] += 1
+        if o.name == "stablehlo.custom_call":
+            routine = lapack_routine(o)
+            if routine is not None:
+                found.append(routine[1])
         return ir.WalkResult.ADVANCE
 
     module.operation.walk(visit)
-    return found[0]
+    return found
+
+
+def count_lapack_calls(module: ir.Module) -> int:
+    """The number of ``lapack_*_ffi`` custom calls in ``module`` (legalizable or not)."""
+    return len(lapack_routines(module))
 
 
 def backend_config(op) -> dict[str, str]:

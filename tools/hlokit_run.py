@@ -49,7 +49,7 @@ from hlokit.dialects.check import ulp_distance
 from hlokit.interpreter import interpret
 from hlokit.passes import run_pipeline
 from hlokit.passes.stablehlo_legalize_lapack_custom_calls import PIPELINE as LAPACK_PIPELINE
-from hlokit.passes.stablehlo_legalize_lapack_custom_calls import count_lapack_calls
+from hlokit.passes.stablehlo_legalize_lapack_custom_calls import VECTORS_UP_TO_PHASE, lapack_routines
 from hlokit.passes.stablehlo_legalize_quant_to_math import has_quantized_types
 from hlokit.tools.common import check_output_path, read_text, source_name, tool_main, write_output
 from hlokit.tools.translate_interpret import DEFAULT_MAX_STEPS
@@ -351,7 +351,11 @@ def run(argv: Sequence[str]) -> int:
     ctx = hlokit.make_context()
     name = source_name(args.program)
     module = hlokit.parse(read_text(args.program), context=ctx, source_name=name)
-    lapack_calls = count_lapack_calls(module) if args.platform != "cpu" else 0
+    routines = lapack_routines(module)
+    lapack_calls = len(routines) if args.platform != "cpu" else 0
+    # jaxlib's eigen- / singular-vector routines, which the interpreter (and a non-CPU platform) replaces
+    # by Jacobi rotations: their vectors may differ by a sign or phase each
+    up_to_phase = sorted(VECTORS_UP_TO_PHASE.intersection(routines))
     if lapack_calls:  # jaxlib's LAPACK kernels run only on XLA CPU: portable StableHLO instead
         run_pipeline(module, LAPACK_PIPELINE, source_name=name)
     xla_module = module
@@ -424,6 +428,9 @@ def run(argv: Sequence[str]) -> int:
     print(f"program: {name}  function: @{args.function}  platform: {args.platform}  inputs: {source}{engine}")
     if lapack_calls:
         print(f"  legalized {lapack_calls} lapack_* custom call(s) for {args.platform} (stablehlo-legalize-lapack-custom-calls)")
+    if up_to_phase and args.engine == "both" and args.platform == "cpu":
+        print(f"  note: the interpreter computes {', '.join(up_to_phase)} by Jacobi rotations: eigen- and singular "
+              "vectors may differ from LAPACK's by a sign (complex: a phase) each; the values agree")
     if quantized:
         tail = "; the interpreter runs the quantized program" if args.engine == "both" else ""
         print(f"  legalized quantized types for XLA (stablehlo-legalize-quant-to-math){tail}")

@@ -44,7 +44,7 @@ import ml_dtypes
 import numpy as np
 
 import hlokit
-from hlokit.backend import BackendError, Executable, TensorSpec, compile, initialize, module_device_needs, prepare_devices, signature
+from hlokit.backend import BackendError, TensorSpec, compile, initialize, module_device_needs, prepare_devices, signature
 from hlokit.dialects.check import ulp_distance
 from hlokit.interpreter import interpret
 from hlokit.passes import run_pipeline

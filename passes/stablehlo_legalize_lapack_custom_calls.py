@@ -31,6 +31,10 @@ every target, its operands, results and ``mhlo.backend_config`` fields):
   (:func:`build_gehrd`, :func:`build_sytrd`; the same reflectors and ``tau`` as LAPACK).
 * ``geqp3`` (QR with column pivoting: ``jax.lax.linalg.qr(pivoting=True)``) -> LAPACK's column moves and
   the unblocked ``?laqp2`` loop with its partial-norm downdating (:func:`build_geqp3`): the same pivots.
+* ``geev`` (``jnp.linalg.eig`` / ``eigvals``, ``lax.linalg.eig``) -> the complex Schur form by Hessenberg
+  reduction and single-shift QR steps with Givens rotations (Wilkinson and ``?lahqr``'s exceptional shifts,
+  deflation to exact zeros), eigenvectors by ``?trevc``'s back substitution, normalised as LAPACK's
+  (:func:`build_geev`); the eigenvalue order is that of the Schur form's diagonal, not necessarily LAPACK's.
 * ``gtsv`` (``jax.lax.linalg.tridiagonal_solve``: three ``[*batch, n]`` diagonals and ``b``) -> Gaussian
   elimination with LAPACK's partial pivoting and back substitution, two ``stablehlo.while`` loops over the
   rows (:func:`build_gtsv`): the same row swaps, factors and ``info`` as LAPACK ``?gtsv``.
@@ -45,7 +49,7 @@ function per signature (routine, operand and result types, ``backend_config``) i
 checked and its template built before the first rewrite, so a refused call leaves the module unchanged.
 
 The numpy mirrors of the loops are in :mod:`hlokit.passes.lapack.reference`. Other ``lapack_*`` targets
-(``geev``, ``gees``) are left as they are; with ``strict=true`` the pass refuses them with a located
+(``gees``) are left as they are; with ``strict=true`` the pass refuses them with a located
 error before changing anything.
 """
 
@@ -107,9 +111,9 @@ PIPELINE = "builtin.module(func.func(stablehlo-legalize-lapack-custom-calls))"
 
 
 #: Routines whose vectors are unique only up to a unit factor each (eigenvectors, singular vectors): their
-#: expansions compute them by Jacobi rotations, LAPACK by other algorithms, so a vector's sign (real) or
-#: phase (complex) may differ from LAPACK's while the values agree.
-VECTORS_UP_TO_PHASE = frozenset({"syevd", "heevd", "gesdd", "gesvd"})
+#: expansions compute them by Jacobi rotations (geev: QR steps), LAPACK by other algorithms, so a vector's
+#: sign (real) or phase (complex) may differ from LAPACK's while the values agree (geev: also their order).
+VECTORS_UP_TO_PHASE = frozenset({"syevd", "heevd", "gesdd", "gesvd", "geev"})
 
 
 def lapack_routines(module: ir.Module) -> list[str]:
@@ -1128,6 +1132,302 @@ def build_gesdd(e: Emitter, a: V, mode: str, result_shapes: list[list[int]]) -> 
     return [a, s, u, vt, info]
 
 
+# -- geev: eigenvalues and eigenvectors of a general matrix (passes/lapack/reference.py: geev) --------------
+
+#: Shifted QR steps at most, per eigenvalue (``MAX_QR_STEPS_PER_EIGENVALUE * max(n, 10)`` in all; LAPACK's
+#: ``?lahqr`` allows 30 per eigenvalue as well).
+MAX_QR_STEPS_PER_EIGENVALUE = 30
+#: Every this many QR steps the shift is an exceptional one (``?lahqr`` uses them at steps 10 and 20 without
+#: deflation): it breaks the cycles of the Wilkinson shift (a cyclic permutation matrix never converges
+#: without one).
+EXCEPTIONAL_SHIFT_EVERY = 10
+
+
+def _subdiagonal_mask(e: Emitter, shape) -> V:
+    """i1 ``[*b, n, n]``: true on the first subdiagonal (row = column + 1)."""
+    r = len(shape) - 2
+    return e.cmp("EQ", e.iota(shape, r, "i32"), e.iota(shape, r + 1, "i32") + 1, "SIGNED")
+
+
+def _below_subdiagonal_zero(e: Emitter, h: V) -> V:
+    """``h`` with every entry below the first subdiagonal set to exactly 0 (upper Hessenberg form)."""
+    shape = h.shape
+    r = len(shape) - 2
+    below = e.cmp("GT", e.iota(shape, r, "i32"), e.iota(shape, r + 1, "i32") + 1, "SIGNED")
+    return e.select(below, _splat(e, 0, h.t, shape), h)
+
+
+def _hessenberg_with_q(e: Emitter, a: V) -> tuple[V, V]:
+    """``(H, Q)`` with ``A = Q H Q^H``, ``H`` upper Hessenberg (exact zeros below the subdiagonal), ``Q``
+    unitary: the reflectors of :func:`build_gehrd` (``?gehd2``), applied to both sides and accumulated."""
+    shape = a.shape
+    n = shape[-1]
+    q = _eye(e, shape, a.t)
+    if n < 3:
+        return a, q
+
+    def body(k: V, h: V, q: V) -> list[V]:
+        v, t, _ = _householder(e, _column(e, h, k), k + e.scalar(1, "i32"))
+        h = _reflect_right(e, _reflect(e, h, v, _conj(e, t)), v, t)  # H_k^H h H_k
+        return [k + 1, h, _reflect_right(e, q, v, t)]
+
+    out = e.while_loop([e.scalar(0, "i32"), a, q], lambda k, *_: e.cmp("LT", k, e.scalar(n - 2, "i32"), "SIGNED"),
+                       body)
+    return _below_subdiagonal_zero(e, out[1]), out[2]
+
+
+def _givens(e: Emitter, a: V, b: V) -> tuple[V, V]:
+    """``(c, s)`` (``[*b]``, the complex element type; ``c`` real-valued) of the rotation
+    ``G = [[c, s], [-conj(s), c]]`` with ``G [a; b] = [r; 0]`` (``?lartg``'s role; scaled by
+    ``max(|a|, |b|)`` against overflow; ``c = 1, s = 0`` exactly when ``b = 0`` and ``a != 0`` or both are
+    0, so deflated blocks stay untouched; ``c = 0, s = 1`` when only ``a`` is 0)."""
+    t = a.t
+    rt = _real_type(t)
+    shape = a.shape
+    aa, ab = _abs(e, a), _abs(e, b)
+    big = e.max(aa, ab)
+    zero = _splat(e, 0, rt, shape)
+    none = e.cmp("EQ", big, zero, "FLOAT")
+    safe_big = e.select(none, _splat(e, 1, rt, shape), big)
+    sa, sb = aa / safe_big, ab / safe_big
+    nrm = e.sqrt(sa * sa + sb * sb) * safe_big
+    safe_nrm = e.select(none, _splat(e, 1, rt, shape), nrm)
+    a_zero = e.cmp("EQ", aa, zero, "FLOAT")
+    safe_aa = e.select(a_zero, _splat(e, 1, rt, shape), aa)
+    c = e.select(a_zero, zero, aa / safe_nrm)
+    s = (a / _to_elem(e, safe_aa, t)) * _conj(e, b) / _to_elem(e, safe_nrm, t)
+    s = e.select(a_zero, _splat(e, 1, t, shape), s)
+    c = e.select(none, _splat(e, 1, rt, shape), c)
+    s = e.select(none, _splat(e, 0, t, shape), s)
+    return _to_elem(e, c, t), s
+
+
+def _rotate_pair(e: Emitter, x: V, k: V, c: V, s: V, rows: bool) -> V:
+    """``x`` ``[*b, n, n]`` with rows ``k, k+1`` replaced by ``G`` times them (``rows``), or columns ``k, k+1``
+    by them times ``G^H``; ``G`` of :func:`_givens`. Two rows / columns by ``dynamic_slice``, back by
+    ``dynamic_update_slice`` (``k`` 0-d i32; a start out of range is clamped, as the ops define)."""
+    shape = x.shape
+    r = len(shape) - 2
+    batch, n = shape[:r], shape[r]
+    zero = e.scalar(0, "i32")
+    dim = r if rows else r + 1
+    size = batch + ([2, n] if rows else [n, 2])
+    starts = [zero] * r + ([k, zero] if rows else [zero, k])
+    pair = e.dynamic_slice(x, starts, size)
+    one = list(size)
+    one[dim] = 1
+    x0, x1 = _slice_dim(e, pair, dim, 0, 1), _slice_dim(e, pair, dim, 1, 2)
+    cb, sb = (e.broadcast_in_dim(v, one, list(range(r))) for v in (c, s))
+    if rows:
+        y0, y1 = cb * x0 + sb * x1, cb * x1 - _conj(e, sb) * x0
+    else:
+        y0, y1 = cb * x0 + _conj(e, sb) * x1, cb * x1 - sb * x0
+    return e.dynamic_update_slice(x, e.concatenate([y0, y1], dim), starts)
+
+
+def _at(e: Emitter, x: V, i: V, j: V) -> V:
+    """``x[..., i, j]`` as ``[*b]`` for per-batch-element indices ``i``, ``j`` (``[*b]`` i32): one-hot masks
+    and a ``reduce`` add (0 where an index is out of range)."""
+    shape = x.shape
+    r = len(shape) - 2
+    bd = list(range(r))
+    hit = e.land(e.cmp("EQ", e.iota(shape, r, "i32"), e.broadcast_in_dim(i, shape, bd), "SIGNED"),
+                 e.cmp("EQ", e.iota(shape, r + 1, "i32"), e.broadcast_in_dim(j, shape, bd), "SIGNED"))
+    return e.reduce_sum(e.select(hit, x, _splat(e, 0, x.t, shape)), [r, r + 1])
+
+
+def _deflate(e: Emitter, h: V, eps: float) -> V:
+    """``h`` with every subdiagonal entry ``|h[i, i-1]| <= eps (|h[i-1, i-1]| + |h[i, i]|)`` set to exactly 0
+    (the classical criterion of ``?lahqr``)."""
+    shape = h.shape
+    r = len(shape) - 2
+    bd = list(range(r))
+    d = _abs(e, _diagonal(e, h))
+    near = e.broadcast_in_dim(d, shape, bd + [r]) + e.broadcast_in_dim(d, shape, bd + [r + 1])
+    small = e.land(_subdiagonal_mask(e, shape), e.cmp("LE", _abs(e, h), near * eps, "FLOAT"))
+    return e.select(small, _splat(e, 0, h.t, shape), h)
+
+
+def _unconverged(e: Emitter, h: V) -> tuple[V, V]:
+    """``(live, last)`` per batch element (``[*b]``): ``live`` (i1) when a subdiagonal entry is non-zero and
+    ``h`` has no NaN; ``last`` (i32) the largest row ``i`` with ``h[i, i-1] != 0`` (0 when none)."""
+    shape = h.shape
+    r = len(shape) - 2
+    nonzero = e.land(_subdiagonal_mask(e, shape), e.cmp("NE", h, _splat(e, 0, h.t, shape)))
+    rows = e.iota(shape, r, "i32")
+    last = e.reduce([e.select(nonzero, rows, _splat(e, 0, "i32", shape))], [e.scalar(0, "i32")], [r, r + 1],
+                    lambda acc, v: e.bin("maximum", acc, v))[0]
+    some = e.reduce([nonzero], [e.scalar(False, "i1")], [r, r + 1], lambda acc, v: e.lor(acc, v))[0]
+    nan = e.reduce([e.cmp("NE", h, h)], [e.scalar(False, "i1")], [r, r + 1], lambda acc, v: e.lor(acc, v))[0]
+    return e.land(some, e.lnot(nan)), last
+
+
+def _schur(e: Emitter, a: V) -> tuple[V, V, V]:
+    """Complex Schur form ``A = Z T Z^H`` of a complex ``a`` ``[*b, n, n]``: ``(T, Z, info)``.
+
+    Hessenberg reduction (:func:`_hessenberg_with_q`), then single-shift QR steps on the whole matrix
+    (``stablehlo.while`` while a batch element has a non-zero subdiagonal entry, at most
+    :data:`MAX_QR_STEPS_PER_EIGENVALUE` ``* max(n, 10)`` steps): the Wilkinson shift of the trailing 2x2
+    block of the lowest unconverged row (every :data:`EXCEPTIONAL_SHIFT_EVERY` th step ``d + 3/4 |c|``,
+    as ``?lahqr``'s exceptional shifts), ``H - mu I = QR`` by ``n - 1`` Givens rotations of rows
+    ``k, k+1`` with ``R Q`` formed one rotation behind (each rotation of columns ``k-1, k`` follows the one
+    of rows ``k, k+1``), ``Z <- Z Q``; after each step the negligible subdiagonal entries become exact zeros
+    (:func:`_deflate`), which decouples converged blocks (their rotations are exactly the identity).
+    ``info`` (i32 ``[*b]``) is 1 where a subdiagonal entry is left or ``T`` has a NaN, else 0.
+    """
+    shape = a.shape
+    r = len(shape) - 2
+    batch, n = shape[:r], shape[r]
+    t = a.t
+    rt = _real_type(t)
+    eps = float(np.finfo(np.float32 if rt == "f32" else np.float64).eps)
+    h, z = _hessenberg_with_q(e, a)
+    h = _deflate(e, h, eps)
+    if n < 2:
+        return h, z, _splat(e, 0, "i32", batch)
+    max_steps = MAX_QR_STEPS_PER_EIGENVALUE * max(n, 10)
+    bd = list(range(r))
+    eye = _eye(e, shape, t)
+
+    def sweep(k: V, x: V, z: V, c0: V, s0: V) -> list[V]:
+        pair = e.dynamic_slice(x, [e.scalar(0, "i32")] * r + [k, k], batch + [2, 1])
+        xa = e.reshape(_slice_dim(e, pair, r, 0, 1), batch)
+        xb = e.reshape(_slice_dim(e, pair, r, 1, 2), batch)
+        c, s = _givens(e, xa, xb)
+        x = _rotate_pair(e, x, k, c, s, rows=True)
+        x = e.dynamic_update_slice(x, _splat(e, 0, t, batch + [1, 1]),
+                                   [e.scalar(0, "i32")] * r + [k + 1, k])  # the entry G zeroes: exactly 0
+        x = _rotate_pair(e, x, k - 1, c0, s0, rows=False)  # (k = 0: the identity, on columns 0, 1)
+        return [k + 1, x, _rotate_pair(e, z, k, c, s, rows=False), c, s]
+
+    def step(it: V, h: V, z: V) -> list[V]:
+        _, last = _unconverged(e, h)
+        above = last - 1
+        pa, pb, pc, pd = (_at(e, h, i, j) for i, j in ((above, above), (above, last), (last, above), (last, last)))
+        half = (pa - pd) * 0.5
+        root = e.sqrt(half * half + pb * pc)
+        l1, l2 = pd + half + root, pd + half - root
+        mu = e.select(e.cmp("LE", _abs(e, l1 - pd), _abs(e, l2 - pd), "FLOAT"), l1, l2)
+        exceptional = e.cmp("EQ", e.bin("remainder", it, e.scalar(EXCEPTIONAL_SHIFT_EVERY, "i32")),
+                            e.scalar(EXCEPTIONAL_SHIFT_EVERY - 1, "i32"), "SIGNED")
+        mu = e.select(e.broadcast_in_dim(exceptional, batch, []), pd + _to_elem(e, _abs(e, pc) * 0.75, t), mu)
+        shift = e.broadcast_in_dim(mu, shape, bd) * eye
+        one, nothing = _splat(e, 1, t, batch), _splat(e, 0, t, batch)
+        out = e.while_loop([e.scalar(0, "i32"), h - shift, z, one, nothing],
+                           lambda k, *_: e.cmp("LT", k, e.scalar(n - 1, "i32"), "SIGNED"), sweep)
+        x = _rotate_pair(e, out[1], e.scalar(n - 2, "i32"), out[3], out[4], rows=False)
+        h = _deflate(e, _below_subdiagonal_zero(e, x + shift), eps)
+        return [it + 1, h, out[2]]
+
+    def more(it: V, h: V, z: V) -> V:
+        live, _ = _unconverged(e, h)
+        return e.land(e.cmp("LT", it, e.scalar(max_steps, "i32"), "SIGNED"), _any(e, live))
+
+    _, h, z = e.while_loop([e.scalar(0, "i32"), h, z], more, step)
+    live, _ = _unconverged(e, h)
+    nan = e.reduce([e.cmp("NE", h, h)], [e.scalar(False, "i1")], [r, r + 1], lambda acc, v: e.lor(acc, v))[0]
+    info = e.select(e.lor(live, nan), _splat(e, 1, "i32", batch), _splat(e, 0, "i32", batch))
+    rows, cols = e.iota(shape, r, "i32"), e.iota(shape, r + 1, "i32")
+    return e.select(e.cmp("GT", rows, cols, "SIGNED"), _splat(e, 0, t, shape), h), z, info
+
+
+def _triangular_eigenvectors(e: Emitter, t: V) -> V:
+    """The eigenvectors of an upper triangular ``t`` ``[*b, n, n]`` as columns: ``x_k[k] = 1``, zero below
+    ``k``, and back substitution ``x_k[i] = -(t[i, i+1:] . x_k[i+1:]) / (t[i, i] - t[k, k])`` for
+    ``i = k-1 .. 0`` (``?trevc``), every ``k`` at once: a ``stablehlo.while`` over ``i = n-2 .. 0``. A
+    denominator smaller than ``smin = max(eps max|t|, tiny)`` becomes ``smin`` (``?trevc``'s
+    perturbation for repeated eigenvalues)."""
+    shape = t.shape
+    r = len(shape) - 2
+    batch, n = shape[:r], shape[r]
+    ct = t.t
+    rt = _real_type(ct)
+    fin = np.finfo(np.float32 if rt == "f32" else np.float64)
+    bd = list(range(r))
+    w = _diagonal(e, t)
+    tmax = e.reduce([_abs(e, t)], [e.scalar(0.0, rt)], [r, r + 1], lambda acc, v: e.bin("maximum", acc, v))[0]
+    smin = e.max(tmax * float(fin.eps), _splat(e, float(fin.tiny), rt, batch))
+    sminb = e.broadcast_in_dim(smin, batch + [n], bd)
+    idx = e.iota(batch + [n], r, "i32")
+    zero = e.scalar(0, "i32")
+
+    def body(i: V, x: V) -> list[V]:
+        row = e.reshape(e.dynamic_slice(t, [zero] * r + [i, zero], batch + [1, n]), batch + [n])
+        after = e.cmp("GT", idx, e.broadcast_in_dim(i, batch + [n], []), "SIGNED")
+        row = e.select(after, row, _splat(e, 0, ct, batch + [n]))
+        s = e.dot_general(row, x, bd, bd, [r], [r])  # [*b, n]: sum_j t[i, j] x[j, k] over j > i
+        d = e.broadcast_in_dim(_entry(e, w, i), batch + [n], bd) - w
+        d = e.select(e.cmp("LT", _abs(e, d), sminb, "FLOAT"), _to_elem(e, sminb, ct), d)
+        old = e.reshape(e.dynamic_slice(x, [zero] * r + [i, zero], batch + [1, n]), batch + [n])
+        new = e.select(after, -s / d, old)
+        return [i - 1, e.dynamic_update_slice(x, e.reshape(new, batch + [1, n]), [zero] * r + [i, zero])]
+
+    out = e.while_loop([e.scalar(n - 2, "i32"), _eye(e, shape, ct)],
+                       lambda i, *_: e.cmp("GE", i, zero, "SIGNED"), body)
+    return out[1]
+
+
+def _normalize_columns(e: Emitter, v: V) -> V:
+    """Each column of ``v`` ``[*b, n, n]`` scaled to Euclidean norm 1 and rotated so that its first
+    largest-magnitude entry is real and positive (``?geev``: "norm 1 and largest component real")."""
+    shape = v.shape
+    r = len(shape) - 2
+    bd = list(range(r))
+    ct = v.t
+    rt = _real_type(ct)
+    norm = e.sqrt(e.reduce_sum(_abs2(e, v), [r]))  # [*b, n]
+    v = v / _to_elem(e, e.broadcast_in_dim(norm, shape, bd + [r + 1]), ct)
+    mag = _abs(e, v)
+    top = e.reduce([mag], [e.scalar(0.0, rt)], [r], lambda acc, x: e.bin("maximum", acc, x))[0]
+    rows = e.iota(shape, r, "i32")
+    n = shape[r]
+    first = e.reduce([e.select(e.cmp("EQ", mag, e.broadcast_in_dim(top, shape, bd + [r + 1]), "FLOAT"), rows,
+                               _splat(e, n, "i32", shape))], [e.scalar(n, "i32")], [r],
+                     lambda acc, x: e.bin("minimum", acc, x))[0]
+    at = e.cmp("EQ", rows, e.broadcast_in_dim(first, shape, bd + [r + 1]), "SIGNED")
+    p = e.reduce_sum(e.select(at, v, _splat(e, 0, ct, shape)), [r])
+    ap = _abs(e, p)
+    none = e.cmp("EQ", ap, _splat(e, 0, rt, ap.shape), "FLOAT")
+    phase = e.select(none, _splat(e, 1, ct, p.shape), _conj(e, p) / _to_elem(e, e.select(
+        none, _splat(e, 1, rt, ap.shape), ap), ct))
+    return v * e.broadcast_in_dim(phase, shape, bd + [r + 1])
+
+
+def build_geev(e: Emitter, a: V, left: bool, right: bool) -> list[V]:
+    """``geev`` of ``a`` (``[*b, n, n]``): ``[wr, wi, vl, vr, info]`` (real ``a``) or ``[w, vl, vr, info]``
+    (complex ``a``), as jaxlib's kernels return them: eigenvalues, left eigenvectors ``u_k^H A = w_k u_k^H``
+    and right ones ``A v_k = w_k v_k`` as complex columns (zeros where not asked for: ``left`` /
+    ``right``), each of norm 1 with its largest entry real, ``info`` 0 (1 where the QR steps did not
+    converge or the input has a NaN).
+
+    In complex arithmetic for every element type: the complex Schur form ``A = Z T Z^H`` (:func:`_schur`),
+    the eigenvalues ``diag(T)``, right eigenvectors ``Z X`` with ``X`` those of ``T``
+    (:func:`_triangular_eigenvectors`), left ones ``Z Y`` with ``Y`` those of ``T^H`` (lower triangular:
+    the same routine on ``T^H`` with rows and columns reversed). No balancing (LAPACK's ``?gebal``).
+    The eigenvalues come in the order of ``T``'s diagonal, which LAPACK's ``?hseqr`` (a real double-shift
+    algorithm for real input) need not share; a real input's real eigenvalues carry rounding-level
+    imaginary parts instead of exact zeros, and its conjugate pairs are conjugate to rounding.
+    """
+    shape = a.shape
+    r = len(shape) - 2
+    real_input = a.t not in COMPLEX_TYPES
+    ct = f"complex<{a.t}>" if real_input else a.t
+    tmat, z, info = _schur(e, _to_elem(e, a, ct) if real_input else a)
+    w = _diagonal(e, tmat)
+    bd = list(range(r))
+    empty = _splat(e, 0, ct, shape)
+    vr = vl = empty
+    if right:
+        vr = _normalize_columns(e, e.dot_general(z, _triangular_eigenvectors(e, tmat), bd, bd, [r + 1], [r]))
+    if left:
+        flipped = _reverse(e, _adjoint(e, tmat), [r, r + 1])
+        y = _reverse(e, _triangular_eigenvectors(e, flipped), [r, r + 1])
+        vl = _normalize_columns(e, e.dot_general(z, y, bd, bd, [r + 1], [r]))
+    if real_input:
+        return [e.real(w), e.imag(w), vl, vr, info]
+    return [w, vl, vr, info]
+
+
 # -- the pass ----------------------------------------------------------------------------------------
 
 
@@ -1214,6 +1514,13 @@ def _rewrite_gesdd(e: Emitter, args: list[V], config: dict[str, str], results: l
     return build_gesdd(e, args[0], config["mode"], results)
 
 
+def _rewrite_geev(e: Emitter, args: list[V], config: dict[str, str], results: list[list[int]]) -> list[V]:
+    (a,) = args
+    if len(a.shape) < 2 or a.shape[-1] != a.shape[-2]:
+        raise UnsupportedError(f"geev of a {a.ty} (expected a square matrix)")
+    return build_geev(e, a, config["compute_left"] == "V", config["compute_right"] == "V")
+
+
 #: routine -> (operand count, allowed backend_config flags, rewrite). A rewrite writes the expansion
 #: with an :class:`~hlokit.passes.builder.Emitter` on the template's arguments (the call's operands) and
 #: returns the values that replace the custom call's results, in order.
@@ -1228,6 +1535,7 @@ LEGALIZED_ROUTINES = {
     "heevd": (1, {"mode": "VN", "uplo": "LU"}, _rewrite_syevd),
     "gesdd": (1, {"mode": "ASN"}, _rewrite_gesdd),
     "gesvd": (1, {"mode": "ASN"}, _rewrite_gesdd),
+    "geev": (1, {"compute_left": "NV", "compute_right": "NV"}, _rewrite_geev),
     "gtsv": (4, {}, _rewrite_gtsv),
     "gehrd": (1, {}, _rewrite_gehrd),
     "geqp3": (2, {}, _rewrite_geqp3),
@@ -1286,7 +1594,7 @@ class StablehloLegalizeLapackCustomCalls(Pass):
     """Rewrite jaxlib's ``lapack_*_ffi`` custom calls as StableHLO (see the module docstring)."""
 
     argument = "stablehlo-legalize-lapack-custom-calls"
-    summary = "Legalize jaxlib's CPU LAPACK custom calls (potrf, trsm, getrf, geqrf, orgqr, syevd, gesdd, gesvd, gtsv, gehrd, sytrd, geqp3) to StableHLO"
+    summary = "Legalize jaxlib's CPU LAPACK custom calls (potrf, trsm, getrf, geqrf, orgqr, syevd, gesdd, gesvd, geev, gtsv, gehrd, sytrd, geqp3) to StableHLO"
     anchor = "func.func"
     options = (
         Option("strict", bool, False, "refuse a lapack_* custom call this pass cannot legalize"),

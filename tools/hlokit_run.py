@@ -353,8 +353,8 @@ def run(argv: Sequence[str]) -> int:
     module = hlokit.parse(read_text(args.program), context=ctx, source_name=name)
     routines = lapack_routines(module)
     lapack_calls = len(routines) if args.platform != "cpu" else 0
-    # jaxlib's eigen- / singular-vector routines, which the interpreter (and a non-CPU platform) replaces
-    # by Jacobi rotations: their vectors may differ by a sign or phase each
+    # jaxlib's eigen- / singular-vector routines, which the interpreter (and a non-CPU platform) replaces by
+    # hlokit's expansions: their vectors may differ by a sign or phase each (geev: also the eigenvalue order)
     up_to_phase = sorted(VECTORS_UP_TO_PHASE.intersection(routines))
     if lapack_calls:  # jaxlib's LAPACK kernels run only on XLA CPU: portable StableHLO instead
         run_pipeline(module, LAPACK_PIPELINE, source_name=name)
@@ -429,8 +429,9 @@ def run(argv: Sequence[str]) -> int:
     if lapack_calls:
         print(f"  legalized {lapack_calls} lapack_* custom call(s) for {args.platform} (stablehlo-legalize-lapack-custom-calls)")
     if up_to_phase and args.engine == "both" and args.platform == "cpu":
-        print(f"  note: the interpreter computes {', '.join(up_to_phase)} by Jacobi rotations: eigen- and singular "
-              "vectors may differ from LAPACK's by a sign (complex: a phase) each; the values agree")
+        order = "; geev's eigenvalues may come in another order" if "geev" in up_to_phase else ""
+        print(f"  note: the interpreter computes {', '.join(up_to_phase)} by its own algorithms: eigen- and singular "
+              f"vectors may differ from LAPACK's by a sign (complex: a phase) each{order}; the values agree")
     if quantized:
         tail = "; the interpreter runs the quantized program" if args.engine == "both" else ""
         print(f"  legalized quantized types for XLA (stablehlo-legalize-quant-to-math){tail}")

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["getrf", "geqrf", "orgqr", "syevd", "gesdd", "gtsv", "tournament", "MAX_SWEEPS"]
+__all__ = ["getrf", "geqrf", "orgqr", "syevd", "gesdd", "gtsv", "schur", "geev", "tournament", "MAX_SWEEPS"]
 
 
 def _rows(shape) -> np.ndarray:
@@ -401,3 +401,153 @@ def gtsv(dl: np.ndarray, d: np.ndarray, du: np.ndarray, b: np.ndarray) -> tuple[
                 acc = acc - dl[..., k + 1, None] * x[..., k + 2, :]
             x[..., k, :] = acc / d[..., k, None]
     return dl, d, du, x, info
+
+
+# -- geev: complex Schur form by shifted QR steps, eigenvectors by back substitution ---------------------
+
+#: QR steps at most per eigenvalue (``MAX_QR_STEPS_PER_EIGENVALUE * max(n, 10)`` in all, as ``?lahqr``).
+MAX_QR_STEPS_PER_EIGENVALUE = 30
+#: Every this many steps the shift is an exceptional one (``?lahqr``'s at steps 10 and 20).
+EXCEPTIONAL_SHIFT_EVERY = 10
+
+
+def _givens(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(c, s)``, ``c`` real: ``[[c, s], [-conj(s), c]] [a; b] = [r; 0]``; ``(1, 0)`` when ``b = 0`` and
+    ``a != 0`` or both are 0, ``(0, 1)`` when only ``a`` is 0. Scaled by ``max(|a|, |b|)``."""
+    aa, ab = np.abs(a), np.abs(b)
+    big = np.maximum(aa, ab)
+    none = big == 0
+    safe_big = _where(none, 1, big)
+    nrm = np.sqrt((aa / safe_big) ** 2 + (ab / safe_big) ** 2) * safe_big
+    safe_nrm = _where(none, 1, nrm)
+    a_zero = aa == 0
+    c = _where(a_zero, 0, aa / safe_nrm)
+    s = _where(a_zero, 1, (a / _where(a_zero, 1, aa)) * np.conj(b) / safe_nrm)
+    return _where(none, 1, c), _where(none, 0, s)
+
+
+def _rotate_pair(x: np.ndarray, k: int, c: np.ndarray, s: np.ndarray, rows: bool) -> None:
+    """Rows ``k, k+1`` of ``x`` <- ``G`` times them (``rows``), or columns ``k, k+1`` <- them times ``G^H``;
+    in place (``dynamic_slice`` of the pair, ``dynamic_update_slice`` back)."""
+    c, s = c[..., None], s[..., None]
+    if rows:
+        x0, x1 = x[..., k, :].copy(), x[..., k + 1, :].copy()
+        x[..., k, :], x[..., k + 1, :] = c * x0 + s * x1, c * x1 - np.conj(s) * x0
+    else:
+        x0, x1 = x[..., :, k].copy(), x[..., :, k + 1].copy()
+        x[..., :, k], x[..., :, k + 1] = c * x0 + np.conj(s) * x1, c * x1 - s * x0
+
+
+def _deflate(h: np.ndarray, eps: float) -> np.ndarray:
+    """``h`` with each subdiagonal ``|h[i, i-1]| <= eps (|h[i-1, i-1]| + |h[i, i]|)`` set to 0 (``?lahqr``)."""
+    d = np.abs(np.diagonal(h, axis1=-2, axis2=-1))
+    rows, cols = _rows(h.shape), _cols(h.shape)
+    near = d[..., :, None] + d[..., None, :]
+    return _where((rows == cols + 1) & (np.abs(h) <= eps * near), 0, h)
+
+
+def schur(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Complex Schur form ``A = Z T Z^H`` of complex ``a`` ``[*b, n, n]``: ``(T, Z, info)``, the loops of
+    ``build_geev``'s ``_schur``: Hessenberg reduction by the reflectors of ``?gehd2`` accumulated into ``Z``,
+    then single-shift QR steps on the whole matrix (Wilkinson shift of the lowest unconverged 2x2 block,
+    exceptional ``d + 3/4 |c|`` every :data:`EXCEPTIONAL_SHIFT_EVERY` th step; ``n - 1`` Givens rotations of
+    rows with ``R Q`` formed one rotation behind); negligible subdiagonal entries become exact zeros after
+    each step. ``info`` 1 where a subdiagonal entry is left or ``T`` has a NaN."""
+    shape = a.shape
+    n = shape[-1]
+    eps = float(np.finfo(a.dtype).eps)
+    rows, cols = _rows(shape), _cols(shape)
+    eye = (rows == cols).astype(a.dtype)
+    h, z = a.copy(), np.broadcast_to(eye, shape).copy()
+
+    def left(x, v, tau):  # (I - tau v v^H) x
+        return x - tau[..., None, None] * v[..., :, None] * np.sum(np.conj(v)[..., :, None] * x, axis=-2)[..., None, :]
+
+    def right(x, v, tau):  # x (I - tau v v^H)
+        return x - tau[..., None, None] * np.sum(x * v[..., None, :], axis=-1)[..., :, None] * np.conj(v)[..., None, :]
+
+    for k in range(n - 2):  # H_k^H h H_k, z H_k
+        v, tau, _ = _householder(_column(h, k), k + 1)
+        h = right(left(h, v, np.conj(tau)), v, tau)
+        z = right(z, v, tau)
+    h = _deflate(_where(rows > cols + 1, 0, h), eps)
+
+    def unconverged(h):
+        nonzero = (rows == cols + 1) & (h != 0)
+        live = nonzero.any(axis=(-2, -1)) & ~np.isnan(h).any(axis=(-2, -1))
+        return live, np.max(_where(nonzero, rows, 0), axis=(-2, -1))
+
+    it = 0
+    while n > 1 and it < MAX_QR_STEPS_PER_EIGENVALUE * max(n, 10) and unconverged(h)[0].any():
+        last = unconverged(h)[1]
+        above = last - 1
+
+        def at(i, j):
+            return np.sum(_where((rows == i[..., None, None]) & (cols == j[..., None, None]), h, 0), axis=(-2, -1))
+
+        pa, pb, pc, pd = at(above, above), at(above, last), at(last, above), at(last, last)
+        half = (pa - pd) * 0.5
+        root = np.sqrt(half * half + pb * pc)
+        l1, l2 = pd + half + root, pd + half - root
+        mu = _where(np.abs(l1 - pd) <= np.abs(l2 - pd), l1, l2)
+        if it % EXCEPTIONAL_SHIFT_EVERY == EXCEPTIONAL_SHIFT_EVERY - 1:
+            mu = pd + np.abs(pc) * 0.75
+        x = h - mu[..., None, None] * eye
+        c0, s0 = np.ones(shape[:-2], a.dtype), np.zeros(shape[:-2], a.dtype)
+        for k in range(n - 1):
+            c, s = _givens(x[..., k, k], x[..., k + 1, k])
+            _rotate_pair(x, k, c, s, rows=True)
+            x[..., k + 1, k] = 0
+            _rotate_pair(x, max(k - 1, 0), c0, s0, rows=False)
+            _rotate_pair(z, k, c, s, rows=False)
+            c0, s0 = c, s
+        _rotate_pair(x, n - 2, c0, s0, rows=False)
+        h = _deflate(_where(rows > cols + 1, 0, x + mu[..., None, None] * eye), eps)
+        it += 1
+    live, _ = unconverged(h)
+    info = _where(live | np.isnan(h).any(axis=(-2, -1)), 1, 0).astype(np.int32)
+    return _where(rows > cols, 0, h), z, info
+
+
+def _triangular_eigenvectors(t: np.ndarray) -> np.ndarray:
+    """Columns ``x_k`` of an upper triangular ``t``: ``x_k[k] = 1``, zero below, back substitution over
+    ``i = n-2 .. 0`` for every ``k`` at once (``?trevc``), denominators below ``max(eps max|t|, tiny)``
+    replaced by it."""
+    shape = t.shape
+    n = shape[-1]
+    fin = np.finfo(t.dtype)
+    w = np.diagonal(t, axis1=-2, axis2=-1)
+    smin = np.maximum(np.max(np.abs(t), axis=(-2, -1)) * fin.eps, fin.tiny)[..., None]
+    x = np.broadcast_to((_rows(shape) == _cols(shape)).astype(t.dtype), shape).copy()
+    idx = np.arange(n)
+    for i in range(n - 2, -1, -1):
+        row = _where(idx > i, t[..., i, :], 0)
+        s = np.sum(row[..., :, None] * x, axis=-2)
+        d = t[..., i, i][..., None] - w
+        d = _where(np.abs(d) < smin, smin, d)
+        x[..., i, :] = _where(idx > i, -s / d, x[..., i, :])
+    return x
+
+
+def _normalize_columns(v: np.ndarray) -> np.ndarray:
+    """Columns of norm 1, each rotated so its first largest-magnitude entry is real and positive."""
+    v = v / np.sqrt(np.sum(np.abs(v) ** 2, axis=-2, keepdims=True))
+    p = np.take_along_axis(v, np.argmax(np.abs(v), axis=-2)[..., None, :], -2)
+    ap = np.abs(p)
+    return v * _where(ap == 0, 1, np.conj(p) / _where(ap == 0, 1, ap))
+
+
+def geev(a: np.ndarray, left: bool = True, right: bool = True) -> tuple[np.ndarray, ...]:
+    """Eigenvalues and eigenvectors of a general ``a`` ``[*b, n, n]``: ``(w, vl, vr, info)``, complex (a real
+    ``a`` is computed as complex), ``vl`` / ``vr`` zero unless ``left`` / ``right``; each vector of norm 1
+    with its largest entry real. The order of ``w`` is the diagonal of :func:`schur`'s ``T``."""
+    ct = np.complex64 if a.dtype in (np.float32, np.complex64) else np.complex128
+    t, z, info = schur(a.astype(ct))
+    w = np.diagonal(t, axis1=-2, axis2=-1).copy()
+    vr = _normalize_columns(z @ _triangular_eigenvectors(t)) if right else np.zeros_like(t)
+    if left:
+        flipped = np.conj(np.swapaxes(t, -1, -2))[..., ::-1, ::-1]
+        vl = _normalize_columns(z @ _triangular_eigenvectors(flipped)[..., ::-1, ::-1])
+    else:
+        vl = np.zeros_like(t)
+    return w, vl, vr, info

@@ -1,5 +1,5 @@
-"""``--stablehlo-legalize-lapack-custom-calls`` on QR (geqrf + orgqr/ungqr), eigh (syevd/heevd) and SVD
-(gesdd, gesvd) programs JAX exports for CPU (``examples/linalg/export.py``), and the interpreter on every
+"""``--stablehlo-legalize-lapack-custom-calls`` on QR (geqrf + orgqr/ungqr), eigh (syevd/heevd), SVD
+(gesdd, gesvd) and eig (geev) programs JAX exports for CPU (``examples/linalg/export.py``), and the interpreter on every
 legalized ``jnp.linalg`` program.
 
 The legalized program runs on XLA CPU and is compared with the original (jaxlib's LAPACK) on the same
@@ -13,7 +13,12 @@ Algorithms*, 2nd ed.; Golub & Van Loan, *Matrix Computations*, 4th ed.):
 * eigen- and singular vectors: aligned by their phase first (a vector is defined up to a unit scalar),
   then ``C n eps ||A||_2 / gap`` (Davis-Kahan sin-theta; ``gap`` the distance to the nearest other value);
 * pinv and lstsq (unique for full-rank inputs): ``C n eps cond(A)`` relative (perturbation of the
-  inverse).
+  inverse);
+* eig of a general matrix: the eigenvalues, paired with LAPACK's by a minimum-cost matching (the order of
+  ``T``'s diagonal is the algorithm's), within ``C n eps ||A||_2 kappa_k`` (``kappa_k = 1 / |y_k^H x_k|``
+  for unit left / right eigenvectors: the eigenvalue's condition number, Golub & Van Loan §7.2.2); every
+  eigenvector by its backward error: ``||A v - w v|| <= C n eps ||A||_2`` (left: ``||u^H A - w u^H||``),
+  norm 1 and its largest entry real, as LAPACK normalises them.
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+import scipy.linalg
+import scipy.optimize
 
 import hlokit
 from hlokit import backend
@@ -43,7 +50,7 @@ CONDS = {"float32": (10.0, 1e3), "complex64": (10.0, 1e3), "float64": (10.0, 1e8
 
 #: The functions of this file: (name, outputs kind).
 FUNCTIONS = ["qr", "qr_complete", "eigh", "eigvalsh", "svd", "svd_reduced", "svdvals", "pinv", "lstsq", "norm2",
-             "svd_qr", "svdvals_qr"]
+             "svd_qr", "svdvals_qr", "eig", "eigvals", "eig_left"]
 #: Functions checked as another one of the list (the same results from another LAPACK routine: gesvd).
 CHECKED_AS = {"svd_qr": "svd", "svdvals_qr": "svdvals"}
 
@@ -86,12 +93,49 @@ def _cond(a: np.ndarray) -> float:
     return float(np.max(np.linalg.cond(a.astype(np.complex128))))
 
 
+def _check_eig(name: str, dtype: str, a: np.ndarray, got: list, want: list) -> None:
+    """The eig bounds of the module docstring; ``got`` / ``want``: ``[w]``, ``[w, vr]`` or ``[w, vl, vr]``."""
+    n = a.shape[-1]
+    tol = C * n * _eps(dtype) * _norm2(a)
+    mats = a.reshape(-1, n, n).astype(np.complex128)
+    w_got, w_want = (np.asarray(x[0]).reshape(-1, n) for x in (got, want))
+    for m, wg, ww in zip(mats, w_got, w_want):
+        _, yl, xr = scipy.linalg.eig(m, left=True, right=True)
+        kappa = 1 / np.abs(np.sum(np.conj(yl) * xr, axis=0))  # in scipy's order: pair scipy's values first
+        ws = scipy.linalg.eigvals(m)
+        rows, cols = scipy.optimize.linear_sum_assignment(np.abs(ww[:, None] - ws[None, :]))
+        kappa_want = np.empty(n)
+        kappa_want[rows] = kappa[cols]
+        rows, cols = scipy.optimize.linear_sum_assignment(np.abs(wg[:, None] - ww[None, :]))
+        err = np.abs(wg[rows] - ww[cols])
+        assert (err <= tol * kappa_want[cols]).all(), (name, dtype, err, tol * kappa_want[cols])
+    if len(got) == 1:
+        return
+    w = np.asarray(got[0])
+    vectors = [("right", np.asarray(got[-1]))] + ([("left", np.asarray(got[1]))] if len(got) == 3 else [])
+    for side, v in vectors:
+        if side == "right":
+            residual = a.astype(v.dtype) @ v - v * w[..., None, :]
+        else:
+            residual = np.swapaxes(np.conj(v), -1, -2) @ a.astype(v.dtype) - w[..., :, None] * np.swapaxes(np.conj(v), -1, -2)
+            residual = np.swapaxes(residual, -1, -2)
+        assert np.max(np.linalg.norm(residual, axis=-2)) <= tol, (name, dtype, side)
+        assert np.max(np.abs(np.linalg.norm(v, axis=-2) - 1)) <= C * n * _eps(dtype), (name, dtype, side)
+        top = np.take_along_axis(v, np.argmax(np.abs(v), axis=-2)[..., None, :], -2)
+        assert np.max(np.abs(top.imag)) <= C * n * _eps(dtype), (name, dtype, side)
+
+
 def check(name: str, dtype: str, args: list[np.ndarray], got: list, want: list) -> None:
     """Assert that the legalized results ``got`` of ``name`` equal LAPACK's ``want`` within the bounds of
     the module docstring (``args``: the inputs)."""
     name = CHECKED_AS.get(name, name)
     got = [np.asarray(g) for g in got]
     a = args[0]
+    if name in ("eig", "eigvals", "eig_left"):
+        for g, w in zip(got, want):
+            assert g.shape == w.shape and g.dtype == w.dtype, (name, g.shape, w.shape, g.dtype, w.dtype)
+        _check_eig(name, dtype, a, got, [np.asarray(w) for w in want])
+        return
     n = max(a.shape[-2:])
     eps = _eps(dtype)
     norm = _norm2(a)
@@ -223,8 +267,63 @@ def test_nan_input_gives_nan_like_lapack(name):
         assert not np.isnan(g[[0, 2]]).any()
 
 
+def _rotations(*angles):
+    """Block diagonal of 2x2 rotations: a real matrix whose eigenvalues are conjugate pairs on the unit circle."""
+    m = np.zeros((2 * len(angles), 2 * len(angles)))
+    for i, t in enumerate(angles):
+        m[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]]
+    return m
+
+
+#: Matrices that test the QR steps' corners: (matrix, eigenvalue tolerance in units of eps ||A||_2).
+_EIG_SPECIAL = {
+    "cyclic_permutation": (np.eye(6)[[1, 2, 3, 4, 5, 0]], 64),  # the Wilkinson shift alone makes no progress
+    "zero": (np.zeros((4, 4)), 0),
+    "diagonal": (np.diag([3.0, -1.0, 2.0, 0.0, 5.0]), 0),
+    "jordan": (2 * np.eye(4) + np.eye(4, k=1), None),  # defective: eigenvalues to eps^(1/4), one eigenvector
+    "rotations": (_rotations(0.3, 2.0, np.pi / 2), 64),
+    "1x1": (np.array([[-7.5]]), 0),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_EIG_SPECIAL))
+def test_eig_special_matrices(case):
+    a, k = _EIG_SPECIAL[case]
+    n = a.shape[-1]
+    text = _tall_wide_text(lambda x: jax.lax.linalg.eig(x, compute_left_eigenvectors=True), "float64", a.shape)
+    legal = _legalize(text)
+    assert "lapack_" not in legal
+    w, vl, vr = (np.asarray(x) for x in backend.compile(legal)(a))
+    w_lapack = np.asarray(backend.compile(text)(a)[0])
+    eps = _eps("float64")
+    rows, cols = scipy.optimize.linear_sum_assignment(np.abs(w[:, None] - w_lapack[None, :]))
+    err = np.max(np.abs(w[rows] - w_lapack[cols]))
+    assert err <= (k * eps * max(_norm2(a), 1) if k is not None else 4 * eps ** (1 / n)), (case, err)
+    tol = C * max(n, 2) * eps * max(_norm2(a), 1)
+    for v, residual in ((vr, a @ vr - vr * w), (vl, np.conj(vl.T) @ a - w[:, None] * np.conj(vl.T))):
+        assert np.max(np.abs(residual)) <= tol, case
+        np.testing.assert_allclose(np.linalg.norm(v, axis=0), 1, atol=C * n * eps)
+    if case == "zero":  # T = 0 = A: Z is the identity, every eigenvector a unit vector
+        np.testing.assert_array_equal(w, 0)
+        np.testing.assert_array_equal(vr, np.eye(n))
+
+
+def test_eig_nan_input_gives_nan_like_lapack():
+    n = 4
+    text = export.lower("eig", "float32", (3,), n)
+    (a,) = export.inputs("eig", "float32", (3,), n)
+    a[1, 2, 0] = np.nan
+    got = backend.compile(_legalize(text))(a)
+    want = backend.compile(text)(a)
+    for g, w in zip(got, want):
+        g, w = np.asarray(g), np.asarray(w)
+        np.testing.assert_array_equal(np.isnan(g).any(axis=tuple(range(1, g.ndim))),
+                                      np.isnan(w).any(axis=tuple(range(1, w.ndim))))
+        assert np.isnan(g[1]).all() and not np.isnan(g[[0, 2]]).any()
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["eigh", "svd", "qr"])
+@pytest.mark.parametrize("name", ["eigh", "svd", "qr", "eig"])
 @pytest.mark.parametrize("dtype", export.DTYPES)
 def test_larger_orders(name, dtype):
     n = 33

@@ -13,8 +13,10 @@ import importlib.util
 
 import jax
 import jax.numpy as jnp
+import jax.scipy.linalg as jsl
 import numpy as np
 import pytest
+import scipy.optimize
 
 import hlokit
 import hlokit.passes.stablehlo_legalize_lapack_custom_calls as lapack_pass
@@ -173,17 +175,17 @@ def test_examples_cholesky_is_fully_legalized_and_runs():
     assert _rel(got, want) <= 1e-4
 
 
-def _eig_text(dtype: str = "float64", batch=(2,), n: int = 5) -> str:
-    """``jnp.linalg.eig`` for CPU: a ``geev`` call, which the pass does not legalize."""
+def _schur_text(dtype: str = "float64", batch=(2,), n: int = 5) -> str:
+    """``jax.scipy.linalg.schur`` for CPU: a ``gees`` call, which the pass does not legalize."""
     with jax.enable_x64(True):
-        return jax.jit(jnp.linalg.eig).lower(jax.ShapeDtypeStruct((*batch, n, n), dtype)).as_text()
+        return jax.jit(jsl.schur).lower(jax.ShapeDtypeStruct((*batch, n, n), dtype)).as_text()
 
 
 def test_other_targets_are_left_and_the_program_still_runs():
-    # eig = geev (not in the pass's scope): left as it is, the program runs unchanged.
-    text = _eig_text()
+    # schur = gees (not in the pass's scope): left as it is, the program runs unchanged.
+    text = _schur_text()
     legal = _legalize(text)
-    assert "lapack_dgeev_ffi" in legal
+    assert "lapack_dgees_ffi" in legal
     args = export.inputs("qr", "float64", (2,), 5)
     for g, w in zip(backend.compile(legal)(*args), backend.compile(text)(*args)):
         np.testing.assert_array_equal(g, w)
@@ -247,14 +249,14 @@ def test_getrf_singular_factors_pivots_and_info_match_lapack():
 
 
 def test_strict_refuses_an_unlegalized_target_with_a_location():
-    text = _eig_text("float32", (), 4)
-    m = hlokit.parse(text, context=hlokit.make_context(), source_name="eig.mlir")
+    text = _schur_text("float32", (), 4)
+    m = hlokit.parse(text, context=hlokit.make_context(), source_name="schur.mlir")
     before = str(m)
     with pytest.raises(PassError) as info:
         run_pipeline(m, STRICT)
-    line = text.splitlines().index(next(x for x in text.splitlines() if "lapack_sgeev_ffi" in x)) + 1
-    assert str(info.value).startswith(f"eig.mlir:{line}:")
-    assert "error: cannot legalize custom_call @lapack_sgeev_ffi" in str(info.value)
+    line = text.splitlines().index(next(x for x in text.splitlines() if "lapack_sgees_ffi" in x)) + 1
+    assert str(info.value).startswith(f"schur.mlir:{line}:")
+    assert "error: cannot legalize custom_call @lapack_sgees_ffi" in str(info.value)
     assert str(m) == before
 
 
@@ -440,6 +442,23 @@ def test_reference_gesdd_matches_lapack(dtype, shape):
         assert _rel(recon, a) <= tol
         assert _rel(np.conj(np.swapaxes(u, -1, -2)) @ u, np.eye(u.shape[-1])) <= tol * 10
         assert _rel(vt @ np.conj(np.swapaxes(vt, -1, -2)), np.eye(vt.shape[-2])) <= tol * 10
+
+
+@pytest.mark.parametrize("n", [1, 2, 6])
+@pytest.mark.parametrize("dtype", export.DTYPES)
+def test_reference_geev_matches_lapack(dtype, n):
+    a = _matrix(dtype, (*_BATCH, n, n), 1e2, 5)
+    w, vl, vr, info = reference.geev(a)
+    assert (info == 0).all() and w.dtype == np.result_type(a.dtype, np.complex64)
+    tol = 16 * max(n, 2) * _eps(dtype)  # ||A||_2 = 1
+    for m, wm in zip(a.reshape(-1, n, n), w.reshape(-1, n)):
+        want = np.linalg.eigvals(m.astype(np.complex128))
+        rows, cols = scipy.optimize.linear_sum_assignment(np.abs(wm[:, None] - want[None, :]))  # (any order)
+        assert np.max(np.abs(wm[rows] - want[cols])) <= tol * 1e2  # (slack for the eigenvalue condition numbers)
+    assert np.max(np.abs(a @ vr - vr * w[..., None, :])) <= tol
+    vh = np.conj(np.swapaxes(vl, -1, -2))
+    assert np.max(np.abs(vh @ a - w[..., :, None] * vh)) <= tol
+    np.testing.assert_allclose(np.linalg.norm(vr, axis=-2), 1, atol=tol)
 
 
 # -- gtsv (jax.lax.linalg.tridiagonal_solve) -----------------------------------------------------------

@@ -130,12 +130,13 @@ def test_difference_marks_a_subnormal_against_zero(dtype):
     assert not difference(np.array([1.0, 3.0], dtype), np.array([1.0, 2.0], dtype)).subnormal
     assert not difference(np.array([-0.0], dtype), np.array([0.0], dtype)).subnormal
 
-@pytest.mark.parametrize("example, note", [("svd_qr_f32_4x4.mlir", "computes gesvd by Jacobi rotations"),
-                                           ("eigh_c64_4x4.mlir", "computes heevd by Jacobi rotations"),
+@pytest.mark.parametrize("example, note", [("svd_qr_f32_4x4.mlir", "computes gesvd by its own algorithms"),
+                                           ("eigh_c64_4x4.mlir", "computes heevd by its own algorithms"),
+                                           ("eig_f64_4x4.mlir", "geev's eigenvalues may come in another order"),
                                            ("qr_f32_4x4.mlir", None)])
 def test_vectors_up_to_a_phase_are_noted(example, note, capsys):
-    # Eigen- and singular vectors from the interpreter's Jacobi expansions may differ from LAPACK's by a sign /
-    # phase each: --engine both says so (and only for those routines; QR follows LAPACK's conventions).
+    # Eigen- and singular vectors from the interpreter's expansions may differ from LAPACK's by a sign / phase
+    # each (geev: the order too): --engine both says so (only for those routines; QR follows LAPACK's conventions).
     assert hlokit_run.main([os.path.join(EXAMPLES, "linalg", example), "--engine", "both"]) == 0
     text = capsys.readouterr().out
     if note is None:

@@ -35,6 +35,8 @@ every target, its operands, results and ``mhlo.backend_config`` fields):
   reduction and single-shift QR steps with Givens rotations (Wilkinson and ``?lahqr``'s exceptional shifts,
   deflation to exact zeros), eigenvectors by ``?trevc``'s back substitution, normalised as LAPACK's
   (:func:`build_geev`); the eigenvalue order is that of the Schur form's diagonal, not necessarily LAPACK's.
+  ``cgees`` / ``zgees`` (``jax.scipy.linalg.schur(output="complex")``, any input) -> that complex Schur form
+  (:func:`build_gees`).
 * ``gtsv`` (``jax.lax.linalg.tridiagonal_solve``: three ``[*batch, n]`` diagonals and ``b``) -> Gaussian
   elimination with LAPACK's partial pivoting and back substitution, two ``stablehlo.while`` loops over the
   rows (:func:`build_gtsv`): the same row swaps, factors and ``info`` as LAPACK ``?gtsv``.
@@ -49,8 +51,8 @@ function per signature (routine, operand and result types, ``backend_config``) i
 checked and its template built before the first rewrite, so a refused call leaves the module unchanged.
 
 The numpy mirrors of the loops are in :mod:`hlokit.passes.lapack.reference`. Other ``lapack_*`` targets
-(``gees``) are left as they are; with ``strict=true`` the pass refuses them with a located
-error before changing anything.
+(real ``sgees`` / ``dgees``: :data:`ONLY_TYPES`) are left as they are; with ``strict=true`` the pass refuses
+them with a located error before changing anything.
 """
 
 from __future__ import annotations
@@ -76,6 +78,7 @@ from hlokit.passes.registry import Option, Pass, fail, register_pass
 __all__ = [
     "LAPACK_TARGET",
     "LEGALIZED_ROUTINES",
+    "ONLY_TYPES",
     "PIPELINE",
     "StablehloLegalizeLapackCustomCalls",
     "backend_config",
@@ -86,6 +89,8 @@ __all__ = [
     "build_orgqr",
     "build_syevd",
     "build_gesdd",
+    "build_geev",
+    "build_gees",
     "build_gtsv",
     "build_gehrd",
     "build_geqp3",
@@ -111,9 +116,10 @@ PIPELINE = "builtin.module(func.func(stablehlo-legalize-lapack-custom-calls))"
 
 
 #: Routines whose vectors are unique only up to a unit factor each (eigenvectors, singular vectors): their
-#: expansions compute them by Jacobi rotations (geev: QR steps), LAPACK by other algorithms, so a vector's
-#: sign (real) or phase (complex) may differ from LAPACK's while the values agree (geev: also their order).
-VECTORS_UP_TO_PHASE = frozenset({"syevd", "heevd", "gesdd", "gesvd", "geev"})
+#: expansions compute them by Jacobi rotations (geev, gees: QR steps), LAPACK by other algorithms, so a vector's
+#: sign (real) or phase (complex) may differ from LAPACK's while the values agree (geev, gees: also their
+#: order).
+VECTORS_UP_TO_PHASE = frozenset({"syevd", "heevd", "gesdd", "gesvd", "geev", "gees"})
 
 
 def lapack_routines(module: ir.Module) -> list[str]:
@@ -1393,6 +1399,20 @@ def _normalize_columns(e: Emitter, v: V) -> V:
     return v * e.broadcast_in_dim(phase, shape, bd + [r + 1])
 
 
+def build_gees(e: Emitter, a: V, vectors: bool) -> list[V]:
+    """``cgees`` / ``zgees`` of a complex ``a`` (``[*b, n, n]``, no sorting): ``[t, vs, w, sdim, info]``: the
+    complex Schur form ``A = Z T Z^H`` of :func:`_schur` (``T`` upper triangular, ``Z`` unitary; zeros when
+    not ``vectors``), the eigenvalues ``diag(T)``, ``sdim`` 0 (nothing is sorted) and ``info`` (1 where the
+    QR steps did not converge or the input has a NaN). ``T`` is unique only up to the order of its diagonal
+    and a phase per Schur vector, so it may differ from LAPACK's by those."""
+    shape = a.shape
+    batch = shape[:-2]
+    t, z, info = _schur(e, a)
+    if not vectors:
+        z = _splat(e, 0, a.t, shape)
+    return [t, z, _diagonal(e, t), _splat(e, 0, "i32", batch), info]
+
+
 def build_geev(e: Emitter, a: V, left: bool, right: bool) -> list[V]:
     """``geev`` of ``a`` (``[*b, n, n]``): ``[wr, wi, vl, vr, info]`` (real ``a``) or ``[w, vl, vr, info]``
     (complex ``a``), as jaxlib's kernels return them: eigenvalues, left eigenvectors ``u_k^H A = w_k u_k^H``
@@ -1514,6 +1534,13 @@ def _rewrite_gesdd(e: Emitter, args: list[V], config: dict[str, str], results: l
     return build_gesdd(e, args[0], config["mode"], results)
 
 
+def _rewrite_gees(e: Emitter, args: list[V], config: dict[str, str], results: list[list[int]]) -> list[V]:
+    (a,) = args
+    if len(a.shape) < 2 or a.shape[-1] != a.shape[-2] or a.t not in COMPLEX_TYPES:
+        raise UnsupportedError(f"gees of a {a.ty} (expected a square complex matrix)")
+    return build_gees(e, a, config["mode"] == "V")
+
+
 def _rewrite_geev(e: Emitter, args: list[V], config: dict[str, str], results: list[list[int]]) -> list[V]:
     (a,) = args
     if len(a.shape) < 2 or a.shape[-1] != a.shape[-2]:
@@ -1536,12 +1563,19 @@ LEGALIZED_ROUTINES = {
     "gesdd": (1, {"mode": "ASN"}, _rewrite_gesdd),
     "gesvd": (1, {"mode": "ASN"}, _rewrite_gesdd),
     "geev": (1, {"compute_left": "NV", "compute_right": "NV"}, _rewrite_geev),
+    "gees": (1, {"mode": "NV", "sort": "N"}, _rewrite_gees),
     "gtsv": (4, {}, _rewrite_gtsv),
     "gehrd": (1, {}, _rewrite_gehrd),
     "geqp3": (2, {}, _rewrite_geqp3),
     "sytrd": (1, {"uplo": "LU"}, _rewrite_sytrd),
     "hetrd": (1, {"uplo": "LU"}, _rewrite_sytrd),
 }
+
+
+#: Routines legalized for some element types only (type letters): ``gees`` in complex arithmetic (the complex
+#: Schur form); real ``gees`` returns the real Schur form (2x2 blocks), which needs the real double-shift
+#: QR algorithm, so it is left as it is.
+ONLY_TYPES = {"gees": "cz"}
 
 
 def _check(op, routine: str) -> dict[str, str]:
@@ -1594,7 +1628,7 @@ class StablehloLegalizeLapackCustomCalls(Pass):
     """Rewrite jaxlib's ``lapack_*_ffi`` custom calls as StableHLO (see the module docstring)."""
 
     argument = "stablehlo-legalize-lapack-custom-calls"
-    summary = "Legalize jaxlib's CPU LAPACK custom calls (potrf, trsm, getrf, geqrf, orgqr, syevd, gesdd, gesvd, geev, gtsv, gehrd, sytrd, geqp3) to StableHLO"
+    summary = "Legalize jaxlib's CPU LAPACK custom calls (potrf, trsm, getrf, geqrf, orgqr, syevd, gesdd, gesvd, geev, complex gees, gtsv, gehrd, sytrd, geqp3) to StableHLO"
     anchor = "func.func"
     options = (
         Option("strict", bool, False, "refuse a lapack_* custom call this pass cannot legalize"),
@@ -1610,7 +1644,7 @@ class StablehloLegalizeLapackCustomCalls(Pass):
             if o.name == "stablehlo.custom_call":
                 found = lapack_routine(o)
                 if found is not None:
-                    calls.append((o, found[1]))
+                    calls.append((o, found))
             return ir.WalkResult.ADVANCE
 
         func_op.walk(collect)
@@ -1618,13 +1652,15 @@ class StablehloLegalizeLapackCustomCalls(Pass):
             return
         cache = self._cache(func_op.context)
         plan = []
-        for o, routine in calls:
+        for o, (letter, routine) in calls:
             rewrite = LEGALIZED_ROUTINES.get(routine)
-            if rewrite is None:
+            if rewrite is None or letter not in ONLY_TYPES.get(routine, "sdcz"):
                 if self.strict:
+                    only = "".join(f"; {r} only for {', '.join(f'lapack_{t}{r}_ffi' for t in ts)}"
+                                   for r, ts in sorted(ONLY_TYPES.items()))
                     raise fail(
                         f"cannot legalize custom_call @{attributes.str_value(o, 'call_target_name')} "
-                        f"(legalized LAPACK routines: {', '.join(sorted(LEGALIZED_ROUTINES))})", o)
+                        f"(legalized LAPACK routines: {', '.join(sorted(LEGALIZED_ROUTINES))}{only})", o)
                 continue
             plan.append((o, _template(cache, o, routine, _check(o, routine))))
         instantiate_all(cache, plan)  # every call checked and its template built before any rewrite

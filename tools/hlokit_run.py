@@ -354,7 +354,7 @@ def run(argv: Sequence[str]) -> int:
     routines = lapack_routines(module)
     lapack_calls = len(routines) if args.platform != "cpu" else 0
     # jaxlib's eigen- / singular-vector routines, which the interpreter (and a non-CPU platform) replaces by
-    # hlokit's expansions: their vectors may differ by a sign or phase each (geev: also the eigenvalue order)
+    # hlokit's expansions: their vectors may differ by a sign or phase each (geev, gees: also the eigenvalue order)
     up_to_phase = sorted(VECTORS_UP_TO_PHASE.intersection(routines))
     if lapack_calls:  # jaxlib's LAPACK kernels run only on XLA CPU: portable StableHLO instead
         run_pipeline(module, LAPACK_PIPELINE, source_name=name)
@@ -429,7 +429,8 @@ def run(argv: Sequence[str]) -> int:
     if lapack_calls:
         print(f"  legalized {lapack_calls} lapack_* custom call(s) for {args.platform} (stablehlo-legalize-lapack-custom-calls)")
     if up_to_phase and args.engine == "both" and args.platform == "cpu":
-        order = "; geev's eigenvalues may come in another order" if "geev" in up_to_phase else ""
+        unordered = [r for r in up_to_phase if r in ("geev", "gees")]
+        order = f"; the eigenvalues of {' and '.join(unordered)} may come in another order" if unordered else ""
         print(f"  note: the interpreter computes {', '.join(up_to_phase)} by its own algorithms: eigen- and singular "
               f"vectors may differ from LAPACK's by a sign (complex: a phase) each{order}; the values agree")
     if quantized:

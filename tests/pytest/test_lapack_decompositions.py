@@ -1,5 +1,5 @@
 """``--stablehlo-legalize-lapack-custom-calls`` on QR (geqrf + orgqr/ungqr), eigh (syevd/heevd), SVD
-(gesdd, gesvd) and eig (geev) programs JAX exports for CPU (``examples/linalg/export.py``), and the interpreter on every
+(gesdd, gesvd), eig (geev) and complex Schur (cgees / zgees) programs JAX exports for CPU (``examples/linalg/export.py``), and the interpreter on every
 legalized ``jnp.linalg`` program.
 
 The legalized program runs on XLA CPU and is compared with the original (jaxlib's LAPACK) on the same
@@ -18,7 +18,9 @@ Algorithms*, 2nd ed.; Golub & Van Loan, *Matrix Computations*, 4th ed.):
   ``T``'s diagonal is the algorithm's), within ``C n eps ||A||_2 kappa_k`` (``kappa_k = 1 / |y_k^H x_k|``
   for unit left / right eigenvectors: the eigenvalue's condition number, Golub & Van Loan §7.2.2); every
   eigenvector by its backward error: ``||A v - w v|| <= C n eps ||A||_2`` (left: ``||u^H A - w u^H||``),
-  norm 1 and its largest entry real, as LAPACK normalises them.
+  norm 1 and its largest entry real, as LAPACK normalises them;
+* the complex Schur form: ``T`` upper triangular, ``Z^H Z = I`` and ``Z T Z^H = A`` within ``C n eps``
+  (relative), ``diag(T)`` as eig's eigenvalues.
 """
 
 from __future__ import annotations
@@ -50,7 +52,7 @@ CONDS = {"float32": (10.0, 1e3), "complex64": (10.0, 1e3), "float64": (10.0, 1e8
 
 #: The functions of this file: (name, outputs kind).
 FUNCTIONS = ["qr", "qr_complete", "eigh", "eigvalsh", "svd", "svd_reduced", "svdvals", "pinv", "lstsq", "norm2",
-             "svd_qr", "svdvals_qr", "eig", "eigvals", "eig_left"]
+             "svd_qr", "svdvals_qr", "eig", "eigvals", "eig_left", "schur_complex"]
 #: Functions checked as another one of the list (the same results from another LAPACK routine: gesvd).
 CHECKED_AS = {"svd_qr": "svd", "svdvals_qr": "svdvals"}
 
@@ -131,9 +133,16 @@ def check(name: str, dtype: str, args: list[np.ndarray], got: list, want: list) 
     name = CHECKED_AS.get(name, name)
     got = [np.asarray(g) for g in got]
     a = args[0]
-    if name in ("eig", "eigvals", "eig_left"):
+    if name in ("eig", "eigvals", "eig_left", "schur_complex"):
         for g, w in zip(got, want):
             assert g.shape == w.shape and g.dtype == w.dtype, (name, g.shape, w.shape, g.dtype, w.dtype)
+        if name == "schur_complex":  # (T, Z): T upper triangular, Z unitary, A = Z T Z^H, diag(T) = eig(A)
+            t, z = got
+            n = a.shape[-1]
+            assert (np.tril(t, -1) == 0).all()
+            assert _rel(np.conj(np.swapaxes(z, -1, -2)) @ z, np.eye(n)) <= C * n * _eps(dtype)
+            assert _rel(z @ t @ np.conj(np.swapaxes(z, -1, -2)), a) <= C * n * _eps(dtype)
+            got, want = [np.diagonal(t, axis1=-2, axis2=-1)], [np.diagonal(np.asarray(want[0]), axis1=-2, axis2=-1)]
         _check_eig(name, dtype, a, got, [np.asarray(w) for w in want])
         return
     n = max(a.shape[-2:])

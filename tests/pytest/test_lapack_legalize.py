@@ -257,6 +257,7 @@ def test_strict_refuses_an_unlegalized_target_with_a_location():
     line = text.splitlines().index(next(x for x in text.splitlines() if "lapack_sgees_ffi" in x)) + 1
     assert str(info.value).startswith(f"schur.mlir:{line}:")
     assert "error: cannot legalize custom_call @lapack_sgees_ffi" in str(info.value)
+    assert "gees only for lapack_cgees_ffi, lapack_zgees_ffi" in str(info.value)  # (the real Schur form is not)
     assert str(m) == before
 
 

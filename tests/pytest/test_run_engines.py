@@ -132,7 +132,7 @@ def test_difference_marks_a_subnormal_against_zero(dtype):
 
 @pytest.mark.parametrize("example, note", [("svd_qr_f32_4x4.mlir", "computes gesvd by its own algorithms"),
                                            ("eigh_c64_4x4.mlir", "computes heevd by its own algorithms"),
-                                           ("eig_f64_4x4.mlir", "geev's eigenvalues may come in another order"),
+                                           ("eig_f64_4x4.mlir", "the eigenvalues of geev may come in another order"),
                                            ("qr_f32_4x4.mlir", None)])
 def test_vectors_up_to_a_phase_are_noted(example, note, capsys):
     # Eigen- and singular vectors from the interpreter's expansions may differ from LAPACK's by a sign / phase

@@ -1614,10 +1614,13 @@ def _template(cache: TemplateCache, op, routine: str, config: dict[str, str]) ->
     try:
         shapes = [list(ir.RankedTensorType(r.type).shape) for r in op.results]
         values = LEGALIZED_ROUTINES[routine][2](e, args, config, shapes)
-        for old, new in zip(op.results, values):
-            if str(old.type) != new.ty:  # pragma: no cover - guarded by the builders
-                raise fail(f"internal: result type {new.ty} != {old.type}", op)
-        text = e.text(f"lapack_{routine}_{len(cache.funcs)}", args, values[:len(op.results)])
+        if len(op.results) != len(values):  # (a hand-written call: the results LAPACK's kernel writes)
+            raise fail(f"{routine} of {', '.join(str(v.type) for v in op.operands)} has {len(op.results)} "
+                       f"results, expected {len(values)}: {', '.join(v.ty for v in values)}", op)
+        for i, (old, new) in enumerate(zip(op.results, values)):
+            if str(old.type) != new.ty:
+                raise fail(f"{routine}: result #{i} has type {old.type}, expected {new.ty}", op)
+        text = e.text(f"lapack_{routine}_{len(cache.funcs)}", args, values)
         return cache.parse(key, text, f"lapack {routine}")
     except UnsupportedError as err:
         raise fail(str(err), op) from None

@@ -270,6 +270,29 @@ def test_malformed_backend_config_is_a_located_error_and_changes_nothing():
     assert str(m) == before
 
 
+_GEEV_3_RESULTS = """
+func.func @main(%a: tensor<3x3xf32>) -> (tensor<3xf32>, tensor<3x3xcomplex<f32>>, tensor<i32>) {
+  %0:3 = stablehlo.custom_call @lapack_sgeev_ffi(%a) {mhlo.backend_config = {compute_left = 78 : ui8, compute_right = 86 : ui8}}
+      : (tensor<3x3xf32>) -> (tensor<3xf32>, tensor<3x3xcomplex<f32>>, tensor<i32>)
+  return %0#0, %0#1, %0#2 : tensor<3xf32>, tensor<3x3xcomplex<f32>>, tensor<i32>
+}
+"""
+
+
+@pytest.mark.parametrize("text, message", [
+    (_GEEV_3_RESULTS, "bad.mlir:3:.*geev of tensor<3x3xf32> has 3 results, expected 5: tensor<3xf32>, tensor<3xf32>"),
+    (_POTRF.format(c="s", t="f32", uplo=ord("L")).replace("tensor<3xi32>", "tensor<3xi64>"),
+     "bad.mlir:3:.*potrf: result #1 has type tensor<3xi64>, expected tensor<3xi32>"),
+])
+def test_results_unlike_the_kernels_are_a_located_error_and_change_nothing(text, message):
+    # A hand-written call whose results are not those jaxlib's kernel writes: refused at the call.
+    m = hlokit.parse(text, context=hlokit.make_context(), source_name="bad.mlir")
+    before = str(m)
+    with pytest.raises(PassError, match=message):
+        run_pipeline(m, PIPELINE)
+    assert str(m) == before
+
+
 def test_dynamic_shape_is_a_located_error_and_changes_nothing():
     text = _POTRF.format(c="s", t="f32", uplo=ord("L")).replace("tensor<3x4x4xf32>", "tensor<?x4x4xf32>")
     text = text.replace("tensor<3xi32>", "tensor<?xi32>")

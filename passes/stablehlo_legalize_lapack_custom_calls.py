@@ -35,8 +35,10 @@ every target, its operands, results and ``mhlo.backend_config`` fields):
   reduction and single-shift QR steps with Givens rotations (Wilkinson and ``?lahqr``'s exceptional shifts,
   deflation to exact zeros), eigenvectors by ``?trevc``'s back substitution, normalised as LAPACK's
   (:func:`build_geev`); the eigenvalue order is that of the Schur form's diagonal, not necessarily LAPACK's.
-  ``cgees`` / ``zgees`` (``jax.scipy.linalg.schur(output="complex")``, any input) -> that complex Schur form
-  (:func:`build_gees`).
+  ``cgees`` / ``zgees`` (``jax.scipy.linalg.schur`` of a complex matrix, or ``output="complex"``) -> that
+  complex Schur form (:func:`build_gees`).
+* ``sgees`` / ``dgees`` (``jax.scipy.linalg.schur`` of a real matrix) -> the real Schur form by Francis
+  double-shift QR steps and ``?lanv2``'s standardised 2x2 blocks (:func:`build_gees_real`).
 * ``gtsv`` (``jax.lax.linalg.tridiagonal_solve``: three ``[*batch, n]`` diagonals and ``b``) -> Gaussian
   elimination with LAPACK's partial pivoting and back substitution, two ``stablehlo.while`` loops over the
   rows (:func:`build_gtsv`): the same row swaps, factors and ``info`` as LAPACK ``?gtsv``.
@@ -51,8 +53,8 @@ function per signature (routine, operand and result types, ``backend_config``) i
 checked and its template built before the first rewrite, so a refused call leaves the module unchanged.
 
 The numpy mirrors of the loops are in :mod:`hlokit.passes.lapack.reference`. Other ``lapack_*`` targets
-(real ``sgees`` / ``dgees``: :data:`ONLY_TYPES`) are left as they are; with ``strict=true`` the pass refuses
-them with a located error before changing anything.
+(none that jax emits on CPU) are left as they are; with ``strict=true`` the pass refuses them with a located
+error before changing anything.
 """
 
 from __future__ import annotations
@@ -78,7 +80,7 @@ from hlokit.passes.registry import Option, Pass, fail, register_pass
 __all__ = [
     "LAPACK_TARGET",
     "LEGALIZED_ROUTINES",
-    "ONLY_TYPES",
+    "build_gees_real",
     "PIPELINE",
     "StablehloLegalizeLapackCustomCalls",
     "backend_config",
@@ -1448,6 +1450,251 @@ def build_geev(e: Emitter, a: V, left: bool, right: bool) -> list[V]:
     return [w, vl, vr, info]
 
 
+# -- real gees: the real Schur form by Francis double-shift QR steps (reference.py: real_schur) ----------
+
+
+def _pick(e: Emitter, v: V, i: V) -> V:
+    """``v[..., i]`` of ``v`` ``[*b, n]`` at a 0-d i32 ``i`` as ``[*b]``; 0 where ``i`` is out of range (a
+    one-hot mask and a ``reduce`` add, unlike ``dynamic_slice``, which clamps)."""
+    shape = v.shape
+    r = len(shape) - 1
+    at = e.cmp("EQ", e.iota(shape, r, "i32"), e.broadcast_in_dim(i, shape, []), "SIGNED")
+    return e.reduce_sum(e.select(at, v, _splat(e, 0, v.t, shape)), [r])
+
+
+def _subdiagonal(e: Emitter, h: V) -> V:
+    """``s`` ``[*b, n]`` with ``s[i] = h[i, i-1]`` (``s[0] = 0``)."""
+    shape = h.shape
+    r = len(shape) - 2
+    return e.reduce_sum(e.select(_subdiagonal_mask(e, shape), h, _splat(e, 0, h.t, shape)), [r + 1])
+
+
+def _blocks(e: Emitter, h: V) -> tuple[V, V, V]:
+    """``(live, lo, hi)`` per batch element of a real quasi-triangular-in-progress ``h``: ``live`` (i1) when an
+    unreduced diagonal block has order 3 or more (two adjacent non-zero subdiagonal entries) and ``h`` has
+    no NaN; ``hi`` the last row of the lowest such block, ``lo`` its first row (i32)."""
+    shape = h.shape
+    r = len(shape) - 2
+    batch, n = shape[:r], shape[r]
+    vec = batch + [n]
+    nz = e.cmp("NE", _subdiagonal(e, h), _splat(e, 0, h.t, vec), "FLOAT")
+    prev = e.concatenate([_splat(e, False, "i1", batch + [1]), _slice_dim(e, nz, r, 0, n - 1)], r)
+    big = e.land(nz, prev)
+    idx = e.iota(vec, r, "i32")
+    zero = _splat(e, 0, "i32", vec)
+
+    def top(x: V) -> V:
+        return e.reduce([x], [e.scalar(0, "i32")], [r], lambda acc, v: e.bin("maximum", acc, v))[0]
+
+    hi = top(e.select(big, idx, zero))
+    lo = top(e.select(e.land(e.lnot(nz), e.cmp("LT", idx, e.broadcast_in_dim(hi, vec, list(range(r))), "SIGNED")),
+                      idx, zero))
+    some = e.reduce([big], [e.scalar(False, "i1")], [r], lambda acc, v: e.lor(acc, v))[0]
+    nan = e.reduce([e.cmp("NE", h, h)], [e.scalar(False, "i1")], [r, r + 1], lambda acc, v: e.lor(acc, v))[0]
+    return e.land(some, e.lnot(nan)), lo, hi
+
+
+def _sign(e: Emitter, x: V) -> V:
+    """Fortran's ``SIGN(1, x)``: 1 for ``x >= 0``, else -1."""
+    return e.select(e.cmp("GE", x, _splat(e, 0, x.t, x.shape), "FLOAT"), _splat(e, 1, x.t, x.shape),
+                    _splat(e, -1, x.t, x.shape))
+
+
+def _lanv2(e: Emitter, a: V, b: V, c: V, d: V, eps: float) -> tuple[V, ...]:
+    """LAPACK ``?lanv2`` on the real 2x2 blocks ``[[a, b], [c, d]]`` (each ``[*b]``), every branch computed
+    and chosen by ``select``: ``(a', b', c', d', cs, sn)`` with ``[[a, b], [c, d]] = G^T [[a', b'], [c', d']] G``,
+    ``G = [[cs, sn], [-sn, cs]]``; the result is upper triangular (``c' = 0``) for real eigenvalues, else
+    standardised: ``a' = d'`` and ``b' c' < 0``."""
+    shape = a.shape
+    t = a.t
+
+    def k(v):
+        return _splat(e, v, t, shape)
+
+    def safe(x):
+        return e.select(e.cmp("EQ", x, k(0), "FLOAT"), k(1), x)
+
+    def hypot(x, y):
+        m = e.max(e.abs(x), e.abs(y))
+        ms = safe(m)
+        return e.sqrt((x / ms) * (x / ms) + (y / ms) * (y / ms)) * ms
+
+    case1 = e.cmp("EQ", c, k(0), "FLOAT")
+    case2 = e.land(e.lnot(case1), e.cmp("EQ", b, k(0), "FLOAT"))
+    case3 = e.land(e.land(e.lnot(e.lor(case1, case2)), e.cmp("EQ", a - d, k(0), "FLOAT")),
+                   e.cmp("NE", _sign(e, b), _sign(e, c), "FLOAT"))
+    gen = e.lnot(e.lor(e.lor(case1, case2), case3))
+    temp = a - d
+    p = temp * 0.5
+    bcmax = e.max(e.abs(b), e.abs(c))
+    bcmis = e.min(e.abs(b), e.abs(c)) * _sign(e, b) * _sign(e, c)
+    scale = safe(e.max(e.abs(p), bcmax))
+    z = p / scale * p + bcmax / scale * bcmis
+    real = e.land(gen, e.cmp("GE", z, k(4 * eps), "FLOAT"))
+    cplx = e.land(gen, e.lnot(real))
+    # real eigenvalues: upper triangular at once
+    zr = p + _sign(e, p) * e.sqrt(scale) * e.sqrt(e.max(z, k(0)))
+    ra, rd = d + zr, d - bcmax / safe(zr) * bcmis
+    tau = safe(hypot(c, zr))
+    rcs, rsn, rb = zr / tau, c / tau, b - c
+    # complex (or nearly equal real) eigenvalues: equal diagonal first
+    sigma = b + c
+    tau = safe(hypot(sigma, temp))
+    ccs = e.sqrt((e.abs(sigma) / tau + 1.0) * 0.5)
+    csn = -(p / (tau * ccs)) * _sign(e, sigma)
+    aa, bb = a * ccs + b * csn, b * ccs - a * csn
+    cc, dd = c * ccs + d * csn, d * ccs - c * csn
+    ca, cb = aa * ccs + cc * csn, bb * ccs + dd * csn
+    cc, cd = cc * ccs - aa * csn, dd * ccs - bb * csn
+    mid = (ca + cd) * 0.5
+    c_nz = e.cmp("NE", cc, k(0), "FLOAT")
+    b_nz = e.cmp("NE", cb, k(0), "FLOAT")
+    same = e.land(e.land(c_nz, b_nz), e.cmp("EQ", _sign(e, cb), _sign(e, cc), "FLOAT"))  # real after all
+    sab, sac = e.sqrt(e.abs(cb)), e.sqrt(e.abs(cc))
+    pp = _sign(e, cc) * sab * sac
+    tt = 1.0 / e.sqrt(e.select(same, e.abs(cb + cc), k(1)))
+    cs1, sn1 = sab * tt, sac * tt
+    swap = e.land(c_nz, e.lnot(b_nz))
+    o_a = e.select(same, mid + pp, mid)
+    o_d = e.select(same, mid - pp, mid)
+    o_b = e.select(same, cb - cc, e.select(swap, -cc, cb))
+    o_c = e.select(e.lor(same, swap), k(0), cc)
+    o_cs = e.select(same, ccs * cs1 - csn * sn1, e.select(swap, -csn, ccs))
+    o_sn = e.select(same, ccs * sn1 + csn * cs1, e.select(swap, ccs, csn))
+
+    def pick(c2, r, x, keep):
+        return e.select(case2, c2, e.select(real, r, e.select(cplx, x, keep)))
+
+    return (pick(d, ra, o_a, a), pick(-c, rb, o_b, b), pick(k(0), k(0), o_c, c), pick(a, rd, o_d, d),
+            pick(k(0), rcs, o_cs, k(1)), pick(k(1), rsn, o_sn, k(0)))
+
+
+def _real_schur(e: Emitter, a: V) -> tuple[V, V, V, V, V]:
+    """Real Schur form ``A = Z T Z^T`` of a real ``a`` ``[*b, n, n]`` (LAPACK ``?gees`` / ``?lahqr``):
+    ``(T, Z, wr, wi, info)``.
+
+    Hessenberg reduction (:func:`_hessenberg_with_q`), then Francis double-shift QR steps (Golub & Van Loan,
+    *Matrix Computations*, 4th ed., Alg. 7.5.1) while a batch element has an unreduced block of order 3 or
+    more (at most :data:`MAX_QR_STEPS_PER_EIGENVALUE` ``* max(n, 10)`` steps): the shifts are the eigenvalues of
+    the trailing 2x2 block of the lowest such block ``[lo, hi]`` (every :data:`EXCEPTIONAL_SHIFT_EVERY` th step
+    ``?lahqr``'s exceptional ones), the bulge chased by 3-element Householder reflectors ``k = lo .. hi - 1``
+    (one ``stablehlo.while`` over ``k`` for all batch elements, the identity outside each one's block),
+    negligible subdiagonal entries set to exact zeros after each step. Then every remaining 2x2 block is
+    standardised by :func:`_lanv2` (split when its eigenvalues are real). ``wr`` / ``wi``: the eigenvalues,
+    a conjugate pair as ``(x, +y), (x, -y)``; ``info`` 1 where the steps did not converge or ``T`` has a NaN.
+    """
+    shape = a.shape
+    r = len(shape) - 2
+    batch, n = shape[:r], shape[r]
+    t = a.t
+    bd = list(range(r))
+    vec = batch + [n]
+    eps = float(np.finfo(np.float32 if t == "f32" else np.float64).eps)
+    zero_i = e.scalar(0, "i32")
+    h, z = _hessenberg_with_q(e, a)
+    h = _deflate(e, h, eps)
+    rows, cols = e.iota(shape, r, "i32"), e.iota(shape, r + 1, "i32")
+    idx = e.iota(vec, r, "i32")
+
+    def step(it: V, h: V, z: V) -> list[V]:
+        live, lo, hi = _blocks(e, h)
+        hh, hm = _at(e, h, hi, hi), _at(e, h, hi - 1, hi - 1)
+        s, p = hm + hh, hm * hh - _at(e, h, hi - 1, hi) * _at(e, h, hi, hi - 1)
+        ss = e.abs(_at(e, h, hi, hi - 1)) + e.abs(_at(e, h, hi - 1, hi - 2))
+        h11 = ss * 0.75 + hh
+        exceptional = e.broadcast_in_dim(
+            e.cmp("EQ", e.bin("remainder", it, e.scalar(EXCEPTIONAL_SHIFT_EVERY, "i32")),
+                  e.scalar(EXCEPTIONAL_SHIFT_EVERY - 1, "i32"), "SIGNED"), batch, [])
+        s = e.select(exceptional, h11 * 2.0, s)
+        p = e.select(exceptional, h11 * h11 + ss * ss * 0.4375, p)
+        l1, l2 = lo + 1, lo + 2
+        h00, h01, h10, h11_, h21 = (_at(e, h, i, j) for i, j in ((lo, lo), (lo, l1), (l1, lo), (l1, l1), (l2, l1)))
+        x0 = h00 * h00 + h01 * h10 - s * h00 + p
+        y0 = h10 * (h00 + h11_ - s)
+        z0 = h10 * h21
+
+        def chase(k: V, h: V, z: V) -> list[V]:
+            col = _column(e, h, k - 1)  # (k = 0: column 0, unused: k = lo there)
+            at_lo = e.cmp("EQ", lo, e.broadcast_in_dim(k, batch, []), "SIGNED")
+            kb = e.broadcast_in_dim(k, batch, [])
+            active = e.land(live, e.land(e.cmp("GE", kb, lo, "SIGNED"), e.cmp("LT", kb, hi, "SIGNED")))
+            x = e.select(at_lo, x0, _pick(e, col, k))
+            y = e.select(at_lo, y0, _pick(e, col, k + 1))
+            w = e.select(at_lo, z0, _pick(e, col, k + 2))
+            w = e.select(e.cmp("GT", kb + 2, hi, "SIGNED"), _splat(e, 0, t, batch), w)
+            kv = e.broadcast_in_dim(k, vec, [])
+            target = e.select(e.cmp("EQ", idx, kv, "SIGNED"), e.broadcast_in_dim(x, vec, bd),
+                              e.select(e.cmp("EQ", idx, kv + 1, "SIGNED"), e.broadcast_in_dim(y, vec, bd),
+                                       e.select(e.cmp("EQ", idx, kv + 2, "SIGNED"), e.broadcast_in_dim(w, vec, bd),
+                                                _splat(e, 0, t, vec))))
+            v, tau, _ = _householder(e, target, k)
+            tau = e.select(active, tau, _splat(e, 0, t, batch))
+            h = _reflect_right(e, _reflect(e, h, v, tau), v, tau)
+            ks = e.broadcast_in_dim(k, shape, [])
+            bulge = e.land(e.cmp("EQ", cols, ks - 1, "SIGNED"), e.cmp("GE", rows, ks + 1, "SIGNED"))
+            h = e.select(bulge, _splat(e, 0, t, shape), h)  # the entries the reflector zeroes: exactly 0
+            return [k + 1, h, _reflect_right(e, z, v, tau)]
+
+        out = e.while_loop([zero_i, h, z], lambda k, *_: e.cmp("LT", k, e.scalar(n - 1, "i32"), "SIGNED"), chase)
+        return [it + 1, _deflate(e, _below_subdiagonal_zero(e, out[1]), eps), out[2]]
+
+    def more(it: V, h: V, z: V) -> V:
+        live, _, _ = _blocks(e, h)
+        return e.land(e.cmp("LT", it, e.scalar(MAX_QR_STEPS_PER_EIGENVALUE * max(n, 10), "i32"), "SIGNED"),
+                      _any(e, live))
+
+    if n >= 3:
+        _, h, z = e.while_loop([zero_i, h, z], more, step)
+    live, _, _ = _blocks(e, h)
+    nan = e.reduce([e.cmp("NE", h, h)], [e.scalar(False, "i1")], [r, r + 1], lambda acc, v: e.lor(acc, v))[0]
+    info = e.select(e.lor(live, nan), _splat(e, 1, "i32", batch), _splat(e, 0, "i32", batch))
+
+    def standardise(k: V, h: V, z: V) -> list[V]:
+        block = e.dynamic_slice(h, [zero_i] * r + [k, k], batch + [2, 2])
+        pa, pb, pc, pd = (e.reshape(e.slice(block, [0] * r + [i, j], batch + [i + 1, j + 1]), batch)
+                          for i, j in ((0, 0), (0, 1), (1, 0), (1, 1)))
+        na, nb, nc, nd, cs, sn = _lanv2(e, pa, pb, pc, pd, eps)
+        here = e.cmp("NE", pc, _splat(e, 0, t, batch), "FLOAT")
+        cs = e.select(here, cs, _splat(e, 1, t, batch))
+        sn = e.select(here, sn, _splat(e, 0, t, batch))
+        h = _rotate_pair(e, _rotate_pair(e, h, k, cs, sn, rows=True), k, cs, sn, rows=False)
+        new = [e.reshape(e.select(here, x, old), batch + [1, 1]) for x, old in ((na, pa), (nb, pb), (nc, pc), (nd, pd))]
+        new = e.concatenate([e.concatenate(new[:2], r + 1), e.concatenate(new[2:], r + 1)], r)
+        h = e.dynamic_update_slice(h, new, [zero_i] * r + [k, k])
+        return [k + 1, h, _rotate_pair(e, z, k, cs, sn, rows=False)]
+
+    if n >= 2:
+        _, h, z = e.while_loop([zero_i, h, z], lambda k, *_: e.cmp("LT", k, e.scalar(n - 1, "i32"), "SIGNED"),
+                               standardise)
+    h = e.select(e.cmp("GT", rows, cols + 1, "SIGNED"), _splat(e, 0, t, shape), h)
+    wr = _diagonal(e, h)
+    if n < 2:
+        return h, z, wr, _splat(e, 0, t, vec), info
+    # A standardised block's two diagonal entries are one value (?lanv2 stores it twice); XLA may compute the
+    # two copies in separate fusions with different contractions, so the second is copied from the first
+    # (exact data movement: a select and a reduce over zeros).
+    second = e.cmp("NE", _subdiagonal(e, h), _splat(e, 0, t, vec), "FLOAT")
+    wr = e.select(second, e.concatenate([_splat(e, 0, t, batch + [1]), _slice_dim(e, wr, r, 0, n - 1)], r), wr)
+    h = e.select(e.cmp("EQ", rows, cols, "SIGNED"), e.broadcast_in_dim(wr, shape, bd + [r]), h)
+    sub = _slice_dim(e, _subdiagonal(e, h), r, 1, n)  # h[i+1, i], i < n - 1
+    sup = e.reduce_sum(e.select(e.cmp("EQ", cols, rows + 1, "SIGNED"), h, _splat(e, 0, t, shape)), [r + 1])
+    sup = _slice_dim(e, sup, r, 0, n - 1)  # h[i, i+1]
+    pair = e.select(e.cmp("NE", sub, _splat(e, 0, t, sub.shape), "FLOAT"),
+                    e.sqrt(e.abs(sup)) * e.sqrt(e.abs(sub)), _splat(e, 0, t, sub.shape))
+    none = _splat(e, 0, t, batch + [1])
+    wi = e.concatenate([pair, none], r) - e.concatenate([none, pair], r)
+    return h, z, wr, wi, info
+
+
+def build_gees_real(e: Emitter, a: V, vectors: bool) -> list[V]:
+    """``sgees`` / ``dgees`` of a real ``a`` (``[*b, n, n]``, no sorting): ``[t, vs, wr, wi, sdim, info]``: the
+    real Schur form of :func:`_real_schur` (``vs`` zeros when not ``vectors``), ``sdim`` 0."""
+    t, z, wr, wi, info = _real_schur(e, a)
+    if not vectors:
+        z = _splat(e, 0, a.t, a.shape)
+    return [t, z, wr, wi, _splat(e, 0, "i32", a.shape[:-2]), info]
+
+
 # -- the pass ----------------------------------------------------------------------------------------
 
 
@@ -1536,9 +1783,11 @@ def _rewrite_gesdd(e: Emitter, args: list[V], config: dict[str, str], results: l
 
 def _rewrite_gees(e: Emitter, args: list[V], config: dict[str, str], results: list[list[int]]) -> list[V]:
     (a,) = args
-    if len(a.shape) < 2 or a.shape[-1] != a.shape[-2] or a.t not in COMPLEX_TYPES:
-        raise UnsupportedError(f"gees of a {a.ty} (expected a square complex matrix)")
-    return build_gees(e, a, config["mode"] == "V")
+    if len(a.shape) < 2 or a.shape[-1] != a.shape[-2]:
+        raise UnsupportedError(f"gees of a {a.ty} (expected a square matrix)")
+    if a.t in COMPLEX_TYPES:
+        return build_gees(e, a, config["mode"] == "V")
+    return build_gees_real(e, a, config["mode"] == "V")
 
 
 def _rewrite_geev(e: Emitter, args: list[V], config: dict[str, str], results: list[list[int]]) -> list[V]:
@@ -1570,12 +1819,6 @@ LEGALIZED_ROUTINES = {
     "sytrd": (1, {"uplo": "LU"}, _rewrite_sytrd),
     "hetrd": (1, {"uplo": "LU"}, _rewrite_sytrd),
 }
-
-
-#: Routines legalized for some element types only (type letters): ``gees`` in complex arithmetic (the complex
-#: Schur form); real ``gees`` returns the real Schur form (2x2 blocks), which needs the real double-shift
-#: QR algorithm, so it is left as it is.
-ONLY_TYPES = {"gees": "cz"}
 
 
 def _check(op, routine: str) -> dict[str, str]:
@@ -1631,7 +1874,7 @@ class StablehloLegalizeLapackCustomCalls(Pass):
     """Rewrite jaxlib's ``lapack_*_ffi`` custom calls as StableHLO (see the module docstring)."""
 
     argument = "stablehlo-legalize-lapack-custom-calls"
-    summary = "Legalize jaxlib's CPU LAPACK custom calls (potrf, trsm, getrf, geqrf, orgqr, syevd, gesdd, gesvd, geev, complex gees, gtsv, gehrd, sytrd, geqp3) to StableHLO"
+    summary = "Legalize jaxlib's CPU LAPACK custom calls (potrf, trsm, getrf, geqrf, orgqr, syevd, gesdd, gesvd, geev, gees, gtsv, gehrd, sytrd, geqp3) to StableHLO"
     anchor = "func.func"
     options = (
         Option("strict", bool, False, "refuse a lapack_* custom call this pass cannot legalize"),
@@ -1647,7 +1890,7 @@ class StablehloLegalizeLapackCustomCalls(Pass):
             if o.name == "stablehlo.custom_call":
                 found = lapack_routine(o)
                 if found is not None:
-                    calls.append((o, found))
+                    calls.append((o, found[1]))
             return ir.WalkResult.ADVANCE
 
         func_op.walk(collect)
@@ -1655,15 +1898,13 @@ class StablehloLegalizeLapackCustomCalls(Pass):
             return
         cache = self._cache(func_op.context)
         plan = []
-        for o, (letter, routine) in calls:
+        for o, routine in calls:
             rewrite = LEGALIZED_ROUTINES.get(routine)
-            if rewrite is None or letter not in ONLY_TYPES.get(routine, "sdcz"):
+            if rewrite is None:
                 if self.strict:
-                    only = "".join(f"; {r} only for {', '.join(f'lapack_{t}{r}_ffi' for t in ts)}"
-                                   for r, ts in sorted(ONLY_TYPES.items()))
                     raise fail(
                         f"cannot legalize custom_call @{attributes.str_value(o, 'call_target_name')} "
-                        f"(legalized LAPACK routines: {', '.join(sorted(LEGALIZED_ROUTINES))}{only})", o)
+                        f"(legalized LAPACK routines: {', '.join(sorted(LEGALIZED_ROUTINES))})", o)
                 continue
             plan.append((o, _template(cache, o, routine, _check(o, routine))))
         instantiate_all(cache, plan)  # every call checked and its template built before any rewrite

@@ -64,6 +64,7 @@ FUNCTIONS = {
     "eig": (jnp.linalg.eig, 1, "general"),
     "eigvals": (jnp.linalg.eigvals, 1, "general"),
     "eig_left": (lambda a: jax.lax.linalg.eig(a, compute_left_eigenvectors=True), 1, "general"),
+    "schur": (jsl.schur, 1, "general"),  # real input: the real Schur form (sgees / dgees)
     # output="complex": the complex Schur form (cgees / zgees, any input; a real input is converted first).
     "schur_complex": (lambda a: jsl.schur(a, output="complex"), 1, "general"),
     "qr_pivoting": (lambda a: jax.lax.linalg.qr(a, pivoting=True, full_matrices=False), 1, "general"),

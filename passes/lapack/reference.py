@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["getrf", "geqrf", "orgqr", "syevd", "gesdd", "gtsv", "schur", "geev", "tournament", "MAX_SWEEPS"]
+__all__ = ["getrf", "geqrf", "orgqr", "syevd", "gesdd", "gtsv", "schur", "geev", "real_schur", "lanv2", "tournament",
+           "MAX_SWEEPS"]
 
 
 def _rows(shape) -> np.ndarray:
@@ -551,3 +552,144 @@ def geev(a: np.ndarray, left: bool = True, right: bool = True) -> tuple[np.ndarr
     else:
         vl = np.zeros_like(t)
     return w, vl, vr, info
+
+
+# -- real gees: the real Schur form by Francis double-shift QR steps --------------------------------------
+
+
+def _sign(x: np.ndarray) -> np.ndarray:
+    """Fortran's ``SIGN(1, x)``: 1 for ``x >= 0``, else -1."""
+    return _where(x >= 0, 1.0, -1.0)
+
+
+def lanv2(a, b, c, d, eps: float) -> tuple[np.ndarray, ...]:
+    """LAPACK ``?lanv2`` on real 2x2 blocks ``[[a, b], [c, d]]``, every branch computed and chosen by
+    ``where``: ``(a', b', c', d', cs, sn)``, upper triangular for real eigenvalues, else ``a' = d'`` and
+    ``b' c' < 0``; ``[[a, b], [c, d]] = G^T [[a', b'], [c', d']] G`` with ``G = [[cs, sn], [-sn, cs]]``."""
+    def safe(x):
+        return _where(x == 0, 1, x)
+
+    case1 = c == 0
+    case2 = ~case1 & (b == 0)
+    case3 = ~case1 & ~case2 & (a - d == 0) & (_sign(b) != _sign(c))
+    gen = ~(case1 | case2 | case3)
+    temp = a - d
+    p = 0.5 * temp
+    bcmax = np.maximum(np.abs(b), np.abs(c))
+    bcmis = np.minimum(np.abs(b), np.abs(c)) * _sign(b) * _sign(c)
+    scale = safe(np.maximum(np.abs(p), bcmax))
+    z = p / scale * p + bcmax / scale * bcmis
+    real = gen & (z >= 4 * eps)
+    cplx = gen & ~real
+    zr = p + _sign(p) * np.sqrt(scale) * np.sqrt(np.maximum(z, 0))  # real eigenvalues: triangular at once
+    ra, rd = d + zr, d - bcmax / safe(zr) * bcmis
+    tau = safe(np.hypot(c, zr))
+    rcs, rsn, rb = zr / tau, c / tau, b - c
+    sigma = b + c  # complex (or nearly equal real) eigenvalues: equal diagonal first
+    tau = safe(np.hypot(sigma, temp))
+    ccs = np.sqrt(0.5 * (1 + np.abs(sigma) / tau))
+    csn = -(p / (tau * ccs)) * _sign(sigma)
+    aa, bb, cc, dd = a * ccs + b * csn, b * ccs - a * csn, c * ccs + d * csn, d * ccs - c * csn
+    ca, cb, cc, cd = aa * ccs + cc * csn, bb * ccs + dd * csn, cc * ccs - aa * csn, dd * ccs - bb * csn
+    mid = 0.5 * (ca + cd)
+    same = (cc != 0) & (cb != 0) & (_sign(cb) == _sign(cc))  # real after all: split
+    sab, sac = np.sqrt(np.abs(cb)), np.sqrt(np.abs(cc))
+    pp = _sign(cc) * sab * sac
+    tt = 1 / np.sqrt(_where(same, np.abs(cb + cc), 1))
+    cs1, sn1 = sab * tt, sac * tt
+    swap = (cc != 0) & (cb == 0)
+    o_a, o_d = _where(same, mid + pp, mid), _where(same, mid - pp, mid)
+    o_b, o_c = _where(same, cb - cc, _where(swap, -cc, cb)), _where(same | swap, 0, cc)
+    o_cs = _where(same, ccs * cs1 - csn * sn1, _where(swap, -csn, ccs))
+    o_sn = _where(same, ccs * sn1 + csn * cs1, _where(swap, ccs, csn))
+
+    def pick(c2, r, x, keep):
+        return _where(case2, c2, _where(real, r, _where(cplx, x, keep)))
+
+    return (pick(d, ra, o_a, a), pick(-c, rb, o_b, b), pick(0, 0, o_c, c), pick(a, rd, o_d, d),
+            pick(0, rcs, o_cs, 1), pick(1, rsn, o_sn, 0))
+
+
+def real_schur(a: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Real Schur form ``A = Z T Z^T`` of a real ``a`` ``[*b, n, n]`` (LAPACK ``?gees``): ``(T, Z, wr, wi,
+    info)``, the loops of ``build_gees_real``'s ``_real_schur``: Hessenberg reduction, Francis double-shift
+    steps (Golub & Van Loan Alg. 7.5.1) on the lowest unreduced block ``[lo, hi]`` of order 3 or more (the
+    bulge chased by 3-element reflectors, one loop over ``k`` for all batch elements), exceptional shifts as
+    ``?lahqr``, exact zeros for negligible subdiagonal entries; then :func:`lanv2` on each 2x2 block."""
+    shape = a.shape
+    n = shape[-1]
+    eps = float(np.finfo(a.dtype).eps)
+    rows, cols = _rows(shape), _cols(shape)
+    h, z = a.copy(), np.broadcast_to((rows == cols).astype(a.dtype), shape).copy()
+
+    def left(x, v, tau):
+        return x - tau[..., None, None] * v[..., :, None] * np.sum(v[..., :, None] * x, axis=-2)[..., None, :]
+
+    def right(x, v, tau):
+        return x - tau[..., None, None] * np.sum(x * v[..., None, :], axis=-1)[..., :, None] * v[..., None, :]
+
+    for k in range(n - 2):
+        v, tau, _ = _householder(_column(h, k), k + 1)
+        h, z = right(left(h, v, tau), v, tau), right(z, v, tau)
+    h = _deflate(_where(rows > cols + 1, 0, h), eps)
+    idx = np.arange(n)
+    first = np.zeros(shape[:-2] + (1,), bool)
+
+    def blocks(h):
+        nz = np.concatenate([first, np.diagonal(h, -1, -2, -1) != 0], -1)  # nz[i]: h[i, i-1] != 0
+        big = nz & np.concatenate([first, nz[..., :-1]], -1)
+        hi = np.max(_where(big, idx, 0), -1)
+        lo = np.max(_where(~nz & (idx < hi[..., None]), idx, 0), -1)
+        return big.any(-1) & ~np.isnan(h).any((-2, -1)), lo, hi
+
+    def at(i, j):
+        return np.sum(_where((rows == i[..., None, None]) & (cols == j[..., None, None]), h, 0), (-2, -1))
+
+    it = 0
+    while n >= 3 and it < MAX_QR_STEPS_PER_EIGENVALUE * max(n, 10) and blocks(h)[0].any():
+        live, lo, hi = blocks(h)
+        hh, hm = at(hi, hi), at(hi - 1, hi - 1)
+        s, p = hm + hh, hm * hh - at(hi - 1, hi) * at(hi, hi - 1)
+        if it % EXCEPTIONAL_SHIFT_EVERY == EXCEPTIONAL_SHIFT_EVERY - 1:
+            ss = np.abs(at(hi, hi - 1)) + np.abs(at(hi - 1, hi - 2))
+            h11 = 0.75 * ss + hh
+            s, p = 2 * h11, h11 * h11 + 0.4375 * ss * ss
+        l1, l2 = lo + 1, lo + 2
+        x0 = at(lo, lo) ** 2 + at(lo, l1) * at(l1, lo) - s * at(lo, lo) + p  # first column of (H - s1)(H - s2)
+        y0 = at(l1, lo) * (at(lo, lo) + at(l1, l1) - s)
+        z0 = at(l1, lo) * at(l2, l1)
+        for k in range(n - 1):
+            col = _column(h, max(k - 1, 0))
+            pick = [col[..., j] if j < n else np.zeros(shape[:-2], a.dtype) for j in (k, k + 1, k + 2)]
+            at_lo = lo == k
+            vec = np.zeros(shape[:-1], a.dtype)
+            vec[..., k] = _where(at_lo, x0, pick[0])
+            vec[..., k + 1] = _where(at_lo, y0, pick[1])
+            if k + 2 < n:
+                vec[..., k + 2] = _where(k + 2 > hi, 0, _where(at_lo, z0, pick[2]))
+            v, tau, _ = _householder(vec, k)
+            tau = _where(live & (k >= lo) & (k < hi), tau, 0)
+            h, z = right(left(h, v, tau), v, tau), right(z, v, tau)
+            h = _where((cols == k - 1) & (rows >= k + 1), 0, h)  # the entries the reflector zeroes
+        h = _deflate(_where(rows > cols + 1, 0, h), eps)
+        it += 1
+    live, _, _ = blocks(h)
+    info = (live | np.isnan(h).any((-2, -1))).astype(np.int32)
+    for k in range(n - 1):  # standardise the 2x2 blocks
+        here = h[..., k + 1, k] != 0
+        na, nb, nc, nd, cs, sn = lanv2(h[..., k, k], h[..., k, k + 1], h[..., k + 1, k], h[..., k + 1, k + 1], eps)
+        cs, sn = _where(here, cs, 1)[..., None], _where(here, sn, 0)[..., None]
+        for x, side in ((h, "rows"), (h, "cols"), (z, "cols")):
+            if side == "rows":
+                x0, x1 = x[..., k, :].copy(), x[..., k + 1, :].copy()
+                x[..., k, :], x[..., k + 1, :] = cs * x0 + sn * x1, cs * x1 - sn * x0
+            else:
+                x0, x1 = x[..., :, k].copy(), x[..., :, k + 1].copy()
+                x[..., :, k], x[..., :, k + 1] = cs * x0 + sn * x1, cs * x1 - sn * x0
+        for (i, j), new in zip(((k, k), (k, k + 1), (k + 1, k), (k + 1, k + 1)), (na, nb, nc, nd)):
+            h[..., i, j] = _where(here, new, h[..., i, j])
+    sub, sup = np.diagonal(h, -1, -2, -1), np.diagonal(h, 1, -2, -1)
+    pair = _where(sub != 0, np.sqrt(np.abs(sup)) * np.sqrt(np.abs(sub)), 0)
+    zero = np.zeros(shape[:-2] + (1,), a.dtype)
+    wi = np.concatenate([pair, zero], -1) - np.concatenate([zero, pair], -1)
+    return h, z, np.diagonal(h, 0, -2, -1).copy(), wi.astype(a.dtype), info

@@ -1,5 +1,5 @@
 """``--stablehlo-legalize-lapack-custom-calls`` on QR (geqrf + orgqr/ungqr), eigh (syevd/heevd), SVD
-(gesdd, gesvd), eig (geev) and complex Schur (cgees / zgees) programs JAX exports for CPU (``examples/linalg/export.py``), and the interpreter on every
+(gesdd, gesvd), eig (geev) and Schur (gees) programs JAX exports for CPU (``examples/linalg/export.py``), and the interpreter on every
 legalized ``jnp.linalg`` program.
 
 The legalized program runs on XLA CPU and is compared with the original (jaxlib's LAPACK) on the same
@@ -19,8 +19,8 @@ Algorithms*, 2nd ed.; Golub & Van Loan, *Matrix Computations*, 4th ed.):
   for unit left / right eigenvectors: the eigenvalue's condition number, Golub & Van Loan §7.2.2); every
   eigenvector by its backward error: ``||A v - w v|| <= C n eps ||A||_2`` (left: ``||u^H A - w u^H||``),
   norm 1 and its largest entry real, as LAPACK normalises them;
-* the complex Schur form: ``T`` upper triangular, ``Z^H Z = I`` and ``Z T Z^H = A`` within ``C n eps``
-  (relative), ``diag(T)`` as eig's eigenvalues.
+* the Schur form: ``Z^H Z = I`` and ``Z T Z^H = A`` within ``C n eps`` (relative), ``T`` upper triangular
+  (complex) or LAPACK's real Schur form (standardised 2x2 blocks), ``T``'s eigenvalues as eig's.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ CONDS = {"float32": (10.0, 1e3), "complex64": (10.0, 1e3), "float64": (10.0, 1e8
 
 #: The functions of this file: (name, outputs kind).
 FUNCTIONS = ["qr", "qr_complete", "eigh", "eigvalsh", "svd", "svd_reduced", "svdvals", "pinv", "lstsq", "norm2",
-             "svd_qr", "svdvals_qr", "eig", "eigvals", "eig_left", "schur_complex"]
+             "svd_qr", "svdvals_qr", "eig", "eigvals", "eig_left", "schur", "schur_complex"]
 #: Functions checked as another one of the list (the same results from another LAPACK routine: gesvd).
 CHECKED_AS = {"svd_qr": "svd", "svdvals_qr": "svdvals"}
 
@@ -127,22 +127,38 @@ def _check_eig(name: str, dtype: str, a: np.ndarray, got: list, want: list) -> N
         assert np.max(np.abs(top.imag)) <= C * n * _eps(dtype), (name, dtype, side)
 
 
+def _check_real_schur_form(t: np.ndarray) -> None:
+    """``t`` ``[*b, n, n]`` is a real Schur form as LAPACK writes it: zero below the first subdiagonal, no two
+    adjacent non-zero subdiagonal entries, and each 2x2 block standardised (``?lanv2``: equal diagonal
+    entries, off-diagonal entries of opposite signs: a conjugate pair)."""
+    n = t.shape[-1]
+    assert (np.tril(t, -2) == 0).all()
+    sub = np.diagonal(t, -1, -2, -1)
+    assert not ((sub[..., 1:] != 0) & (sub[..., :-1] != 0)).any()
+    for m in t.reshape(-1, n, n):
+        for k in np.flatnonzero(np.diagonal(m, -1)):
+            assert m[k, k] == m[k + 1, k + 1] and m[k, k + 1] * m[k + 1, k] < 0, m[k:k + 2, k:k + 2]
+
+
 def check(name: str, dtype: str, args: list[np.ndarray], got: list, want: list) -> None:
     """Assert that the legalized results ``got`` of ``name`` equal LAPACK's ``want`` within the bounds of
     the module docstring (``args``: the inputs)."""
     name = CHECKED_AS.get(name, name)
     got = [np.asarray(g) for g in got]
     a = args[0]
-    if name in ("eig", "eigvals", "eig_left", "schur_complex"):
+    if name in ("eig", "eigvals", "eig_left", "schur", "schur_complex"):
         for g, w in zip(got, want):
             assert g.shape == w.shape and g.dtype == w.dtype, (name, g.shape, w.shape, g.dtype, w.dtype)
-        if name == "schur_complex":  # (T, Z): T upper triangular, Z unitary, A = Z T Z^H, diag(T) = eig(A)
+        if name.startswith("schur"):  # (T, Z): A = Z T Z^H, Z unitary, T (quasi-)triangular; eig(T) = eig(A)
             t, z = got
             n = a.shape[-1]
-            assert (np.tril(t, -1) == 0).all()
             assert _rel(np.conj(np.swapaxes(z, -1, -2)) @ z, np.eye(n)) <= C * n * _eps(dtype)
             assert _rel(z @ t @ np.conj(np.swapaxes(z, -1, -2)), a) <= C * n * _eps(dtype)
-            got, want = [np.diagonal(t, axis1=-2, axis2=-1)], [np.diagonal(np.asarray(want[0]), axis1=-2, axis2=-1)]
+            if t.dtype.kind == "c":
+                assert (np.tril(t, -1) == 0).all()
+            else:
+                _check_real_schur_form(t)
+            got, want = [np.linalg.eigvals(t)], [np.linalg.eigvals(np.asarray(want[0]))]
         _check_eig(name, dtype, a, got, [np.asarray(w) for w in want])
         return
     n = max(a.shape[-2:])
@@ -315,6 +331,25 @@ def test_eig_special_matrices(case):
     if case == "zero":  # T = 0 = A: Z is the identity, every eigenvector a unit vector
         np.testing.assert_array_equal(w, 0)
         np.testing.assert_array_equal(vr, np.eye(n))
+
+
+@pytest.mark.parametrize("case", sorted(_EIG_SPECIAL))
+def test_real_schur_special_matrices(case):
+    # gees of a real matrix: LAPACK's real Schur form (standardised 2x2 blocks for the conjugate pairs).
+    a, k = _EIG_SPECIAL[case]
+    n = a.shape[-1]
+    text = _tall_wide_text(jax.scipy.linalg.schur, "float64", a.shape)
+    legal = _legalize(text)
+    assert "lapack_dgees_ffi" in text and "lapack_" not in legal
+    t, z = (np.asarray(x) for x in backend.compile(legal)(a))
+    eps = _eps("float64")
+    _check_real_schur_form(t)
+    assert np.max(np.abs(z @ t @ z.T - a)) <= C * max(n, 2) * eps * max(_norm2(a), 1)
+    assert np.max(np.abs(z.T @ z - np.eye(n))) <= C * max(n, 2) * eps
+    w, w_lapack = np.linalg.eigvals(t), np.linalg.eigvals(np.asarray(backend.compile(text)(a)[0]))
+    rows, cols = scipy.optimize.linear_sum_assignment(np.abs(w[:, None] - w_lapack[None, :]))
+    err = np.max(np.abs(w[rows] - w_lapack[cols]))
+    assert err <= (k * eps * max(_norm2(a), 1) if k is not None else 4 * eps ** (1 / n)), (case, err)
 
 
 def test_eig_nan_input_gives_nan_like_lapack():

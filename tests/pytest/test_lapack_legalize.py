@@ -13,7 +13,6 @@ import importlib.util
 
 import jax
 import jax.numpy as jnp
-import jax.scipy.linalg as jsl
 import numpy as np
 import pytest
 import scipy.optimize
@@ -175,20 +174,19 @@ def test_examples_cholesky_is_fully_legalized_and_runs():
     assert _rel(got, want) <= 1e-4
 
 
-def _schur_text(dtype: str = "float64", batch=(2,), n: int = 5) -> str:
-    """``jax.scipy.linalg.schur`` for CPU: a ``gees`` call, which the pass does not legalize."""
-    with jax.enable_x64(True):
-        return jax.jit(jsl.schur).lower(jax.ShapeDtypeStruct((*batch, n, n), dtype)).as_text()
+#: A jaxlib LAPACK target that jax does not emit (``?gesv``, LU solve in one call): not in the pass's table.
+_OTHER_TARGET = """
+func.func @main(%a: tensor<4x4xf32>, %b: tensor<4x2xf32>) -> tensor<4x2xf32> {
+  %0:3 = stablehlo.custom_call @lapack_sgesv_ffi(%a, %b) : (tensor<4x4xf32>, tensor<4x2xf32>)
+      -> (tensor<4x4xf32>, tensor<4x2xf32>, tensor<i32>)
+  return %0#1 : tensor<4x2xf32>
+}
+"""
 
 
-def test_other_targets_are_left_and_the_program_still_runs():
-    # schur = gees (not in the pass's scope): left as it is, the program runs unchanged.
-    text = _schur_text()
-    legal = _legalize(text)
-    assert "lapack_dgees_ffi" in legal
-    args = export.inputs("qr", "float64", (2,), 5)
-    for g, w in zip(backend.compile(legal)(*args), backend.compile(text)(*args)):
-        np.testing.assert_array_equal(g, w)
+def test_other_targets_are_left_as_they_are():
+    legal = _legalize(_OTHER_TARGET)
+    assert "lapack_sgesv_ffi" in legal and legal == str(hlokit.parse(_OTHER_TARGET, context=hlokit.make_context()))
 
 
 #: Functions whose LAPACK calls are getrf and trsm.
@@ -249,15 +247,14 @@ def test_getrf_singular_factors_pivots_and_info_match_lapack():
 
 
 def test_strict_refuses_an_unlegalized_target_with_a_location():
-    text = _schur_text("float32", (), 4)
-    m = hlokit.parse(text, context=hlokit.make_context(), source_name="schur.mlir")
+    text = _OTHER_TARGET
+    m = hlokit.parse(text, context=hlokit.make_context(), source_name="gesv.mlir")
     before = str(m)
     with pytest.raises(PassError) as info:
         run_pipeline(m, STRICT)
-    line = text.splitlines().index(next(x for x in text.splitlines() if "lapack_sgees_ffi" in x)) + 1
-    assert str(info.value).startswith(f"schur.mlir:{line}:")
-    assert "error: cannot legalize custom_call @lapack_sgees_ffi" in str(info.value)
-    assert "gees only for lapack_cgees_ffi, lapack_zgees_ffi" in str(info.value)  # (the real Schur form is not)
+    assert str(info.value).startswith("gesv.mlir:3:")
+    assert "error: cannot legalize custom_call @lapack_sgesv_ffi (legalized LAPACK routines: gees, geev" in \
+        str(info.value)
     assert str(m) == before
 
 
@@ -483,6 +480,38 @@ def test_reference_geev_matches_lapack(dtype, n):
     vh = np.conj(np.swapaxes(vl, -1, -2))
     assert np.max(np.abs(vh @ a - w[..., :, None] * vh)) <= tol
     np.testing.assert_allclose(np.linalg.norm(vr, axis=-2), 1, atol=tol)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 7])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_reference_real_schur_matches_lapack(dtype, n):
+    a = _matrix(dtype, (*_BATCH, n, n), 1e2, 6)
+    t, z, wr, wi, info = reference.real_schur(a)
+    tol = 16 * max(n, 2) * _eps(dtype)  # ||A||_2 = 1
+    assert (info == 0).all()
+    assert np.max(np.abs(z @ t @ np.swapaxes(z, -1, -2) - a)) <= tol
+    assert np.max(np.abs(np.swapaxes(z, -1, -2) @ z - np.eye(n))) <= tol
+    assert (np.tril(t, -2) == 0).all()
+    for m, w in zip(a.reshape(-1, n, n), (wr + 1j * wi).reshape(-1, n)):
+        want = np.linalg.eigvals(m.astype(np.float64))
+        rows, cols = scipy.optimize.linear_sum_assignment(np.abs(w[:, None] - want[None, :]))
+        assert np.max(np.abs(w[rows] - want[cols])) <= tol * 1e2  # (slack for the eigenvalue condition numbers)
+
+
+@pytest.mark.parametrize("block", [(1.0, 2.0, 3.0, 4.0), (0.0, -1.0, 1.0, 0.0), (2.0, 0.0, 5.0, 1.0), (3.0, 1.0, 0.0, 2.0),
+                                   (1.0, 1e-20, -1e-20, 1.0), (1.0, 4.0, -1.0, 3.0)])
+def test_reference_lanv2(block):
+    # ?lanv2: G^T [[a', b'], [c', d']] G = [[a, b], [c, d]]; triangular for real eigenvalues, else a' = d', b'c' < 0.
+    a, b, c, d = (np.float64(x) for x in block)
+    na, nb, nc, nd, cs, sn = reference.lanv2(a, b, c, d, float(np.finfo(np.float64).eps))
+    g = np.array([[cs, sn], [-sn, cs]])
+    np.testing.assert_allclose(g.T @ np.array([[na, nb], [nc, nd]]) @ g, [[a, b], [c, d]], atol=1e-15 * 8)
+    assert abs(cs * cs + sn * sn - 1) <= 4e-16
+    real = (a - d) ** 2 + 4 * b * c >= 0
+    if real:
+        assert nc == 0
+    else:
+        assert na == nd and nb * nc < 0
 
 
 # -- gtsv (jax.lax.linalg.tridiagonal_solve) -----------------------------------------------------------

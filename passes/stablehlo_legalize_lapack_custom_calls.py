@@ -1415,39 +1415,37 @@ def build_gees(e: Emitter, a: V, vectors: bool) -> list[V]:
     return [t, z, _diagonal(e, t), _splat(e, 0, "i32", batch), info]
 
 
-def build_geev(e: Emitter, a: V, left: bool, right: bool) -> list[V]:
-    """``geev`` of ``a`` (``[*b, n, n]``): ``[wr, wi, vl, vr, info]`` (real ``a``) or ``[w, vl, vr, info]``
-    (complex ``a``), as jaxlib's kernels return them: eigenvalues, left eigenvectors ``u_k^H A = w_k u_k^H``
-    and right ones ``A v_k = w_k v_k`` as complex columns (zeros where not asked for: ``left`` /
-    ``right``), each of norm 1 with its largest entry real, ``info`` 0 (1 where the QR steps did not
-    converge or the input has a NaN).
-
-    In complex arithmetic for every element type: the complex Schur form ``A = Z T Z^H`` (:func:`_schur`),
-    the eigenvalues ``diag(T)``, right eigenvectors ``Z X`` with ``X`` those of ``T``
-    (:func:`_triangular_eigenvectors`), left ones ``Z Y`` with ``Y`` those of ``T^H`` (lower triangular:
-    the same routine on ``T^H`` with rows and columns reversed). No balancing (LAPACK's ``?gebal``).
-    The eigenvalues come in the order of ``T``'s diagonal, which LAPACK's ``?hseqr`` (a real double-shift
-    algorithm for real input) need not share; a real input's real eigenvalues carry rounding-level
-    imaginary parts instead of exact zeros, and its conjugate pairs are conjugate to rounding.
-    """
-    shape = a.shape
+def _schur_vectors(e: Emitter, t: V, z: V, left: bool, right: bool) -> tuple[V, V]:
+    """``(vl, vr)`` of the complex Schur form ``A = Z T Z^H`` (``t``, ``z`` ``[*b, n, n]``): right eigenvectors
+    ``Z X`` with ``X`` those of ``T`` (:func:`_triangular_eigenvectors`), left ones ``Z Y`` with ``Y`` those
+    of ``T^H`` (lower triangular: the same routine on ``T^H`` with rows and columns reversed), each column
+    normalised (:func:`_normalize_columns`); zeros where not ``left`` / ``right``."""
+    shape = t.shape
     r = len(shape) - 2
-    real_input = a.t not in COMPLEX_TYPES
-    ct = f"complex<{a.t}>" if real_input else a.t
-    tmat, z, info = _schur(e, _to_elem(e, a, ct) if real_input else a)
-    w = _diagonal(e, tmat)
     bd = list(range(r))
-    empty = _splat(e, 0, ct, shape)
-    vr = vl = empty
+    vr = vl = _splat(e, 0, t.t, shape)
     if right:
-        vr = _normalize_columns(e, e.dot_general(z, _triangular_eigenvectors(e, tmat), bd, bd, [r + 1], [r]))
+        vr = _normalize_columns(e, e.dot_general(z, _triangular_eigenvectors(e, t), bd, bd, [r + 1], [r]))
     if left:
-        flipped = _reverse(e, _adjoint(e, tmat), [r, r + 1])
+        flipped = _reverse(e, _adjoint(e, t), [r, r + 1])
         y = _reverse(e, _triangular_eigenvectors(e, flipped), [r, r + 1])
         vl = _normalize_columns(e, e.dot_general(z, y, bd, bd, [r + 1], [r]))
-    if real_input:
-        return [e.real(w), e.imag(w), vl, vr, info]
-    return [w, vl, vr, info]
+    return vl, vr
+
+
+def build_geev(e: Emitter, a: V, left: bool, right: bool) -> list[V]:
+    """``cgeev`` / ``zgeev`` of a complex ``a`` (``[*b, n, n]``; real ``a``: :func:`build_geev_real`):
+    ``[w, vl, vr, info]`` as jaxlib's kernels return them: eigenvalues, left eigenvectors
+    ``u_k^H A = w_k u_k^H`` and right ones ``A v_k = w_k v_k`` as columns (zeros where not asked for: ``left``
+    / ``right``), each of norm 1 with its largest entry real, ``info`` 0 (1 where the QR steps did not
+    converge or the input has a NaN).
+
+    The complex Schur form ``A = Z T Z^H`` (:func:`_schur`), the eigenvalues ``diag(T)``, the eigenvectors of
+    :func:`_schur_vectors`. No balancing (LAPACK's ``?gebal``). The eigenvalues come in the order of ``T``'s
+    diagonal, which LAPACK's need not share.
+    """
+    tmat, z, info = _schur(e, a)
+    return [_diagonal(e, tmat), *_schur_vectors(e, tmat, z, left, right), info]
 
 
 # -- real gees: the real Schur form by Francis double-shift QR steps (reference.py: real_schur) ----------
@@ -1695,6 +1693,91 @@ def build_gees_real(e: Emitter, a: V, vectors: bool) -> list[V]:
     return [t, z, wr, wi, _splat(e, 0, "i32", a.shape[:-2]), info]
 
 
+def _complex_schur_of_real(e: Emitter, t: V, z: V, wr: V, wi: V) -> tuple[V, V]:
+    """The complex Schur form ``(T_c, Z_c)`` of a real one (``t``, ``z`` of :func:`_real_schur`, ``[*b, n, n]``;
+    ``wr``, ``wi`` its eigenvalues): ``T_c = U^H T U``, ``Z_c = Z U`` with ``U`` unitary and block diagonal,
+    one 2x2 block per standardised block ``[[p, b], [c, p]]`` of ``T`` (``b c < 0``, eigenvalues ``p +- i s``,
+    ``s = sqrt(-b c)``): its columns ``[b, i s] / m`` (the eigenvector of ``p + i s``) and ``[i s, b] / m``,
+    ``m = |(b, s)|`` (``scipy.linalg.rsf2csf``'s reduction, every block at once). ``T_c``'s diagonal is set to
+    ``wr + i wi`` exactly and its lower triangle to zeros (they are those to rounding)."""
+    shape = t.shape
+    r = len(shape) - 2
+    batch, n = shape[:r], shape[r]
+    ct = f"complex<{t.t}>"
+    bd = list(range(r))
+    vec = batch + [n]
+    rows, cols = e.iota(shape, r, "i32"), e.iota(shape, r + 1, "i32")
+    zero = _splat(e, 0, t.t, vec)
+    sup = e.reduce_sum(e.select(e.cmp("EQ", cols, rows + 1, "SIGNED"), t, _splat(e, 0, t.t, shape)), [r + 1])
+    start = e.cmp("GT", wi, zero, "FLOAT")  # [*b, n]: the first row of a 2x2 block
+    second = e.cmp("LT", wi, zero, "FLOAT")
+    b = e.select(start, sup, zero)
+    s = e.select(start, wi, zero)
+    big = e.max(e.abs(b), s)
+    safe = e.select(e.cmp("EQ", big, zero, "FLOAT"), _splat(e, 1, t.t, vec), big)
+    m = e.sqrt((b / safe) * (b / safe) + (s / safe) * (s / safe)) * safe
+    m = e.select(start, m, _splat(e, 1, t.t, vec))
+    diag_start = b / m  # U[k, k] = U[k+1, k+1] = b / m, U[k, k+1] = U[k+1, k] = i s / m for a block at k
+    off = s / m
+    prev = e.concatenate([_splat(e, 0, t.t, batch + [1]), _slice_dim(e, diag_start, r, 0, n - 1)], r)
+    diag = e.select(start, diag_start, e.select(second, prev, _splat(e, 1, t.t, vec)))
+
+    def by_row(v: V) -> V:
+        return e.broadcast_in_dim(v, shape, bd + [r])
+
+    def by_col(v: V) -> V:
+        return e.broadcast_in_dim(v, shape, bd + [r + 1])
+
+    zeros = _splat(e, 0, t.t, shape)
+    above = e.land(e.cmp("EQ", cols, rows + 1, "SIGNED"), by_row(start))  # (k, k+1) of a block at k
+    below = e.land(e.cmp("EQ", rows, cols + 1, "SIGNED"), by_col(start))  # (k+1, k)
+    u_re = e.select(e.cmp("EQ", rows, cols, "SIGNED"), by_col(diag), zeros)
+    u_im = e.select(above, by_row(off), e.select(below, by_col(off), zeros))
+    u = e.complex(u_re, u_im)
+    tc = _to_elem(e, t, ct)
+    tc = e.dot_general(_adjoint(e, u), e.dot_general(tc, u, bd, bd, [r + 1], [r]), bd, bd, [r + 1], [r])
+    w = e.complex(wr, wi)
+    tc = e.select(e.cmp("EQ", rows, cols, "SIGNED"), by_col(w),
+                  e.select(e.cmp("GT", rows, cols, "SIGNED"), _splat(e, 0, ct, shape), tc))
+    zc = e.dot_general(_to_elem(e, z, ct), u, bd, bd, [r + 1], [r])
+    return tc, zc
+
+
+def _real_input_vectors(e: Emitter, v: V, wi: V) -> V:
+    """Eigenvectors ``v`` ``[*b, n, n]`` (columns, normalised) of a real matrix given LAPACK's structure: the
+    column of a real eigenvalue (``wi = 0``) real (its imaginary part, rounding, set to zeros), the second
+    column of a conjugate pair (``wi < 0``) the conjugate of the first."""
+    shape = v.shape
+    r = len(shape) - 2
+    batch, n = shape[:r], shape[r]
+    bd = list(range(r))
+    rt = _real_type(v.t)
+    zero = _splat(e, 0, rt, batch + [n])
+    real_col = e.broadcast_in_dim(e.cmp("EQ", wi, zero, "FLOAT"), shape, bd + [r + 1])
+    second = e.broadcast_in_dim(e.cmp("LT", wi, zero, "FLOAT"), shape, bd + [r + 1])
+    prev = e.concatenate([_splat(e, 0, v.t, shape[:-1] + [1]), _slice_dim(e, v, r + 1, 0, n - 1)], r + 1)
+    v = e.select(real_col, e.complex(e.real(v), _splat(e, 0, rt, shape)), v)
+    return e.select(second, _conj(e, prev), v)
+
+
+def build_geev_real(e: Emitter, a: V, left: bool, right: bool) -> list[V]:
+    """``sgeev`` / ``dgeev`` of a real ``a`` (``[*b, n, n]``): ``[wr, wi, vl, vr, info]`` as jaxlib returns them
+    (``vl`` / ``vr`` complex columns, zeros where not asked for).
+
+    As LAPACK: the real Schur form (:func:`_real_schur`: Francis double-shift QR steps), so the eigenvalues
+    are ``wr +- i wi`` with real ones exactly real and conjugate pairs exactly conjugate (``+wi`` first);
+    eigenvectors of the complex Schur form it gives (:func:`_complex_schur_of_real`) by
+    :func:`_schur_vectors`, then real for a real eigenvalue and the conjugate of the first for the second of a
+    pair (:func:`_real_input_vectors`). No balancing (``?gebal``): the order of the eigenvalues is that of
+    ``T``'s diagonal, not necessarily LAPACK's."""
+    t, z, wr, wi, info = _real_schur(e, a)
+    vl = vr = _splat(e, 0, f"complex<{a.t}>", a.shape)
+    if left or right:
+        vl, vr = _schur_vectors(e, *_complex_schur_of_real(e, t, z, wr, wi), left, right)
+        vl, vr = _real_input_vectors(e, vl, wi), _real_input_vectors(e, vr, wi)
+    return [wr, wi, vl, vr, info]
+
+
 # -- the pass ----------------------------------------------------------------------------------------
 
 
@@ -1794,7 +1877,10 @@ def _rewrite_geev(e: Emitter, args: list[V], config: dict[str, str], results: li
     (a,) = args
     if len(a.shape) < 2 or a.shape[-1] != a.shape[-2]:
         raise UnsupportedError(f"geev of a {a.ty} (expected a square matrix)")
-    return build_geev(e, a, config["compute_left"] == "V", config["compute_right"] == "V")
+    left, right = config["compute_left"] == "V", config["compute_right"] == "V"
+    if a.t in COMPLEX_TYPES:
+        return build_geev(e, a, left, right)
+    return build_geev_real(e, a, left, right)
 
 
 #: routine -> (operand count, allowed backend_config flags, rewrite). A rewrite writes the expansion

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["getrf", "geqrf", "orgqr", "syevd", "gesdd", "gtsv", "schur", "geev", "real_schur", "lanv2", "tournament",
+__all__ = ["getrf", "geqrf", "orgqr", "syevd", "gesdd", "gtsv", "schur", "geev", "real_schur", "complex_schur_of_real", "lanv2", "tournament",
            "MAX_SWEEPS"]
 
 
@@ -541,8 +541,11 @@ def _normalize_columns(v: np.ndarray) -> np.ndarray:
 def geev(a: np.ndarray, left: bool = True, right: bool = True) -> tuple[np.ndarray, ...]:
     """Eigenvalues and eigenvectors of a general ``a`` ``[*b, n, n]``: ``(w, vl, vr, info)``, complex (a real
     ``a`` is computed as complex), ``vl`` / ``vr`` zero unless ``left`` / ``right``; each vector of norm 1
-    with its largest entry real. The order of ``w`` is the diagonal of :func:`schur`'s ``T``."""
+    with its largest entry real. The order of ``w`` is the diagonal of :func:`schur`'s ``T`` (of
+    :func:`real_schur`'s for a real ``a``: see :func:`_geev_real`)."""
     ct = np.complex64 if a.dtype in (np.float32, np.complex64) else np.complex128
+    if a.dtype.kind != "c":
+        return _geev_real(a, left, right)
     t, z, info = schur(a.astype(ct))
     w = np.diagonal(t, axis1=-2, axis2=-1).copy()
     vr = _normalize_columns(z @ _triangular_eigenvectors(t)) if right else np.zeros_like(t)
@@ -693,3 +696,53 @@ def real_schur(a: np.ndarray) -> tuple[np.ndarray, ...]:
     zero = np.zeros(shape[:-2] + (1,), a.dtype)
     wi = np.concatenate([pair, zero], -1) - np.concatenate([zero, pair], -1)
     return h, z, np.diagonal(h, 0, -2, -1).copy(), wi.astype(a.dtype), info
+
+
+def complex_schur_of_real(t, z, wr, wi) -> tuple[np.ndarray, np.ndarray]:
+    """``(T_c, Z_c)``: the complex Schur form of a real one (``t``, ``z``, ``wr``, ``wi`` of :func:`real_schur`),
+    ``T_c = U^H T U``, ``Z_c = Z U``; ``U`` block diagonal with ``[[b, i s], [i s, b]] / |(b, s)|`` on each
+    standardised block ``[[p, b], [c, p]]`` (``s = wi``: its first column the eigenvector of ``p + i s``). The
+    diagonal of ``T_c`` is ``wr + i wi`` and its lower triangle zeros."""
+    shape = t.shape
+    ct = np.complex64 if t.dtype == np.float32 else np.complex128
+    rows, cols = _rows(shape), _cols(shape)
+    sup = np.concatenate([np.diagonal(t, 1, -2, -1), np.zeros(shape[:-2] + (1,), t.dtype)], -1)
+    start, second = wi > 0, wi < 0
+    b, s = _where(start, sup, 0), _where(start, wi, 0)
+    big = np.maximum(np.abs(b), s)
+    safe = _where(big == 0, 1, big)
+    m = _where(start, np.sqrt((b / safe) ** 2 + (s / safe) ** 2) * safe, 1)
+    first = b / m
+    prev = np.concatenate([np.zeros(shape[:-2] + (1,), t.dtype), first[..., :-1]], -1)
+    diag = _where(start, first, _where(second, prev, 1))
+    off = s / m
+    above = (cols == rows + 1) & start[..., :, None]
+    below = (rows == cols + 1) & start[..., None, :]
+    u = _where(rows == cols, diag[..., None, :], 0) + 1j * _where(above, off[..., :, None], _where(below, off[..., None, :], 0))
+    u = u.astype(ct)
+    tc = np.conj(np.swapaxes(u, -1, -2)) @ (t.astype(ct) @ u)
+    tc = _where(rows == cols, (wr + 1j * wi).astype(ct)[..., None, :], _where(rows > cols, 0, tc)).astype(ct)
+    return tc, z.astype(ct) @ u
+
+
+def _real_input_vectors(v: np.ndarray, wi: np.ndarray) -> np.ndarray:
+    """Columns of a real eigenvalue real, the second column of a conjugate pair the first's conjugate."""
+    prev = np.concatenate([np.zeros_like(v[..., :, :1]), v[..., :, :-1]], -1)
+    v = _where((wi == 0)[..., None, :], v.real.astype(v.dtype), v)
+    return _where((wi < 0)[..., None, :], np.conj(prev), v)
+
+
+def _geev_real(a: np.ndarray, left: bool, right: bool) -> tuple[np.ndarray, ...]:
+    """:func:`geev` of a real ``a`` as LAPACK's ``?geev``: the eigenvalues of :func:`real_schur` (real ones
+    exactly real, pairs exactly conjugate), eigenvectors of :func:`complex_schur_of_real`'s form, normalised,
+    then real / conjugate by :func:`_real_input_vectors`."""
+    t, z, wr, wi, info = real_schur(a)
+    tc, zc = complex_schur_of_real(t, z, wr, wi)
+    w = (wr + 1j * wi).astype(tc.dtype)
+    vr = vl = np.zeros_like(tc)
+    if right:
+        vr = _real_input_vectors(_normalize_columns(zc @ _triangular_eigenvectors(tc)), wi)
+    if left:
+        flipped = np.conj(np.swapaxes(tc, -1, -2))[..., ::-1, ::-1]
+        vl = _real_input_vectors(_normalize_columns(zc @ _triangular_eigenvectors(flipped)[..., ::-1, ::-1]), wi)
+    return w, vl, vr, info

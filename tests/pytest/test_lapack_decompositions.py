@@ -352,6 +352,35 @@ def test_real_schur_special_matrices(case):
     assert err <= (k * eps * max(_norm2(a), 1) if k is not None else 4 * eps ** (1 / n)), (case, err)
 
 
+def _check_real_eig_structure(a: np.ndarray, w: np.ndarray, vl: np.ndarray, vr: np.ndarray) -> None:
+    """dgeev's structure for a real ``a`` ``[*b, n, n]``: real eigenvalues exactly real with exactly real
+    eigenvectors, conjugate pairs (``+wi`` first) exactly conjugate, their eigenvectors too; as many real
+    eigenvalues as LAPACK's."""
+    n = a.shape[-1]
+    want = np.linalg.eigvals(a.astype(np.float64)).reshape(-1, n)
+    for k, (wb, lb, rb) in enumerate(zip(w.reshape(-1, n), vl.reshape(-1, n, n), vr.reshape(-1, n, n))):
+        real = wb.imag == 0
+        assert real.sum() == (want[k].imag == 0).sum(), (wb, want[k])
+        assert (rb.imag[:, real] == 0).all() and (lb.imag[:, real] == 0).all()
+        firsts = np.flatnonzero(wb.imag > 0)
+        np.testing.assert_array_equal(wb[firsts + 1], np.conj(wb[firsts]))
+        for v in (rb, lb):
+            np.testing.assert_array_equal(v[:, firsts + 1], np.conj(v[:, firsts]))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_real_eig_has_lapacks_structure(dtype):
+    # Real geev goes through the real Schur form, as LAPACK does: on XLA and on the interpreter.
+    a = np.random.default_rng(3).standard_normal((3, 6, 6)).astype(dtype)
+    text = _tall_wide_text(lambda x: jax.lax.linalg.eig(x, compute_left_eigenvectors=True), dtype, a.shape)
+    legal = _legalize(text)
+    assert "lapack_" not in legal
+    for got in (backend.compile(legal)(a), hlokit.interpret(text, [a])):
+        w, vl, vr = (np.asarray(x) for x in got)
+        _check_real_eig_structure(a, w, vl, vr)
+        _check_eig("eig_left", dtype, a, [w, vl, vr], [np.asarray(x) for x in backend.compile(text)(a)])
+
+
 def test_eig_nan_input_gives_nan_like_lapack():
     n = 4
     text = export.lower("eig", "float32", (3,), n)

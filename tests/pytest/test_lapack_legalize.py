@@ -480,6 +480,13 @@ def test_reference_geev_matches_lapack(dtype, n):
     vh = np.conj(np.swapaxes(vl, -1, -2))
     assert np.max(np.abs(vh @ a - w[..., :, None] * vh)) <= tol
     np.testing.assert_allclose(np.linalg.norm(vr, axis=-2), 1, atol=tol)
+    if a.dtype.kind == "f":  # real input, as dgeev: real eigenvalues with real vectors, exact conjugate pairs
+        for wm, lm, rm in zip(w.reshape(-1, n), vl.reshape(-1, n, n), vr.reshape(-1, n, n)):
+            firsts = np.flatnonzero(wm.imag > 0)
+            np.testing.assert_array_equal(wm[firsts + 1], np.conj(wm[firsts]))
+            for v in (lm, rm):
+                assert (v[:, wm.imag == 0].imag == 0).all()
+                np.testing.assert_array_equal(v[:, firsts + 1], np.conj(v[:, firsts]))
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 7])

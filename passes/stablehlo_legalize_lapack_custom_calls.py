@@ -511,13 +511,28 @@ def _tournament(e: Emitter, x: V, dim: int) -> V:
 def _householder(e: Emitter, x: V, k: V) -> tuple[V, V, V]:
     """``?larfg`` on ``x[k:]`` of ``x`` ``[*b, m]``: ``(v, tau, beta)`` with ``v`` zero above ``k`` and 1
     at ``k``, ``H = I - tau v v^H``, ``H^H x[k:] = beta e_1`` (``beta`` real, in the element type);
-    ``tau = 0`` where ``x[k+1:]`` is zero and ``x[k]`` real (LAPACK ``?larfg`` / ``zlarfg``)."""
+    ``tau = 0`` where ``x[k+1:]`` is zero and ``x[k]`` real (LAPACK ``?larfg`` / ``zlarfg``). The norm is
+    taken of ``x[k:]`` divided by its largest magnitude (``v`` and ``tau`` are those of any multiple of
+    ``x``), so squares neither overflow nor underflow (LAPACK: the scaled ``?nrm2`` / ``?lapy2``)."""
     shape = x.shape
     r = len(shape) - 1
     t = x.t
     rt = _real_type(t)
     idx = e.iota(shape, r, "i32")
     kb = e.broadcast_in_dim(k, shape, [])
+    mag = e.select(e.cmp("GE", idx, kb, "SIGNED"), _abs(e, x), _splat(e, 0, rt, shape))
+    big = e.reduce([mag], [e.scalar(0.0, rt)], [r], lambda acc, v: e.bin("maximum", acc, v))[0]
+    big = e.select(e.cmp("EQ", big, _splat(e, 0, rt, shape[:r]), "FLOAT"), _splat(e, 1, rt, shape[:r]), big)
+    v, tau, beta = _householder_scaled(e, x / _to_elem(e, e.broadcast_in_dim(big, shape, list(range(r))), t), idx, kb)
+    return v, tau, beta * _to_elem(e, big, t)
+
+
+def _householder_scaled(e: Emitter, x: V, idx: V, kb: V) -> tuple[V, V, V]:
+    """:func:`_householder` of ``x`` whose entries ``k:`` are at most 1 in magnitude."""
+    shape = x.shape
+    r = len(shape) - 1
+    t = x.t
+    rt = _real_type(t)
     below, at = e.cmp("GT", idx, kb, "SIGNED"), e.cmp("EQ", idx, kb, "SIGNED")
     alpha = e.reduce_sum(e.select(at, x, _splat(e, 0, t, shape)), [r])
     xnorm2 = e.reduce_sum(e.select(below, _abs2(e, x), _splat(e, 0, rt, shape)), [r])
@@ -1596,17 +1611,24 @@ def _real_schur(e: Emitter, a: V) -> tuple[V, V, V, V, V]:
 
     def step(it: V, h: V, z: V) -> list[V]:
         live, lo, hi = _blocks(e, h)
-        hh, hm = _at(e, h, hi, hi), _at(e, h, hi - 1, hi - 1)
-        s, p = hm + hh, hm * hh - _at(e, h, hi - 1, hi) * _at(e, h, hi, hi - 1)
-        ss = e.abs(_at(e, h, hi, hi - 1)) + e.abs(_at(e, h, hi - 1, hi - 2))
+        l1, l2 = lo + 1, lo + 2
+        entries = [_at(e, h, i, j) for i, j in ((hi, hi), (hi - 1, hi - 1), (hi - 1, hi), (hi, hi - 1), (hi - 1, hi - 2),
+                                                (lo, lo), (lo, l1), (l1, lo), (l1, l1), (l2, l1))]
+        # the bulge's first column is quadratic in H: computed from entries divided by their largest magnitude
+        # (the reflector of a multiple of a vector is that of the vector), so it neither overflows nor underflows
+        big = e.abs(entries[0])
+        for x in entries[1:]:
+            big = e.max(big, e.abs(x))
+        big = e.select(e.cmp("EQ", big, _splat(e, 0, t, batch), "FLOAT"), _splat(e, 1, t, batch), big)
+        hh, hm, hmh, hhm, hm2, h00, h01, h10, h11_, h21 = (x / big for x in entries)
+        s, p = hm + hh, hm * hh - hmh * hhm
+        ss = e.abs(hhm) + e.abs(hm2)
         h11 = ss * 0.75 + hh
         exceptional = e.broadcast_in_dim(
             e.cmp("EQ", e.bin("remainder", it, e.scalar(EXCEPTIONAL_SHIFT_EVERY, "i32")),
                   e.scalar(EXCEPTIONAL_SHIFT_EVERY - 1, "i32"), "SIGNED"), batch, [])
         s = e.select(exceptional, h11 * 2.0, s)
         p = e.select(exceptional, h11 * h11 + ss * ss * 0.4375, p)
-        l1, l2 = lo + 1, lo + 2
-        h00, h01, h10, h11_, h21 = (_at(e, h, i, j) for i, j in ((lo, lo), (lo, l1), (l1, lo), (l1, l1), (l2, l1)))
         x0 = h00 * h00 + h01 * h10 - s * h00 + p
         y0 = h10 * (h00 + h11_ - s)
         z0 = h10 * h21

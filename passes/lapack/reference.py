@@ -110,6 +110,16 @@ def _householder(x: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndar
     """
     m = x.shape[-1]
     idx = np.arange(m)
+    big = np.max(_where(idx >= k, np.abs(x), 0), axis=-1)  # (the norm of x / big: no overflow / underflow)
+    big = _where(big == 0, 1, big).astype(np.abs(x).dtype)
+    v, tau, beta = _householder_unit(x / big[..., None].astype(x.dtype), k)
+    return v, tau, (beta * big).astype(beta.dtype)
+
+
+def _householder_unit(x: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_householder` of ``x`` whose entries ``k:`` are at most 1 in magnitude."""
+    m = x.shape[-1]
+    idx = np.arange(m)
     alpha = x[..., k]
     below = idx > k
     xnorm = np.sqrt(np.sum(_where(below, np.abs(x) ** 2, 0), axis=-1))
@@ -651,16 +661,20 @@ def real_schur(a: np.ndarray) -> tuple[np.ndarray, ...]:
     it = 0
     while n >= 3 and it < MAX_QR_STEPS_PER_EIGENVALUE * max(n, 10) and blocks(h)[0].any():
         live, lo, hi = blocks(h)
-        hh, hm = at(hi, hi), at(hi - 1, hi - 1)
-        s, p = hm + hh, hm * hh - at(hi - 1, hi) * at(hi, hi - 1)
+        l1, l2 = lo + 1, lo + 2
+        entries = [at(i, j) for i, j in ((hi, hi), (hi - 1, hi - 1), (hi - 1, hi), (hi, hi - 1), (hi - 1, hi - 2),
+                                         (lo, lo), (lo, l1), (l1, lo), (l1, l1), (l2, l1))]
+        big = np.max(np.abs(np.stack(entries)), axis=0)  # (scaled: no overflow or underflow in the squares)
+        big = _where(big == 0, 1, big)
+        hh, hm, hmh, hhm, hm2, h00, h01, h10, h11_, h21 = (x / big for x in entries)
+        s, p = hm + hh, hm * hh - hmh * hhm
         if it % EXCEPTIONAL_SHIFT_EVERY == EXCEPTIONAL_SHIFT_EVERY - 1:
-            ss = np.abs(at(hi, hi - 1)) + np.abs(at(hi - 1, hi - 2))
+            ss = np.abs(hhm) + np.abs(hm2)
             h11 = 0.75 * ss + hh
             s, p = 2 * h11, h11 * h11 + 0.4375 * ss * ss
-        l1, l2 = lo + 1, lo + 2
-        x0 = at(lo, lo) ** 2 + at(lo, l1) * at(l1, lo) - s * at(lo, lo) + p  # first column of (H - s1)(H - s2)
-        y0 = at(l1, lo) * (at(lo, lo) + at(l1, l1) - s)
-        z0 = at(l1, lo) * at(l2, l1)
+        x0 = h00 ** 2 + h01 * h10 - s * h00 + p  # first column of (H - s1)(H - s2), divided by big^2
+        y0 = h10 * (h00 + h11_ - s)
+        z0 = h10 * h21
         for k in range(n - 1):
             col = _column(h, max(k - 1, 0))
             pick = [col[..., j] if j < n else np.zeros(shape[:-2], a.dtype) for j in (k, k + 1, k + 2)]

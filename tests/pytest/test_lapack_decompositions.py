@@ -381,6 +381,33 @@ def test_real_eig_has_lapacks_structure(dtype):
         _check_eig("eig_left", dtype, a, [w, vl, vr], [np.asarray(x) for x in backend.compile(text)(a)])
 
 
+@pytest.mark.parametrize("dtype, scale", [("float32", 1e15), ("float32", 1e-15), ("float64", 1e100), ("float64", 1e-100)])
+def test_real_eig_and_schur_of_scaled_matrices(dtype, scale):
+    # The double-shift step's bulge column is quadratic in H; unscaled, it overflowed (NaN for f32 entries of
+    # 1e15). Compared in units of the scale with numpy's f64 eigenvalues (jaxlib's sgeev / dgeev in scipy
+    # 1.17's OpenBLAS return eigenvalues off by LAPACK's own scaling factor for such matrices).
+    a = (np.random.default_rng(4).standard_normal((2, 5, 5)) * scale).astype(dtype)
+    unscaled = a.astype(np.float64) / scale
+    w = np.asarray(backend.compile(_legalize(_tall_wide_text(jnp.linalg.eigvals, dtype, a.shape)))(a)[0])
+    _check_eig("eigvals", dtype, unscaled, [w / scale], [np.linalg.eigvals(unscaled)])
+    t, z = (np.asarray(x) for x in backend.compile(_legalize(_tall_wide_text(jax.scipy.linalg.schur, dtype, a.shape)))(a))
+    _check_real_schur_form(t)
+    assert _rel(z @ (t / scale) @ np.swapaxes(z, -1, -2), unscaled) <= C * 5 * _eps(dtype)
+
+
+@pytest.mark.parametrize("scale", [1e20, 1e-20])
+def test_householder_qr_of_scaled_matrices(scale):
+    # Reflectors take the norm of the column divided by its largest entry (LAPACK's scaled ?nrm2): f32 entries
+    # of 1e20 square to infinity and of 1e-20 to zero, yet R equals LAPACK's.
+    a = (np.random.default_rng(6).standard_normal((2, 6, 4)) * scale).astype(np.float32)
+    text = _tall_wide_text(jnp.linalg.qr, "float32", a.shape)
+    q, r = (np.asarray(x) for x in backend.compile(_legalize(text))(a))
+    r_lapack = np.asarray(backend.compile(text)(a)[1])
+    assert np.isfinite(r).all()
+    assert _rel(r, r_lapack) <= C * 6 * _eps("float32") * _cond(a)
+    assert _rel(q @ r, a) <= C * 6 * _eps("float32")
+
+
 def test_eig_nan_input_gives_nan_like_lapack():
     n = 4
     text = export.lower("eig", "float32", (3,), n)

@@ -61,6 +61,7 @@ from __future__ import annotations
 
 import math
 import re
+from typing import Sequence
 
 import numpy as np
 from jaxlib.mlir import ir
@@ -100,6 +101,7 @@ __all__ = [
     "count_lapack_calls",
     "lapack_routines",
     "VECTORS_UP_TO_PHASE",
+    "EIGENVALUES_UNORDERED",
     "lapack_routine",
 ]
 
@@ -122,6 +124,8 @@ PIPELINE = "builtin.module(func.func(stablehlo-legalize-lapack-custom-calls))"
 #: sign (real) or phase (complex) may differ from LAPACK's while the values agree (geev, gees: also their
 #: order).
 VECTORS_UP_TO_PHASE = frozenset({"syevd", "heevd", "gesdd", "gesvd", "geev", "gees"})
+#: Routines whose eigenvalues come in the order of the expansion's Schur form, not necessarily LAPACK's.
+EIGENVALUES_UNORDERED = frozenset({"geev", "gees"})
 
 
 def lapack_routines(module: ir.Module) -> list[str]:
@@ -168,9 +172,11 @@ def backend_config(op) -> dict[str, str]:
 # -- the expansions, written on hlokit's IR builder (passes/builder.py) --------------------------------
 
 
-def _reduce(e: Emitter, x: V, dim: int, init, op: str) -> V:
-    """``reduce`` of ``x`` over ``dim`` with the binary ``stablehlo.<op>`` body and a 0-d ``init``."""
-    (r,) = e.reduce([x], [e.scalar(init, x.t)], [dim], lambda acc, v: e.bin(op, acc, v))
+def _reduce(e: Emitter, x: V, dims: int | Sequence[int], init, op: str) -> V:
+    """``reduce`` of ``x`` over ``dims`` (one dimension or several) with the binary ``stablehlo.<op>`` body and
+    a 0-d ``init``."""
+    dims = [dims] if isinstance(dims, int) else list(dims)
+    (r,) = e.reduce([x], [e.scalar(init, x.t)], dims, lambda acc, v: e.bin(op, acc, v))
     return r
 
 
@@ -439,13 +445,24 @@ def _abs2(e: Emitter, x: V) -> V:
     return x * x
 
 
+def _has_nan(e: Emitter, x: V) -> V:
+    """i1 ``[*b]``: the matrix ``x`` ``[*b, m, n]`` has a NaN entry."""
+    r = len(x.shape) - 2
+    return _reduce(e, e.cmp("NE", x, x), [r, r + 1], False, "or")
+
+
+def _hypot(e: Emitter, x: V, y: V) -> V:
+    """``sqrt(x^2 + y^2)`` of real ``x``, ``y`` (same shape) computed on both divided by ``max(|x|, |y|)``, so
+    neither overflows nor underflows (LAPACK ``?lapy2``); 0 where both are 0."""
+    m = e.max(e.abs(x), e.abs(y))
+    m = e.select(e.cmp("EQ", m, _splat(e, 0, m.t, m.shape), "FLOAT"), _splat(e, 1, m.t, m.shape), m)
+    return e.sqrt((x / m) * (x / m) + (y / m) * (y / m)) * m
+
+
 def _any(e: Emitter, p: V) -> V:
     """0-d i1: ``p`` (i1, any shape) has a true element (``reduce`` with ``or``)."""
     dims = list(range(len(p.shape)))
-    if not dims:
-        return p
-    return _reduce(e, p, dims[0], False, "or") if len(dims) == 1 else e.reduce(
-        [p], [e.scalar(False, "i1")], dims, lambda a, b: e.lor(a, b))[0]
+    return _reduce(e, p, dims, False, "or") if dims else p
 
 
 def _diagonal(e: Emitter, x: V) -> V:
@@ -521,7 +538,7 @@ def _householder(e: Emitter, x: V, k: V) -> tuple[V, V, V]:
     idx = e.iota(shape, r, "i32")
     kb = e.broadcast_in_dim(k, shape, [])
     mag = e.select(e.cmp("GE", idx, kb, "SIGNED"), _abs(e, x), _splat(e, 0, rt, shape))
-    big = e.reduce([mag], [e.scalar(0.0, rt)], [r], lambda acc, v: e.bin("maximum", acc, v))[0]
+    big = _reduce(e, mag, r, 0.0, "maximum")
     big = e.select(e.cmp("EQ", big, _splat(e, 0, rt, shape[:r]), "FLOAT"), _splat(e, 1, rt, shape[:r]), big)
     v, tau, beta = _householder_scaled(e, x / _to_elem(e, e.broadcast_in_dim(big, shape, list(range(r))), t), idx, kb)
     return v, tau, beta * _to_elem(e, big, t)
@@ -1166,6 +1183,13 @@ MAX_QR_STEPS_PER_EIGENVALUE = 30
 EXCEPTIONAL_SHIFT_EVERY = 10
 
 
+def _exceptional_step(e: Emitter, it: V, batch) -> V:
+    """i1 ``batch``: whether QR step ``it`` (0-d i32, from 0) takes exceptional shifts (every
+    :data:`EXCEPTIONAL_SHIFT_EVERY` th step)."""
+    return e.broadcast_in_dim(e.cmp("EQ", e.bin("remainder", it, e.scalar(EXCEPTIONAL_SHIFT_EVERY, "i32")),
+                                    e.scalar(EXCEPTIONAL_SHIFT_EVERY - 1, "i32"), "SIGNED"), batch, [])
+
+
 def _subdiagonal_mask(e: Emitter, shape) -> V:
     """i1 ``[*b, n, n]``: true on the first subdiagonal (row = column + 1)."""
     r = len(shape) - 2
@@ -1208,12 +1232,9 @@ def _givens(e: Emitter, a: V, b: V) -> tuple[V, V]:
     rt = _real_type(t)
     shape = a.shape
     aa, ab = _abs(e, a), _abs(e, b)
-    big = e.max(aa, ab)
     zero = _splat(e, 0, rt, shape)
-    none = e.cmp("EQ", big, zero, "FLOAT")
-    safe_big = e.select(none, _splat(e, 1, rt, shape), big)
-    sa, sb = aa / safe_big, ab / safe_big
-    nrm = e.sqrt(sa * sa + sb * sb) * safe_big
+    nrm = _hypot(e, aa, ab)
+    none = e.cmp("EQ", nrm, zero, "FLOAT")  # (both 0: otherwise nrm >= max(|a|, |b|))
     safe_nrm = e.select(none, _splat(e, 1, rt, shape), nrm)
     a_zero = e.cmp("EQ", aa, zero, "FLOAT")
     safe_aa = e.select(a_zero, _splat(e, 1, rt, shape), aa)
@@ -1278,11 +1299,9 @@ def _unconverged(e: Emitter, h: V) -> tuple[V, V]:
     r = len(shape) - 2
     nonzero = e.land(_subdiagonal_mask(e, shape), e.cmp("NE", h, _splat(e, 0, h.t, shape)))
     rows = e.iota(shape, r, "i32")
-    last = e.reduce([e.select(nonzero, rows, _splat(e, 0, "i32", shape))], [e.scalar(0, "i32")], [r, r + 1],
-                    lambda acc, v: e.bin("maximum", acc, v))[0]
-    some = e.reduce([nonzero], [e.scalar(False, "i1")], [r, r + 1], lambda acc, v: e.lor(acc, v))[0]
-    nan = e.reduce([e.cmp("NE", h, h)], [e.scalar(False, "i1")], [r, r + 1], lambda acc, v: e.lor(acc, v))[0]
-    return e.land(some, e.lnot(nan)), last
+    last = _reduce(e, e.select(nonzero, rows, _splat(e, 0, "i32", shape)), [r, r + 1], 0, "maximum")
+    some = _reduce(e, nonzero, [r, r + 1], False, "or")
+    return e.land(some, e.lnot(_has_nan(e, h))), last
 
 
 def _schur(e: Emitter, a: V) -> tuple[V, V, V]:
@@ -1331,9 +1350,7 @@ def _schur(e: Emitter, a: V) -> tuple[V, V, V]:
         root = e.sqrt(half * half + pb * pc)
         l1, l2 = pd + half + root, pd + half - root
         mu = e.select(e.cmp("LE", _abs(e, l1 - pd), _abs(e, l2 - pd), "FLOAT"), l1, l2)
-        exceptional = e.cmp("EQ", e.bin("remainder", it, e.scalar(EXCEPTIONAL_SHIFT_EVERY, "i32")),
-                            e.scalar(EXCEPTIONAL_SHIFT_EVERY - 1, "i32"), "SIGNED")
-        mu = e.select(e.broadcast_in_dim(exceptional, batch, []), pd + _to_elem(e, _abs(e, pc) * 0.75, t), mu)
+        mu = e.select(_exceptional_step(e, it, batch), pd + _to_elem(e, _abs(e, pc) * 0.75, t), mu)
         shift = e.broadcast_in_dim(mu, shape, bd) * eye
         one, nothing = _splat(e, 1, t, batch), _splat(e, 0, t, batch)
         out = e.while_loop([e.scalar(0, "i32"), h - shift, z, one, nothing],
@@ -1348,8 +1365,7 @@ def _schur(e: Emitter, a: V) -> tuple[V, V, V]:
 
     _, h, z = e.while_loop([e.scalar(0, "i32"), h, z], more, step)
     live, _ = _unconverged(e, h)
-    nan = e.reduce([e.cmp("NE", h, h)], [e.scalar(False, "i1")], [r, r + 1], lambda acc, v: e.lor(acc, v))[0]
-    info = e.select(e.lor(live, nan), _splat(e, 1, "i32", batch), _splat(e, 0, "i32", batch))
+    info = e.select(e.lor(live, _has_nan(e, h)), _splat(e, 1, "i32", batch), _splat(e, 0, "i32", batch))
     rows, cols = e.iota(shape, r, "i32"), e.iota(shape, r + 1, "i32")
     return e.select(e.cmp("GT", rows, cols, "SIGNED"), _splat(e, 0, t, shape), h), z, info
 
@@ -1368,7 +1384,7 @@ def _triangular_eigenvectors(e: Emitter, t: V) -> V:
     fin = np.finfo(np.float32 if rt == "f32" else np.float64)
     bd = list(range(r))
     w = _diagonal(e, t)
-    tmax = e.reduce([_abs(e, t)], [e.scalar(0.0, rt)], [r, r + 1], lambda acc, v: e.bin("maximum", acc, v))[0]
+    tmax = _reduce(e, _abs(e, t), [r, r + 1], 0.0, "maximum")
     smin = e.max(tmax * float(fin.eps), _splat(e, float(fin.tiny), rt, batch))
     sminb = e.broadcast_in_dim(smin, batch + [n], bd)
     idx = e.iota(batch + [n], r, "i32")
@@ -1401,12 +1417,11 @@ def _normalize_columns(e: Emitter, v: V) -> V:
     norm = e.sqrt(e.reduce_sum(_abs2(e, v), [r]))  # [*b, n]
     v = v / _to_elem(e, e.broadcast_in_dim(norm, shape, bd + [r + 1]), ct)
     mag = _abs(e, v)
-    top = e.reduce([mag], [e.scalar(0.0, rt)], [r], lambda acc, x: e.bin("maximum", acc, x))[0]
+    top = _reduce(e, mag, r, 0.0, "maximum")
     rows = e.iota(shape, r, "i32")
     n = shape[r]
-    first = e.reduce([e.select(e.cmp("EQ", mag, e.broadcast_in_dim(top, shape, bd + [r + 1]), "FLOAT"), rows,
-                               _splat(e, n, "i32", shape))], [e.scalar(n, "i32")], [r],
-                     lambda acc, x: e.bin("minimum", acc, x))[0]
+    first = _reduce(e, e.select(e.cmp("EQ", mag, e.broadcast_in_dim(top, shape, bd + [r + 1]), "FLOAT"), rows,
+                                _splat(e, n, "i32", shape)), r, n, "minimum")
     at = e.cmp("EQ", rows, e.broadcast_in_dim(first, shape, bd + [r + 1]), "SIGNED")
     p = e.reduce_sum(e.select(at, v, _splat(e, 0, ct, shape)), [r])
     ap = _abs(e, p)
@@ -1482,6 +1497,14 @@ def _subdiagonal(e: Emitter, h: V) -> V:
     return e.reduce_sum(e.select(_subdiagonal_mask(e, shape), h, _splat(e, 0, h.t, shape)), [r + 1])
 
 
+def _superdiagonal(e: Emitter, h: V) -> V:
+    """``s`` ``[*b, n]`` with ``s[i] = h[i, i+1]`` (``s[n-1] = 0``)."""
+    shape = h.shape
+    r = len(shape) - 2
+    above = e.cmp("EQ", e.iota(shape, r + 1, "i32"), e.iota(shape, r, "i32") + 1, "SIGNED")
+    return e.reduce_sum(e.select(above, h, _splat(e, 0, h.t, shape)), [r + 1])
+
+
 def _blocks(e: Emitter, h: V) -> tuple[V, V, V]:
     """``(live, lo, hi)`` per batch element of a real quasi-triangular-in-progress ``h``: ``live`` (i1) when an
     unreduced diagonal block has order 3 or more (two adjacent non-zero subdiagonal entries) and ``h`` has
@@ -1496,15 +1519,11 @@ def _blocks(e: Emitter, h: V) -> tuple[V, V, V]:
     idx = e.iota(vec, r, "i32")
     zero = _splat(e, 0, "i32", vec)
 
-    def top(x: V) -> V:
-        return e.reduce([x], [e.scalar(0, "i32")], [r], lambda acc, v: e.bin("maximum", acc, v))[0]
-
-    hi = top(e.select(big, idx, zero))
-    lo = top(e.select(e.land(e.lnot(nz), e.cmp("LT", idx, e.broadcast_in_dim(hi, vec, list(range(r))), "SIGNED")),
-                      idx, zero))
-    some = e.reduce([big], [e.scalar(False, "i1")], [r], lambda acc, v: e.lor(acc, v))[0]
-    nan = e.reduce([e.cmp("NE", h, h)], [e.scalar(False, "i1")], [r, r + 1], lambda acc, v: e.lor(acc, v))[0]
-    return e.land(some, e.lnot(nan)), lo, hi
+    hi = _reduce(e, e.select(big, idx, zero), r, 0, "maximum")
+    lo = _reduce(e, e.select(e.land(e.lnot(nz), e.cmp("LT", idx, e.broadcast_in_dim(hi, vec, list(range(r))),
+                                                        "SIGNED")), idx, zero), r, 0, "maximum")
+    some = _reduce(e, big, r, False, "or")
+    return e.land(some, e.lnot(_has_nan(e, h))), lo, hi
 
 
 def _sign(e: Emitter, x: V) -> V:
@@ -1527,11 +1546,6 @@ def _lanv2(e: Emitter, a: V, b: V, c: V, d: V, eps: float) -> tuple[V, ...]:
     def safe(x):
         return e.select(e.cmp("EQ", x, k(0), "FLOAT"), k(1), x)
 
-    def hypot(x, y):
-        m = e.max(e.abs(x), e.abs(y))
-        ms = safe(m)
-        return e.sqrt((x / ms) * (x / ms) + (y / ms) * (y / ms)) * ms
-
     case1 = e.cmp("EQ", c, k(0), "FLOAT")
     case2 = e.land(e.lnot(case1), e.cmp("EQ", b, k(0), "FLOAT"))
     case3 = e.land(e.land(e.lnot(e.lor(case1, case2)), e.cmp("EQ", a - d, k(0), "FLOAT")),
@@ -1548,11 +1562,11 @@ def _lanv2(e: Emitter, a: V, b: V, c: V, d: V, eps: float) -> tuple[V, ...]:
     # real eigenvalues: upper triangular at once
     zr = p + _sign(e, p) * e.sqrt(scale) * e.sqrt(e.max(z, k(0)))
     ra, rd = d + zr, d - bcmax / safe(zr) * bcmis
-    tau = safe(hypot(c, zr))
+    tau = safe(_hypot(e, c, zr))
     rcs, rsn, rb = zr / tau, c / tau, b - c
     # complex (or nearly equal real) eigenvalues: equal diagonal first
     sigma = b + c
-    tau = safe(hypot(sigma, temp))
+    tau = safe(_hypot(e, sigma, temp))
     ccs = e.sqrt((e.abs(sigma) / tau + 1.0) * 0.5)
     csn = -(p / (tau * ccs)) * _sign(e, sigma)
     aa, bb = a * ccs + b * csn, b * ccs - a * csn
@@ -1624,9 +1638,7 @@ def _real_schur(e: Emitter, a: V) -> tuple[V, V, V, V, V]:
         s, p = hm + hh, hm * hh - hmh * hhm
         ss = e.abs(hhm) + e.abs(hm2)
         h11 = ss * 0.75 + hh
-        exceptional = e.broadcast_in_dim(
-            e.cmp("EQ", e.bin("remainder", it, e.scalar(EXCEPTIONAL_SHIFT_EVERY, "i32")),
-                  e.scalar(EXCEPTIONAL_SHIFT_EVERY - 1, "i32"), "SIGNED"), batch, [])
+        exceptional = _exceptional_step(e, it, batch)
         s = e.select(exceptional, h11 * 2.0, s)
         p = e.select(exceptional, h11 * h11 + ss * ss * 0.4375, p)
         x0 = h00 * h00 + h01 * h10 - s * h00 + p
@@ -1666,8 +1678,7 @@ def _real_schur(e: Emitter, a: V) -> tuple[V, V, V, V, V]:
     if n >= 3:
         _, h, z = e.while_loop([zero_i, h, z], more, step)
     live, _, _ = _blocks(e, h)
-    nan = e.reduce([e.cmp("NE", h, h)], [e.scalar(False, "i1")], [r, r + 1], lambda acc, v: e.lor(acc, v))[0]
-    info = e.select(e.lor(live, nan), _splat(e, 1, "i32", batch), _splat(e, 0, "i32", batch))
+    info = e.select(e.lor(live, _has_nan(e, h)), _splat(e, 1, "i32", batch), _splat(e, 0, "i32", batch))
 
     def standardise(k: V, h: V, z: V) -> list[V]:
         block = e.dynamic_slice(h, [zero_i] * r + [k, k], batch + [2, 2])
@@ -1697,8 +1708,7 @@ def _real_schur(e: Emitter, a: V) -> tuple[V, V, V, V, V]:
     wr = e.select(second, e.concatenate([_splat(e, 0, t, batch + [1]), _slice_dim(e, wr, r, 0, n - 1)], r), wr)
     h = e.select(e.cmp("EQ", rows, cols, "SIGNED"), e.broadcast_in_dim(wr, shape, bd + [r]), h)
     sub = _slice_dim(e, _subdiagonal(e, h), r, 1, n)  # h[i+1, i], i < n - 1
-    sup = e.reduce_sum(e.select(e.cmp("EQ", cols, rows + 1, "SIGNED"), h, _splat(e, 0, t, shape)), [r + 1])
-    sup = _slice_dim(e, sup, r, 0, n - 1)  # h[i, i+1]
+    sup = _slice_dim(e, _superdiagonal(e, h), r, 0, n - 1)  # h[i, i+1], i < n - 1
     pair = e.select(e.cmp("NE", sub, _splat(e, 0, t, sub.shape), "FLOAT"),
                     e.sqrt(e.abs(sup)) * e.sqrt(e.abs(sub)), _splat(e, 0, t, sub.shape))
     none = _splat(e, 0, t, batch + [1])
@@ -1730,15 +1740,12 @@ def _complex_schur_of_real(e: Emitter, t: V, z: V, wr: V, wi: V) -> tuple[V, V]:
     vec = batch + [n]
     rows, cols = e.iota(shape, r, "i32"), e.iota(shape, r + 1, "i32")
     zero = _splat(e, 0, t.t, vec)
-    sup = e.reduce_sum(e.select(e.cmp("EQ", cols, rows + 1, "SIGNED"), t, _splat(e, 0, t.t, shape)), [r + 1])
+    sup = _superdiagonal(e, t)
     start = e.cmp("GT", wi, zero, "FLOAT")  # [*b, n]: the first row of a 2x2 block
     second = e.cmp("LT", wi, zero, "FLOAT")
     b = e.select(start, sup, zero)
     s = e.select(start, wi, zero)
-    big = e.max(e.abs(b), s)
-    safe = e.select(e.cmp("EQ", big, zero, "FLOAT"), _splat(e, 1, t.t, vec), big)
-    m = e.sqrt((b / safe) * (b / safe) + (s / safe) * (s / safe)) * safe
-    m = e.select(start, m, _splat(e, 1, t.t, vec))
+    m = e.select(start, _hypot(e, b, s), _splat(e, 1, t.t, vec))
     diag_start = b / m  # U[k, k] = U[k+1, k+1] = b / m, U[k, k+1] = U[k+1, k] = i s / m for a block at k
     off = s / m
     prev = e.concatenate([_splat(e, 0, t.t, batch + [1]), _slice_dim(e, diag_start, r, 0, n - 1)], r)

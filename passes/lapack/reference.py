@@ -457,6 +457,35 @@ def _deflate(h: np.ndarray, eps: float) -> np.ndarray:
     return _where((rows == cols + 1) & (np.abs(h) <= eps * near), 0, h)
 
 
+def _reflect_left(x: np.ndarray, v: np.ndarray, tau: np.ndarray) -> np.ndarray:
+    """``(I - tau v v^H) x`` for ``x`` ``[*b, m, n]``, ``v`` ``[*b, m]``, ``tau`` ``[*b]``."""
+    return x - tau[..., None, None] * v[..., :, None] * np.sum(np.conj(v)[..., :, None] * x, axis=-2)[..., None, :]
+
+
+def _reflect_right(x: np.ndarray, v: np.ndarray, tau: np.ndarray) -> np.ndarray:
+    """``x (I - tau v v^H)`` for ``x`` ``[*b, m, n]``, ``v`` ``[*b, n]``, ``tau`` ``[*b]``."""
+    return x - tau[..., None, None] * np.sum(x * v[..., None, :], axis=-1)[..., :, None] * np.conj(v)[..., None, :]
+
+
+def _hessenberg_with_q(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(H, Q)``, ``A = Q H Q^H``: the reflectors of ``?gehd2`` applied to both sides and accumulated; exact
+    zeros below the subdiagonal."""
+    shape = a.shape
+    rows, cols = _rows(shape), _cols(shape)
+    h, z = a.copy(), np.broadcast_to((rows == cols).astype(a.dtype), shape).copy()
+    for k in range(shape[-1] - 2):  # H_k^H h H_k, z H_k
+        v, tau, _ = _householder(_column(h, k), k + 1)
+        h = _reflect_right(_reflect_left(h, v, np.conj(tau)), v, tau)
+        z = _reflect_right(z, v, tau)
+    return _where(rows > cols + 1, 0, h), z
+
+
+def _at(h: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """``h[..., i, j]`` for per-batch-element ``i``, ``j`` (one-hot masks and a sum; 0 out of range)."""
+    rows, cols = _rows(h.shape), _cols(h.shape)
+    return np.sum(_where((rows == i[..., None, None]) & (cols == j[..., None, None]), h, 0), axis=(-2, -1))
+
+
 def schur(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Complex Schur form ``A = Z T Z^H`` of complex ``a`` ``[*b, n, n]``: ``(T, Z, info)``, the loops of
     ``build_geev``'s ``_schur``: Hessenberg reduction by the reflectors of ``?gehd2`` accumulated into ``Z``,
@@ -469,19 +498,8 @@ def schur(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     eps = float(np.finfo(a.dtype).eps)
     rows, cols = _rows(shape), _cols(shape)
     eye = (rows == cols).astype(a.dtype)
-    h, z = a.copy(), np.broadcast_to(eye, shape).copy()
-
-    def left(x, v, tau):  # (I - tau v v^H) x
-        return x - tau[..., None, None] * v[..., :, None] * np.sum(np.conj(v)[..., :, None] * x, axis=-2)[..., None, :]
-
-    def right(x, v, tau):  # x (I - tau v v^H)
-        return x - tau[..., None, None] * np.sum(x * v[..., None, :], axis=-1)[..., :, None] * np.conj(v)[..., None, :]
-
-    for k in range(n - 2):  # H_k^H h H_k, z H_k
-        v, tau, _ = _householder(_column(h, k), k + 1)
-        h = right(left(h, v, np.conj(tau)), v, tau)
-        z = right(z, v, tau)
-    h = _deflate(_where(rows > cols + 1, 0, h), eps)
+    h, z = _hessenberg_with_q(a)
+    h = _deflate(h, eps)
 
     def unconverged(h):
         nonzero = (rows == cols + 1) & (h != 0)
@@ -492,11 +510,7 @@ def schur(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     while n > 1 and it < MAX_QR_STEPS_PER_EIGENVALUE * max(n, 10) and unconverged(h)[0].any():
         last = unconverged(h)[1]
         above = last - 1
-
-        def at(i, j):
-            return np.sum(_where((rows == i[..., None, None]) & (cols == j[..., None, None]), h, 0), axis=(-2, -1))
-
-        pa, pb, pc, pd = at(above, above), at(above, last), at(last, above), at(last, last)
+        pa, pb, pc, pd = (_at(h, i, j) for i, j in ((above, above), (above, last), (last, above), (last, last)))
         half = (pa - pd) * 0.5
         root = np.sqrt(half * half + pb * pc)
         l1, l2 = pd + half + root, pd + half - root
@@ -633,18 +647,8 @@ def real_schur(a: np.ndarray) -> tuple[np.ndarray, ...]:
     n = shape[-1]
     eps = float(np.finfo(a.dtype).eps)
     rows, cols = _rows(shape), _cols(shape)
-    h, z = a.copy(), np.broadcast_to((rows == cols).astype(a.dtype), shape).copy()
-
-    def left(x, v, tau):
-        return x - tau[..., None, None] * v[..., :, None] * np.sum(v[..., :, None] * x, axis=-2)[..., None, :]
-
-    def right(x, v, tau):
-        return x - tau[..., None, None] * np.sum(x * v[..., None, :], axis=-1)[..., :, None] * v[..., None, :]
-
-    for k in range(n - 2):
-        v, tau, _ = _householder(_column(h, k), k + 1)
-        h, z = right(left(h, v, tau), v, tau), right(z, v, tau)
-    h = _deflate(_where(rows > cols + 1, 0, h), eps)
+    h, z = _hessenberg_with_q(a)
+    h = _deflate(h, eps)
     idx = np.arange(n)
     first = np.zeros(shape[:-2] + (1,), bool)
 
@@ -655,14 +659,11 @@ def real_schur(a: np.ndarray) -> tuple[np.ndarray, ...]:
         lo = np.max(_where(~nz & (idx < hi[..., None]), idx, 0), -1)
         return big.any(-1) & ~np.isnan(h).any((-2, -1)), lo, hi
 
-    def at(i, j):
-        return np.sum(_where((rows == i[..., None, None]) & (cols == j[..., None, None]), h, 0), (-2, -1))
-
     it = 0
     while n >= 3 and it < MAX_QR_STEPS_PER_EIGENVALUE * max(n, 10) and blocks(h)[0].any():
         live, lo, hi = blocks(h)
         l1, l2 = lo + 1, lo + 2
-        entries = [at(i, j) for i, j in ((hi, hi), (hi - 1, hi - 1), (hi - 1, hi), (hi, hi - 1), (hi - 1, hi - 2),
+        entries = [_at(h, i, j) for i, j in ((hi, hi), (hi - 1, hi - 1), (hi - 1, hi), (hi, hi - 1), (hi - 1, hi - 2),
                                          (lo, lo), (lo, l1), (l1, lo), (l1, l1), (l2, l1))]
         big = np.max(np.abs(np.stack(entries)), axis=0)  # (scaled: no overflow or underflow in the squares)
         big = _where(big == 0, 1, big)
@@ -686,7 +687,7 @@ def real_schur(a: np.ndarray) -> tuple[np.ndarray, ...]:
                 vec[..., k + 2] = _where(k + 2 > hi, 0, _where(at_lo, z0, pick[2]))
             v, tau, _ = _householder(vec, k)
             tau = _where(live & (k >= lo) & (k < hi), tau, 0)
-            h, z = right(left(h, v, tau), v, tau), right(z, v, tau)
+            h, z = _reflect_right(_reflect_left(h, v, tau), v, tau), _reflect_right(z, v, tau)
             h = _where((cols == k - 1) & (rows >= k + 1), 0, h)  # the entries the reflector zeroes
         h = _deflate(_where(rows > cols + 1, 0, h), eps)
         it += 1

@@ -49,7 +49,8 @@ from hlokit.dialects.check import ulp_distance
 from hlokit.interpreter import interpret
 from hlokit.passes import run_pipeline
 from hlokit.passes.stablehlo_legalize_lapack_custom_calls import PIPELINE as LAPACK_PIPELINE
-from hlokit.passes.stablehlo_legalize_lapack_custom_calls import VECTORS_UP_TO_PHASE, lapack_routines
+from hlokit.passes.stablehlo_legalize_lapack_custom_calls import (
+    EIGENVALUES_UNORDERED, VECTORS_UP_TO_PHASE, lapack_routines)
 from hlokit.passes.stablehlo_legalize_quant_to_math import has_quantized_types
 from hlokit.tools.common import check_output_path, read_text, source_name, tool_main, write_output
 from hlokit.tools.translate_interpret import DEFAULT_MAX_STEPS
@@ -351,7 +352,8 @@ def run(argv: Sequence[str]) -> int:
     ctx = hlokit.make_context()
     name = source_name(args.program)
     module = hlokit.parse(read_text(args.program), context=ctx, source_name=name)
-    routines = lapack_routines(module)
+    # (one walk of the module, only where its answer is used: a non-CPU platform legalizes, --engine both notes)
+    routines = lapack_routines(module) if args.platform != "cpu" or args.engine == "both" else []
     lapack_calls = len(routines) if args.platform != "cpu" else 0
     # jaxlib's eigen- / singular-vector routines, which the interpreter (and a non-CPU platform) replaces by
     # hlokit's expansions: their vectors may differ by a sign or phase each (geev, gees: also the eigenvalue order)
@@ -429,7 +431,7 @@ def run(argv: Sequence[str]) -> int:
     if lapack_calls:
         print(f"  legalized {lapack_calls} lapack_* custom call(s) for {args.platform} (stablehlo-legalize-lapack-custom-calls)")
     if up_to_phase and args.engine == "both" and args.platform == "cpu":
-        unordered = [r for r in up_to_phase if r in ("geev", "gees")]
+        unordered = [r for r in up_to_phase if r in EIGENVALUES_UNORDERED]
         order = f"; the eigenvalues of {' and '.join(unordered)} may come in another order" if unordered else ""
         print(f"  note: the interpreter computes {', '.join(up_to_phase)} by its own algorithms: eigen- and singular "
               f"vectors may differ from LAPACK's by a sign (complex: a phase) each{order}; the values agree")

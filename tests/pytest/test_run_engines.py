@@ -130,6 +130,7 @@ def test_difference_marks_a_subnormal_against_zero(dtype):
     assert not difference(np.array([1.0, 3.0], dtype), np.array([1.0, 2.0], dtype)).subnormal
     assert not difference(np.array([-0.0], dtype), np.array([0.0], dtype)).subnormal
 
+
 @pytest.mark.parametrize("example, note", [("svd_qr_f32_4x4.mlir", "computes gesvd by its own algorithms"),
                                            ("eigh_c64_4x4.mlir", "computes heevd by its own algorithms"),
                                            ("eig_f64_4x4.mlir", "the eigenvalues of geev may come in another order"),

@@ -1445,21 +1445,140 @@ def build_gees(e: Emitter, a: V, vectors: bool) -> list[V]:
     return [t, z, _diagonal(e, t), _splat(e, 0, "i32", batch), info]
 
 
-def _schur_vectors(e: Emitter, t: V, z: V, left: bool, right: bool) -> tuple[V, V]:
+#: Balancing's bound on sweeps over the columns (``?gebal`` sweeps until one changes nothing; a change lowers a
+#: row + column norm sum by 5 % at least, so real matrices stop after a few).
+MAX_BALANCE_SWEEPS = 100
+
+
+def _nrm2(e: Emitter, x: V) -> V:
+    """Euclidean norm over the last dimension of real or complex ``x`` ``[*b, n]`` -> ``[*b]`` (real), taken of
+    ``x`` divided by its largest magnitude (no overflow or underflow in the squares)."""
+    shape = x.shape
+    r = len(shape) - 1
+    rt = _real_type(x.t)
+    big = _reduce(e, _abs(e, x), r, 0.0, "maximum")
+    safe = e.select(e.cmp("EQ", big, _splat(e, 0, rt, shape[:r]), "FLOAT"), _splat(e, 1, rt, shape[:r]), big)
+    return e.sqrt(e.reduce_sum(_abs2(e, x / _to_elem(e, e.broadcast_in_dim(safe, shape, list(range(r))), x.t)),
+                               [r])) * big
+
+
+def _balance(e: Emitter, a: V) -> tuple[V, V]:
+    """LAPACK ``?gebal`` with ``JOB = 'S'`` (scaling, no permutation) of ``a`` ``[*b, n, n]``: ``(D^-1 A D, d)``
+    with ``d`` ``[*b, n]`` powers of 2 in the real type, so the balanced matrix is exact.
+
+    Sweeps over the columns ``i`` (``stablehlo.while``; at most :data:`MAX_BALANCE_SWEEPS`) until no batch
+    element changes: with ``c`` / ``r`` the norms of column / row ``i``, two loops find the power of 2 ``f`` with
+    ``c f`` and ``r / f`` within a factor 2 of each other; ``f`` is kept when ``c f + r / f < 0.95 (c + r)``
+    (row ``i`` divided by ``f``, column ``i`` multiplied by it, ``d_i *= f``). ``?gebal``'s guards keep every
+    scaled quantity inside ``[2 sfmin1, 1 / (2 sfmin1)]`` (``sfmin1 = tiny / eps``) and ``d_i`` inside
+    ``[sfmin1, 1 / sfmin1]``; a zero column or row, or one with a NaN, is left alone. The same ``D`` as the
+    reference LAPACK ``?gebal`` for ``JOB = 'S'`` (tests compare with scipy's; ``reference.gebal_scale`` mirrors
+    these loops)."""
+    shape = a.shape
+    r = len(shape) - 2
+    batch, n = shape[:r], shape[r]
+    t = a.t
+    rt = _real_type(t)
+    fin = np.finfo(np.float32 if rt == "f32" else np.float64)
+    sfmin1 = float(fin.tiny) / float(fin.eps)
+    sfmax1, sfmin2 = 1 / sfmin1, sfmin1 * 2
+    sfmax2 = 1 / sfmin2
+    bd = list(range(r))
+    rows, cols = e.iota(shape, r, "i32"), e.iota(shape, r + 1, "i32")
+    idx = e.iota(batch + [n], r, "i32")
+    zero_i = e.scalar(0, "i32")
+    no = _splat(e, False, "i1", batch)
+
+    def column(i: V, a: V, d: V, noconv: V) -> list[V]:
+        col = _column(e, a, i)
+        row = e.reshape(e.dynamic_slice(a, [zero_i] * r + [i, zero_i], batch + [1, n]), batch + [n])
+        c, rr = _nrm2(e, col), _nrm2(e, row)
+        ca, ra = _reduce(e, _abs(e, col), r, 0.0, "maximum"), _reduce(e, _abs(e, row), r, 0.0, "maximum")
+        zero = _splat(e, 0, rt, batch)
+        total = c + ca + rr + ra
+        live = e.land(e.land(e.cmp("NE", c, zero, "FLOAT"), e.cmp("NE", rr, zero, "FLOAT")),
+                      e.cmp("EQ", total, total, "FLOAT"))
+        s = c + rr
+        one = _splat(e, 1, rt, batch)
+
+        def up_mask(f, c, ca, r_, g, ra) -> V:
+            return e.land(e.land(live, e.cmp("LT", c, g, "FLOAT")),
+                          e.land(e.cmp("LT", e.max(e.max(f, c), ca), _splat(e, sfmax2, rt, batch), "FLOAT"),
+                                 e.cmp("GT", e.min(e.min(r_, g), ra), _splat(e, sfmin2, rt, batch), "FLOAT")))
+
+        def up(f, c, ca, r_, g, ra) -> list[V]:
+            m = up_mask(f, c, ca, r_, g, ra)
+            return [e.select(m, x * 2.0, x) for x in (f, c, ca)] + [e.select(m, x * 0.5, x) for x in (r_, g, ra)]
+
+        f, c, ca, rr, _, ra = e.while_loop([one, c, ca, rr, rr * 0.5, ra],
+                                           lambda *v: _any(e, up_mask(*v)), up)
+
+        def down_mask(f, c, g, ca, r_, ra) -> V:
+            return e.land(e.land(live, e.cmp("GE", g, r_, "FLOAT")),
+                          e.land(e.cmp("LT", e.max(r_, ra), _splat(e, sfmax2, rt, batch), "FLOAT"),
+                                 e.cmp("GT", e.min(e.min(f, c), e.min(g, ca)), _splat(e, sfmin2, rt, batch), "FLOAT")))
+
+        def down(f, c, g, ca, r_, ra) -> list[V]:
+            m = down_mask(f, c, g, ca, r_, ra)
+            return [e.select(m, x * 0.5, x) for x in (f, c, g, ca)] + [e.select(m, x * 2.0, x) for x in (r_, ra)]
+
+        f, c, _, _, rr, _ = e.while_loop([f, c, c * 0.5, ca, rr, ra], lambda *v: _any(e, down_mask(*v)), down)
+        di = _pick(e, d, i)
+        shrink = e.land(e.land(e.cmp("LT", f, one, "FLOAT"), e.cmp("LT", di, one, "FLOAT")),
+                        e.cmp("LE", f * di, _splat(e, sfmin1, rt, batch), "FLOAT"))
+        grow = e.land(e.land(e.cmp("GT", f, one, "FLOAT"), e.cmp("GT", di, one, "FLOAT")),
+                      e.cmp("GE", di, _splat(e, sfmax1, rt, batch) / f, "FLOAT"))
+        keep = e.land(e.land(live, e.cmp("LT", c + rr, s * 0.95, "FLOAT")), e.lnot(e.lor(shrink, grow)))
+        f = e.select(keep, f, one)
+        ib = e.broadcast_in_dim(i, batch + [n], [])
+        d = e.select(e.cmp("EQ", idx, ib, "SIGNED"), e.broadcast_in_dim(di * f, batch + [n], bd), d)
+        ishape = e.broadcast_in_dim(i, shape, [])
+        fs = e.broadcast_in_dim(f, shape, bd)
+        unit = _splat(e, 1, rt, shape)
+        row_mul = e.select(e.cmp("EQ", rows, ishape, "SIGNED"), unit / fs, unit)
+        col_mul = e.select(e.cmp("EQ", cols, ishape, "SIGNED"), fs, unit)
+        if t in COMPLEX_TYPES:  # (the parts scaled alone: a complex product would make inf * 0 = NaN)
+            a = e.complex((e.real(a) * row_mul) * col_mul, (e.imag(a) * row_mul) * col_mul)
+        else:
+            a = (a * row_mul) * col_mul
+        return [i + 1, a, d, e.lor(noconv, keep)]
+
+    def sweep(k: V, a: V, d: V, noconv: V) -> list[V]:
+        _, a, d, noconv = e.while_loop([zero_i, a, d, no], lambda i, *_: e.cmp("LT", i, e.scalar(n, "i32"), "SIGNED"),
+                                       column)
+        return [k + 1, a, d, noconv]
+
+    def more(k: V, a: V, d: V, noconv: V) -> V:
+        return e.land(e.cmp("LT", k, e.scalar(MAX_BALANCE_SWEEPS, "i32"), "SIGNED"), _any(e, noconv))
+
+    _, a, d, _ = e.while_loop([zero_i, a, _splat(e, 1, rt, batch + [n]), _splat(e, True, "i1", batch)], more, sweep)
+    return a, d
+
+
+def _schur_vectors(e: Emitter, t: V, z: V, left: bool, right: bool, scale: V | None = None) -> tuple[V, V]:
     """``(vl, vr)`` of the complex Schur form ``A = Z T Z^H`` (``t``, ``z`` ``[*b, n, n]``): right eigenvectors
     ``Z X`` with ``X`` those of ``T`` (:func:`_triangular_eigenvectors`), left ones ``Z Y`` with ``Y`` those
-    of ``T^H`` (lower triangular: the same routine on ``T^H`` with rows and columns reversed), each column
-    normalised (:func:`_normalize_columns`); zeros where not ``left`` / ``right``."""
+    of ``T^H`` (lower triangular: the same routine on ``T^H`` with rows and columns reversed); with ``scale``
+    (``d`` ``[*b, n]`` of :func:`_balance`: ``Z T Z^H = D^-1 A D``) those of ``A``, ``D Z X`` and ``D^-1 Z Y``
+    (``?gebak``); each column normalised (:func:`_normalize_columns`); zeros where not ``left`` / ``right``."""
     shape = t.shape
     r = len(shape) - 2
     bd = list(range(r))
     vr = vl = _splat(e, 0, t.t, shape)
+
+    def back(v: V, inverse: bool) -> V:
+        if scale is None:
+            return v
+        d = e.broadcast_in_dim(scale, shape, bd + [r])
+        return v / _to_elem(e, d, v.t) if inverse else v * _to_elem(e, d, v.t)
+
     if right:
-        vr = _normalize_columns(e, e.dot_general(z, _triangular_eigenvectors(e, t), bd, bd, [r + 1], [r]))
+        x = e.dot_general(z, _triangular_eigenvectors(e, t), bd, bd, [r + 1], [r])
+        vr = _normalize_columns(e, back(x, False))
     if left:
         flipped = _reverse(e, _adjoint(e, t), [r, r + 1])
         y = _reverse(e, _triangular_eigenvectors(e, flipped), [r, r + 1])
-        vl = _normalize_columns(e, e.dot_general(z, y, bd, bd, [r + 1], [r]))
+        vl = _normalize_columns(e, back(e.dot_general(z, y, bd, bd, [r + 1], [r]), True))
     return vl, vr
 
 
@@ -1470,12 +1589,15 @@ def build_geev(e: Emitter, a: V, left: bool, right: bool) -> list[V]:
     / ``right``), each of norm 1 with its largest entry real, ``info`` 0 (1 where the QR steps did not
     converge or the input has a NaN).
 
-    The complex Schur form ``A = Z T Z^H`` (:func:`_schur`), the eigenvalues ``diag(T)``, the eigenvectors of
-    :func:`_schur_vectors`. No balancing (LAPACK's ``?gebal``). The eigenvalues come in the order of ``T``'s
-    diagonal, which LAPACK's need not share.
+    As ``?geev``: ``A`` balanced first (:func:`_balance`, ``D^-1 A D``: exact, and the eigenvalues of a badly
+    scaled matrix as accurate as LAPACK's); the complex Schur form ``D^-1 A D = Z T Z^H`` (:func:`_schur`); the
+    eigenvalues ``diag(T)``, the eigenvectors of :func:`_schur_vectors`. No permutation (``?gebal``'s other
+    half, which only isolates eigenvalues that a zero pattern exposes). The eigenvalues come in the order of
+    ``T``'s diagonal, which LAPACK's need not share.
     """
-    tmat, z, info = _schur(e, a)
-    return [_diagonal(e, tmat), *_schur_vectors(e, tmat, z, left, right), info]
+    b, d = _balance(e, a)
+    tmat, z, info = _schur(e, b)
+    return [_diagonal(e, tmat), *_schur_vectors(e, tmat, z, left, right, d), info]
 
 
 # -- real gees: the real Schur form by Francis double-shift QR steps (reference.py: real_schur) ----------
@@ -1814,12 +1936,13 @@ def build_geev_real(e: Emitter, a: V, left: bool, right: bool) -> list[V]:
     are ``wr +- i wi`` with real ones exactly real and conjugate pairs exactly conjugate (``+wi`` first);
     eigenvectors of the complex Schur form it gives (:func:`_complex_schur_of_real`) by
     :func:`_schur_vectors`, then real for a real eigenvalue and the conjugate of the first for the second of a
-    pair (:func:`_real_input_vectors`). No balancing (``?gebal``): the order of the eigenvalues is that of
-    ``T``'s diagonal, not necessarily LAPACK's."""
-    t, z, wr, wi, info = _real_schur(e, a)
+    pair (:func:`_real_input_vectors`). ``A`` is balanced first (:func:`_balance`, as ``?geev``; no permutation):
+    the order of the eigenvalues is that of ``T``'s diagonal, which is LAPACK's for most matrices."""
+    b, d = _balance(e, a)
+    t, z, wr, wi, info = _real_schur(e, b)
     vl = vr = _splat(e, 0, f"complex<{a.t}>", a.shape)
     if left or right:
-        vl, vr = _schur_vectors(e, *_complex_schur_of_real(e, t, z, wr, wi), left, right)
+        vl, vr = _schur_vectors(e, *_complex_schur_of_real(e, t, z, wr, wi), left, right, d)
         vl, vr = _real_input_vectors(e, vl, wi), _real_input_vectors(e, vr, wi)
     return [wr, wi, vl, vr, info]
 

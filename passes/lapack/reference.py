@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["getrf", "geqrf", "orgqr", "syevd", "gesdd", "gtsv", "schur", "geev", "real_schur", "complex_schur_of_real", "lanv2", "tournament",
+__all__ = ["getrf", "geqrf", "orgqr", "syevd", "gesdd", "gtsv", "schur", "geev", "real_schur", "complex_schur_of_real", "lanv2", "tournament", "gebal_scale",
            "MAX_SWEEPS"]
 
 
@@ -562,20 +562,87 @@ def _normalize_columns(v: np.ndarray) -> np.ndarray:
     return v * _where(ap == 0, 1, np.conj(p) / _where(ap == 0, 1, ap))
 
 
+#: Balancing's bound on sweeps over the columns (?gebal loops until a sweep changes nothing; each change
+#: lowers a row + column norm sum by 5 %, so real matrices stop after a few sweeps).
+MAX_BALANCE_SWEEPS = 100
+
+
+def _nrm2(x: np.ndarray) -> np.ndarray:
+    """Euclidean norm over the last axis, of ``x`` divided by its largest magnitude (no overflow or underflow)."""
+    big = np.max(np.abs(x), axis=-1)
+    safe = _where(big == 0, 1, big)
+    return np.sqrt(np.sum(np.abs(x / safe[..., None]) ** 2, axis=-1)) * big
+
+
+def gebal_scale(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """LAPACK ``?gebal`` with ``JOB = 'S'`` on ``a`` ``[*b, n, n]``: ``(D^-1 A D, d)``, ``d`` ``[*b, n]`` powers of 2
+    (the real type of ``a``). Sweeps over the columns ``i`` until one changes nothing: ``f = 2^k`` brings the
+    column norm ``c`` and row norm ``r`` (over the whole matrix) within a factor 2 of each other (``c 2^k`` against
+    ``r / 2^k``), kept when it lowers ``c + r`` below 95 % of its value; row ``i`` is divided by ``f``, column ``i``
+    multiplied by it. ``?gebal``'s guards keep every scaled quantity inside ``[2 sfmin1, 1 / (2 sfmin1)]``,
+    ``sfmin1 = tiny / eps`` (LAPACK's ``SFMIN1``; ``eps`` its ``DLAMCH('P')``); a column or row that is zero or has
+    a NaN is left alone."""
+    a = a.copy()
+    shape = a.shape
+    n = shape[-1]
+    rt = a.real.dtype
+    fin = np.finfo(rt)
+    sfmin1 = float(fin.tiny) / float(fin.eps)
+    sfmax1, sfmin2 = 1 / sfmin1, sfmin1 * 2
+    sfmax2 = 1 / sfmin2
+    d = np.ones(shape[:-1], rt)
+    noconv = np.ones(shape[:-2], bool)
+    sweep = 0
+    while noconv.any() and sweep < MAX_BALANCE_SWEEPS:
+        noconv = np.zeros(shape[:-2], bool)
+        for i in range(n):
+            col, row = _column(a, i), _row(a, i)
+            c, r = _nrm2(col), _nrm2(row)
+            ca, ra = np.max(np.abs(col), -1), np.max(np.abs(row), -1)
+            live = (c != 0) & (r != 0) & ~np.isnan(c + ca + r + ra)
+            f, g, s = np.ones_like(c), r / 2, c + r
+            while True:
+                up = live & (c < g) & (np.maximum(np.maximum(f, c), ca) < sfmax2) & (np.minimum(np.minimum(r, g), ra) > sfmin2)
+                if not up.any():
+                    break
+                f, c, ca = _where(up, f * 2, f), _where(up, c * 2, c), _where(up, ca * 2, ca)
+                r, g, ra = _where(up, r / 2, r), _where(up, g / 2, g), _where(up, ra / 2, ra)
+            g = c / 2
+            while True:
+                down = live & (g >= r) & (np.maximum(r, ra) < sfmax2) & \
+                    (np.minimum(np.minimum(f, c), np.minimum(g, ca)) > sfmin2)
+                if not down.any():
+                    break
+                f, c, g, ca = (_where(down, x / 2, x) for x in (f, c, g, ca))
+                r, ra = _where(down, r * 2, r), _where(down, ra * 2, ra)
+            di = d[..., i]
+            with np.errstate(over="ignore"):  # (sfmax1 / f for f < 1: inf, and the test false)
+                apply = live & (c + r < 0.95 * s) & ~((f < 1) & (di < 1) & (f * di <= sfmin1)) & \
+                    ~((f > 1) & (di > 1) & (di >= sfmax1 / f))
+            f = _where(apply, f, 1).astype(rt)
+            d[..., i] = di * f
+            a[..., i, :] = a[..., i, :] * (1 / f)[..., None]
+            a[..., :, i] = a[..., :, i] * f[..., None]
+            noconv |= apply
+        sweep += 1
+    return a, d
+
+
 def geev(a: np.ndarray, left: bool = True, right: bool = True) -> tuple[np.ndarray, ...]:
     """Eigenvalues and eigenvectors of a general ``a`` ``[*b, n, n]``: ``(w, vl, vr, info)``, complex (a real
     ``a`` is computed as complex), ``vl`` / ``vr`` zero unless ``left`` / ``right``; each vector of norm 1
-    with its largest entry real. The order of ``w`` is the diagonal of :func:`schur`'s ``T`` (of
-    :func:`real_schur`'s for a real ``a``: see :func:`_geev_real`)."""
+    with its largest entry real. ``a`` is balanced first (:func:`gebal_scale`); the order of ``w`` is the
+    diagonal of :func:`schur`'s ``T`` (of :func:`real_schur`'s for a real ``a``: see :func:`_geev_real`)."""
     ct = np.complex64 if a.dtype in (np.float32, np.complex64) else np.complex128
     if a.dtype.kind != "c":
         return _geev_real(a, left, right)
-    t, z, info = schur(a.astype(ct))
+    b, d = gebal_scale(a.astype(ct))
+    t, z, info = schur(b)
     w = np.diagonal(t, axis1=-2, axis2=-1).copy()
-    vr = _normalize_columns(z @ _triangular_eigenvectors(t)) if right else np.zeros_like(t)
+    vr = _normalize_columns(d[..., :, None] * (z @ _triangular_eigenvectors(t))) if right else np.zeros_like(t)
     if left:
         flipped = np.conj(np.swapaxes(t, -1, -2))[..., ::-1, ::-1]
-        vl = _normalize_columns(z @ _triangular_eigenvectors(flipped)[..., ::-1, ::-1])
+        vl = _normalize_columns(z @ _triangular_eigenvectors(flipped)[..., ::-1, ::-1] / d[..., :, None])
     else:
         vl = np.zeros_like(t)
     return w, vl, vr, info
@@ -758,16 +825,19 @@ def _real_input_vectors(v: np.ndarray, wi: np.ndarray) -> np.ndarray:
 
 
 def _geev_real(a: np.ndarray, left: bool, right: bool) -> tuple[np.ndarray, ...]:
-    """:func:`geev` of a real ``a`` as LAPACK's ``?geev``: the eigenvalues of :func:`real_schur` (real ones
-    exactly real, pairs exactly conjugate), eigenvectors of :func:`complex_schur_of_real`'s form, normalised,
-    then real / conjugate by :func:`_real_input_vectors`."""
-    t, z, wr, wi, info = real_schur(a)
+    """:func:`geev` of a real ``a`` as LAPACK's ``?geev``: balanced by :func:`gebal_scale`, the eigenvalues of
+    :func:`real_schur` (real ones exactly real, pairs exactly conjugate), eigenvectors of
+    :func:`complex_schur_of_real`'s form scaled back, normalised, then real / conjugate by
+    :func:`_real_input_vectors`."""
+    b, d = gebal_scale(a)
+    t, z, wr, wi, info = real_schur(b)
     tc, zc = complex_schur_of_real(t, z, wr, wi)
     w = (wr + 1j * wi).astype(tc.dtype)
     vr = vl = np.zeros_like(tc)
+    d = d[..., :, None]
     if right:
-        vr = _real_input_vectors(_normalize_columns(zc @ _triangular_eigenvectors(tc)), wi)
+        vr = _real_input_vectors(_normalize_columns(d * (zc @ _triangular_eigenvectors(tc))), wi)
     if left:
         flipped = np.conj(np.swapaxes(tc, -1, -2))[..., ::-1, ::-1]
-        vl = _real_input_vectors(_normalize_columns(zc @ _triangular_eigenvectors(flipped)[..., ::-1, ::-1]), wi)
+        vl = _real_input_vectors(_normalize_columns(zc @ _triangular_eigenvectors(flipped)[..., ::-1, ::-1] / d), wi)
     return w, vl, vr, info

@@ -15,12 +15,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+import scipy.linalg.lapack
 import scipy.optimize
 
 import hlokit
 import hlokit.passes.stablehlo_legalize_lapack_custom_calls as lapack_pass
 from hlokit import backend
 from hlokit.diagnostics import PassError
+from hlokit.passes.builder import Emitter
 from hlokit.passes import run_pipeline
 
 from conftest import REPO
@@ -487,6 +489,41 @@ def test_reference_geev_matches_lapack(dtype, n):
             for v in (lm, rm):
                 assert (v[:, wm.imag == 0].imag == 0).all()
                 np.testing.assert_array_equal(v[:, firsts + 1], np.conj(v[:, firsts]))
+
+
+def _badly_scaled(dtype, batch: int, n: int, seed: int) -> np.ndarray:
+    """``D A D^-1`` for random ``A`` and diagonal ``D`` spanning 10^-8 .. 10^8 (or 2^-40 .. 2^40), some with a
+    zero row (a zero row / column is left alone by the scaling)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for k in range(batch):
+        a = rng.standard_normal((n, n)) + (1j * rng.standard_normal((n, n)) if np.dtype(dtype).kind == "c" else 0)
+        d = 2.0 ** rng.integers(-40, 40, n) if k % 2 else 10.0 ** rng.uniform(-8, 8, n)
+        a = a * d[:, None] / d[None, :]
+        if k % 5 == 0:
+            a[rng.integers(n), :] = 0
+        out.append(a)
+    return np.stack(out).astype(dtype)
+
+
+@pytest.mark.parametrize("n", [1, 2, 6])
+@pytest.mark.parametrize("dtype", export.DTYPES)
+def test_balancing_matches_lapack_gebal(dtype, n):
+    # ?geev balances first (?gebal): D^-1 A D with D powers of 2. The emitted loops (on the interpreter and on
+    # XLA) and their numpy mirror give LAPACK's own ?gebal (JOB = 'S', through scipy) bit for bit.
+    a = _badly_scaled(dtype, 12, n, 11)
+    gebal = getattr(scipy.linalg.lapack, {"float32": "s", "float64": "d", "complex64": "c", "complex128": "z"}[dtype] + "gebal")
+    e = Emitter()
+    mlir_type = {"float32": "f32", "float64": "f64", "complex64": "complex<f32>", "complex128": "complex<f64>"}[dtype]
+    (x,) = e.args([("".join(f"{d}x" for d in a.shape), mlir_type)])
+    text = "module {\n" + e.text("main", [x], list(lapack_pass._balance(e, x))).replace("private ", "") + "}"
+    runs = [reference.gebal_scale(a), hlokit.interpret(text, [a]), backend.compile(text)(a)]
+    for k in range(len(a)):
+        ba, _, _, scale, info = gebal(a[k], scale=1, permute=0)
+        assert info == 0
+        for b, d in runs:
+            np.testing.assert_array_equal(np.asarray(b)[k], ba)
+            np.testing.assert_array_equal(np.asarray(d)[k], scale)
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 7])

@@ -42,8 +42,10 @@ from typing import Sequence
 
 import ml_dtypes
 import numpy as np
+from jaxlib.mlir import ir
 
 import hlokit
+from hlokit import opsets
 from hlokit.backend import BackendError, TensorSpec, compile, initialize, module_device_needs, prepare_devices, signature
 from hlokit.dialects.check import ulp_distance
 from hlokit.interpreter import interpret
@@ -250,6 +252,34 @@ def difference(ours: np.ndarray, xla: np.ndarray) -> Difference:
     return Difference(max_ulp, float(np.max(absdiff)), worst, subnormal=subnormal)
 
 
+#: Ops whose f16 / bf16 results XLA CPU may leave unrounded inside a fusion (it computes them in f32 and rounds
+#: once, at the fusion's end: "excess precision"); the interpreter rounds each, as the spec defines.
+_ROUNDING_OPS = frozenset(
+    {n for n in opsets.ELEMENTWISE} - {"stablehlo." + n for n in (
+        "select", "clamp", "maximum", "minimum", "negate", "abs", "convert", "sign", "floor", "ceil",
+        "round_nearest_afz", "round_nearest_even", "bitcast_convert", "reduce_precision", "compare", "not", "and",
+        "or", "xor", "is_finite", "real", "imag")}
+    | {"stablehlo.dot_general", "stablehlo.dot", "stablehlo.convolution", "stablehlo.reduce", "stablehlo.reduce_window"})
+
+
+def narrow_float_arithmetic(module) -> list[str]:
+    """The 16-bit float types (``"bf16"``, ``"f16"``, sorted) that some rounding op of ``module`` (``_ROUNDING_OPS``)
+    computes: where XLA CPU's excess precision may differ from the interpreter's per-op rounding."""
+    found: set[str] = set()
+
+    def visit(op):
+        if op.name in _ROUNDING_OPS:
+            for r in op.results:
+                t = r.type
+                elem = t.element_type if isinstance(t, ir.ShapedType) else t
+                if isinstance(elem, (ir.BF16Type, ir.F16Type)):
+                    found.add(str(elem))
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return sorted(found)
+
+
 def interpret_global(module, inputs: Sequence[np.ndarray], function: str, max_steps: int | None,
                      num_replicas: int = 1, num_partitions: int = 1) -> list[np.ndarray]:
     """Run ``function`` on hlokit's interpreter with the global inputs of :func:`run` and return global
@@ -435,6 +465,11 @@ def run(argv: Sequence[str]) -> int:
         order = f"; the eigenvalues of {' and '.join(unordered)} may come in another order" if unordered else ""
         print(f"  note: the interpreter computes {', '.join(up_to_phase)} by its own algorithms: eigen- and singular "
               f"vectors may differ from LAPACK's by a sign (complex: a phase) each{order}; the values agree")
+    narrow = narrow_float_arithmetic(module) if args.engine == "both" and args.platform == "cpu" else []
+    if narrow:
+        print(f"  note: XLA CPU may compute chains of {' / '.join(narrow)} ops in f32 and round once at their end "
+              "(excess precision); the interpreter rounds every op's result to its type, as the spec defines: "
+              f"results may differ by about an ULP of {' / '.join(narrow)}")
     if quantized:
         tail = "; the interpreter runs the quantized program" if args.engine == "both" else ""
         print(f"  legalized quantized types for XLA (stablehlo-legalize-quant-to-math){tail}")

@@ -422,6 +422,11 @@ def _real_type(t: str) -> str:
     return t[len("complex<"):-1] if t in COMPLEX_TYPES else t
 
 
+def _finfo(t: str) -> np.finfo:
+    """numpy's float limits of the real element type ``t`` (``"f32"`` or ``"f64"``)."""
+    return np.finfo(np.float32 if t == "f32" else np.float64)
+
+
 def _conj(e: Emitter, z: V) -> V:
     """Complex conjugate (the value itself for a real type)."""
     return e.complex(e.real(z), -e.imag(z)) if z.t in COMPLEX_TYPES else z
@@ -732,7 +737,7 @@ def build_geqp3(e: Emitter, a: V, jpvt: V) -> list[V]:
     if kmax == 0:
         return [a, jpvt, _splat(e, 0, a.t, batch + [0])]
 
-    eps = float(np.finfo(np.float32 if rt == "f32" else np.float64).eps)
+    eps = float(_finfo(rt).eps)
     tol3z = math.sqrt(eps / 2)  # sqrt(dlamch('Epsilon'))
 
     # 2. Householder steps: no pivoting for the fixed columns, partial norms for the free ones
@@ -955,7 +960,7 @@ def _rotation(e: Emitter, app: V, aqq: V, apq: V) -> tuple[V, V]:
     Hermitian 2x2 blocks ``[[app, apq], [conj(apq), aqq]]`` (``reference._rotation``)."""
     rt = app.t
     shape = app.shape
-    eps = float(np.finfo(np.float32 if rt == "f32" else np.float64).eps)
+    eps = float(_finfo(rt).eps)
     mag = _abs(e, apq)
     small = e.cmp("EQ", mag, _splat(e, 0, rt, shape), "FLOAT")
     safe = e.select(small, _splat(e, 1, rt, shape), mag)
@@ -1034,7 +1039,7 @@ def build_syevd(e: Emitter, a: V, lower: bool) -> list[V]:
     half = nn // 2
     h = _pad_dim(e, _pad_dim(e, h, r + 1, nn - n), r, nn - n)
     full = batch + [nn, nn]
-    eps = float(np.finfo(np.float32 if rt == "f32" else np.float64).eps)
+    eps = float(_finfo(rt).eps)
     tol2 = e.reduce_sum(_abs2(e, h), [r, r + 1]) * (eps * eps)
 
     def step(i: V, h: V, v: V) -> list[V]:
@@ -1103,7 +1108,7 @@ def _svd_tall(e: Emitter, a: V, mode: str) -> tuple[V, V | None, V | None]:
     t, rt = a.t, _real_type(a.t)
     nn = n + n % 2
     half = nn // 2
-    eps = float(np.finfo(np.float32 if rt == "f32" else np.float64).eps)
+    eps = float(_finfo(rt).eps)
     tol = math.sqrt(m) * eps
 
     def step(i: V, u: V, v: V, rot: V) -> list[V]:
@@ -1322,7 +1327,7 @@ def _schur(e: Emitter, a: V) -> tuple[V, V, V]:
     batch, n = shape[:r], shape[r]
     t = a.t
     rt = _real_type(t)
-    eps = float(np.finfo(np.float32 if rt == "f32" else np.float64).eps)
+    eps = float(_finfo(rt).eps)
     h, z = _hessenberg_with_q(e, a)
     h = _deflate(e, h, eps)
     if n < 2:
@@ -1381,7 +1386,7 @@ def _triangular_eigenvectors(e: Emitter, t: V) -> V:
     batch, n = shape[:r], shape[r]
     ct = t.t
     rt = _real_type(ct)
-    fin = np.finfo(np.float32 if rt == "f32" else np.float64)
+    fin = _finfo(rt)
     bd = list(range(r))
     w = _diagonal(e, t)
     tmax = _reduce(e, _abs(e, t), [r, r + 1], 0.0, "maximum")
@@ -1479,7 +1484,7 @@ def _balance(e: Emitter, a: V) -> tuple[V, V]:
     batch, n = shape[:r], shape[r]
     t = a.t
     rt = _real_type(t)
-    fin = np.finfo(np.float32 if rt == "f32" else np.float64)
+    fin = _finfo(rt)
     sfmin1 = float(fin.tiny) / float(fin.eps)
     sfmax1, sfmin2 = 1 / sfmin1, sfmin1 * 2
     sfmax2 = 1 / sfmin2
@@ -1740,7 +1745,7 @@ def _real_schur(e: Emitter, a: V) -> tuple[V, V, V, V, V]:
     t = a.t
     bd = list(range(r))
     vec = batch + [n]
-    eps = float(np.finfo(np.float32 if t == "f32" else np.float64).eps)
+    eps = float(_finfo(t).eps)
     zero_i = e.scalar(0, "i32")
     h, z = _hessenberg_with_q(e, a)
     h = _deflate(e, h, eps)

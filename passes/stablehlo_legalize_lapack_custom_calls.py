@@ -516,6 +516,14 @@ def _column(e: Emitter, x: V, k: V) -> V:
     return e.reshape(e.dynamic_slice(x, [zero] * (r + 1) + [k], shape[:r] + [shape[r], 1]), shape[:r] + [shape[r]])
 
 
+def _row(e: Emitter, x: V, k: V) -> V:
+    """Row ``k`` (0-d i32) of ``x`` ``[*b, m, n]`` as ``[*b, n]`` (``dynamic_slice``)."""
+    shape = x.shape
+    r = len(shape) - 2
+    zero = e.scalar(0, "i32")
+    return e.reshape(e.dynamic_slice(x, [zero] * r + [k, zero], shape[:r] + [1, shape[r + 1]]), shape[:r] + [shape[r + 1]])
+
+
 def _tournament(e: Emitter, x: V, dim: int) -> V:
     """The round-robin move along ``dim`` (:func:`hlokit.passes.lapack.reference.tournament`): static
     slices and one ``concatenate``."""
@@ -542,11 +550,20 @@ def _householder(e: Emitter, x: V, k: V) -> tuple[V, V, V]:
     rt = _real_type(t)
     idx = e.iota(shape, r, "i32")
     kb = e.broadcast_in_dim(k, shape, [])
-    mag = e.select(e.cmp("GE", idx, kb, "SIGNED"), _abs(e, x), _splat(e, 0, rt, shape))
-    big = _reduce(e, mag, r, 0.0, "maximum")
-    big = e.select(e.cmp("EQ", big, _splat(e, 0, rt, shape[:r]), "FLOAT"), _splat(e, 1, rt, shape[:r]), big)
-    v, tau, beta = _householder_scaled(e, x / _to_elem(e, e.broadcast_in_dim(big, shape, list(range(r))), t), idx, kb)
+    scaled, big = _by_largest(e, x, e.select(e.cmp("GE", idx, kb, "SIGNED"), _abs(e, x), _splat(e, 0, rt, shape)))
+    v, tau, beta = _householder_scaled(e, scaled, idx, kb)
     return v, tau, beta * _to_elem(e, big, t)
+
+
+def _by_largest(e: Emitter, x: V, mag: V) -> tuple[V, V]:
+    """``(x / s, s)`` for ``x`` ``[*b, m]`` and magnitudes ``mag`` ``[*b, m]`` (real): ``s`` ``[*b]`` the largest
+    of ``mag``, 1 where that is 0. Squares of ``x / s`` neither overflow nor underflow (LAPACK's scaled
+    ``?nrm2``)."""
+    shape = x.shape
+    r = len(shape) - 1
+    big = _reduce(e, mag, r, 0.0, "maximum")
+    big = e.select(e.cmp("EQ", big, _splat(e, 0, mag.t, shape[:r]), "FLOAT"), _splat(e, 1, mag.t, shape[:r]), big)
+    return x / _to_elem(e, e.broadcast_in_dim(big, shape, list(range(r))), x.t), big
 
 
 def _householder_scaled(e: Emitter, x: V, idx: V, kb: V) -> tuple[V, V, V]:
@@ -765,7 +782,7 @@ def build_geqp3(e: Emitter, a: V, jpvt: V) -> list[V]:
         a_ = e.select(e.cmp("GT", full, e.broadcast_in_dim(k, shape, []), "SIGNED"), _reflect(e, a_, v, _conj(e, t)), a_)
         a_ = _set_column(e, a_, k, _store_reflector(e, col, k, v, beta))
         # partial norms of the columns right of k, from row k + 1 down
-        row_k = e.reshape(e.dynamic_slice(a_, [zero_i] * r + [k, zero_i], batch + [1, n]), vec)
+        row_k = _row(e, a_, k)
         zero = _splat(e, 0, rt, vec)
         nonzero = e.cmp("NE", vn1, zero, "FLOAT")
         safe1 = e.select(nonzero, vn1, _splat(e, 1, rt, vec))
@@ -1396,13 +1413,13 @@ def _triangular_eigenvectors(e: Emitter, t: V) -> V:
     zero = e.scalar(0, "i32")
 
     def body(i: V, x: V) -> list[V]:
-        row = e.reshape(e.dynamic_slice(t, [zero] * r + [i, zero], batch + [1, n]), batch + [n])
+        row = _row(e, t, i)
         after = e.cmp("GT", idx, e.broadcast_in_dim(i, batch + [n], []), "SIGNED")
         row = e.select(after, row, _splat(e, 0, ct, batch + [n]))
         s = e.dot_general(row, x, bd, bd, [r], [r])  # [*b, n]: sum_j t[i, j] x[j, k] over j > i
         d = e.broadcast_in_dim(_entry(e, w, i), batch + [n], bd) - w
         d = e.select(e.cmp("LT", _abs(e, d), sminb, "FLOAT"), _to_elem(e, sminb, ct), d)
-        old = e.reshape(e.dynamic_slice(x, [zero] * r + [i, zero], batch + [1, n]), batch + [n])
+        old = _row(e, x, i)
         new = e.select(after, -s / d, old)
         return [i - 1, e.dynamic_update_slice(x, e.reshape(new, batch + [1, n]), [zero] * r + [i, zero])]
 
@@ -1458,13 +1475,8 @@ MAX_BALANCE_SWEEPS = 100
 def _nrm2(e: Emitter, x: V) -> V:
     """Euclidean norm over the last dimension of real or complex ``x`` ``[*b, n]`` -> ``[*b]`` (real), taken of
     ``x`` divided by its largest magnitude (no overflow or underflow in the squares)."""
-    shape = x.shape
-    r = len(shape) - 1
-    rt = _real_type(x.t)
-    big = _reduce(e, _abs(e, x), r, 0.0, "maximum")
-    safe = e.select(e.cmp("EQ", big, _splat(e, 0, rt, shape[:r]), "FLOAT"), _splat(e, 1, rt, shape[:r]), big)
-    return e.sqrt(e.reduce_sum(_abs2(e, x / _to_elem(e, e.broadcast_in_dim(safe, shape, list(range(r))), x.t)),
-                               [r])) * big
+    scaled, big = _by_largest(e, x, _abs(e, x))
+    return e.sqrt(e.reduce_sum(_abs2(e, scaled), [len(x.shape) - 1])) * big
 
 
 def _balance(e: Emitter, a: V) -> tuple[V, V]:
@@ -1496,7 +1508,7 @@ def _balance(e: Emitter, a: V) -> tuple[V, V]:
 
     def column(i: V, a: V, d: V, noconv: V) -> list[V]:
         col = _column(e, a, i)
-        row = e.reshape(e.dynamic_slice(a, [zero_i] * r + [i, zero_i], batch + [1, n]), batch + [n])
+        row = _row(e, a, i)
         c, rr = _nrm2(e, col), _nrm2(e, row)
         ca, ra = _reduce(e, _abs(e, col), r, 0.0, "maximum"), _reduce(e, _abs(e, row), r, 0.0, "maximum")
         zero = _splat(e, 0, rt, batch)

@@ -610,7 +610,7 @@ def _approx_top_k(op, operands, interp):
     fallback = entry("is_fallback", ir.BoolAttr, False)
     inputs, init_values = list(operands[:num]), list(operands[num:])
     shape = inputs[0].shape
-    dim = dim + len(shape) if dim < 0 else dim
+    dim = _axis(dim, len(shape))
     if not 0 <= dim < len(shape) or any(x.shape != shape for x in inputs) or any(v.ndim for v in init_values):
         raise InterpreterError(f"'ApproxTopK': reduction_dim {dim} outside the inputs' rank {len(shape)}, inputs of "
                                "different shapes, or an init value that is not 0-d", op.location)

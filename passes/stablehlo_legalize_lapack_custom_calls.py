@@ -1458,12 +1458,14 @@ def build_gees(e: Emitter, a: V, vectors: bool) -> list[V]:
     complex Schur form ``A = Z T Z^H`` of :func:`_schur` (``T`` upper triangular, ``Z`` unitary; zeros when
     not ``vectors``), the eigenvalues ``diag(T)``, ``sdim`` 0 (nothing is sorted) and ``info`` (1 where the
     QR steps did not converge or the input has a NaN). ``T`` is unique only up to the order of its diagonal
-    and a phase per Schur vector, so it may differ from LAPACK's by those."""
+    and a phase per Schur vector, so it may differ from LAPACK's by those. As ``?gees``, ``A`` is permuted first
+    (:func:`_balance` without scaling: ``?gebal`` with ``JOB = 'P'``) and the Schur vectors' rows swapped back
+    (:func:`_gebak`), so a matrix that is triangular up to a permutation gets LAPACK's ``T`` exactly."""
     shape = a.shape
     batch = shape[:-2]
-    t, z, info = _schur(e, a)
-    if not vectors:
-        z = _splat(e, 0, a.t, shape)
+    b, *balance = _balance(e, a, scale=False)
+    t, z, info = _schur(e, b)
+    z = _gebak(e, z, *balance, left=False) if vectors else _splat(e, 0, a.t, shape)
     return [t, z, _diagonal(e, t), _splat(e, 0, "i32", batch), info]
 
 
@@ -1479,18 +1481,129 @@ def _nrm2(e: Emitter, x: V) -> V:
     return e.sqrt(e.reduce_sum(_abs2(e, scaled), [len(x.shape) - 1])) * big
 
 
-def _balance(e: Emitter, a: V) -> tuple[V, V]:
-    """LAPACK ``?gebal`` with ``JOB = 'S'`` (scaling, no permutation) of ``a`` ``[*b, n, n]``: ``(D^-1 A D, d)``
-    with ``d`` ``[*b, n]`` powers of 2 in the real type, so the balanced matrix is exact.
+def _take(e: Emitter, x: V, idx: V, dim: int) -> V:
+    """``x[..., idx, ...]`` along ``dim`` (one of the two last dimensions of ``x`` ``[*b, m, n]``) with ``idx``
+    ``[*b]`` (i32) one index per batch element: the result drops ``dim``. Exact for every value (NaN payloads
+    and signed zeros included): the bits under a one-hot mask, combined by a ``reduce`` with ``or``."""
+    shape = x.shape
+    r = len(shape) - 2
+    at = e.cmp("EQ", e.iota(shape, dim, "i32"), e.broadcast_in_dim(idx, shape, list(range(r))), "SIGNED")
+    if x.t in COMPLEX_TYPES:
+        return e.complex(_take(e, e.real(x), idx, dim), _take(e, e.imag(x), idx, dim))
+    bits = {"f32": "i32", "f64": "i64", "i32": "i32"}[x.t]
+    picked = _reduce(e, e.select(at, e.bitcast(x, bits) if bits != x.t else x, _splat(e, 0, bits, shape)), dim, 0, "or")
+    return e.bitcast(picked, x.t) if bits != x.t else picked
 
-    Sweeps over the columns ``i`` (``stablehlo.while``; at most :data:`MAX_BALANCE_SWEEPS`) until no batch
-    element changes: with ``c`` / ``r`` the norms of column / row ``i``, two loops find the power of 2 ``f`` with
-    ``c f`` and ``r / f`` within a factor 2 of each other; ``f`` is kept when ``c f + r / f < 0.95 (c + r)``
-    (row ``i`` divided by ``f``, column ``i`` multiplied by it, ``d_i *= f``). ``?gebal``'s guards keep every
-    scaled quantity inside ``[2 sfmin1, 1 / (2 sfmin1)]`` (``sfmin1 = tiny / eps``) and ``d_i`` inside
-    ``[sfmin1, 1 / sfmin1]``; a zero column or row, or one with a NaN, is left alone. The same ``D`` as the
-    reference LAPACK ``?gebal`` for ``JOB = 'S'`` (tests compare with scipy's; ``reference.gebal_scale`` mirrors
-    these loops)."""
+
+def _swap(e: Emitter, a: V, i: V, j: V, go: V, last_row: V, first_col: V) -> V:
+    """``a`` ``[*b, n, n]`` with indices ``i`` (0-d i32) and ``j`` (``[*b]`` i32) exchanged where ``go`` (``[*b]``
+    i1), as ``?gebal``'s two ``?swap`` calls: columns ``i`` and ``j`` over rows ``0 .. last_row``, then rows ``i``
+    and ``j`` over columns ``first_col .. n-1`` (``[*b]`` i32 bounds)."""
+    shape = a.shape
+    r = len(shape) - 2
+    bd = list(range(r))
+    rows, cols = e.iota(shape, r, "i32"), e.iota(shape, r + 1, "i32")
+    ib, jb = e.broadcast_in_dim(i, shape, []), e.broadcast_in_dim(j, shape, bd)
+    gob = e.broadcast_in_dim(go, shape, bd)
+    in_rows = e.land(gob, e.cmp("LE", rows, e.broadcast_in_dim(last_row, shape, bd), "SIGNED"))
+    col_i, col_j = _column(e, a, i), _take(e, a, j, r + 1)
+    a = e.select(e.land(in_rows, e.cmp("EQ", cols, ib, "SIGNED")), e.broadcast_in_dim(col_j, shape, bd + [r]),
+                 e.select(e.land(in_rows, e.cmp("EQ", cols, jb, "SIGNED")), e.broadcast_in_dim(col_i, shape, bd + [r]), a))
+    in_cols = e.land(gob, e.cmp("GE", cols, e.broadcast_in_dim(first_col, shape, bd), "SIGNED"))
+    row_i, row_j = _row(e, a, i), _take(e, a, j, r)
+    return e.select(e.land(in_cols, e.cmp("EQ", rows, ib, "SIGNED")), e.broadcast_in_dim(row_j, shape, bd + [r + 1]),
+                    e.select(e.land(in_cols, e.cmp("EQ", rows, jb, "SIGNED")), e.broadcast_in_dim(row_i, shape, bd + [r + 1]), a))
+
+
+def _set_at(e: Emitter, v: V, at: V, value: V, go: V) -> V:
+    """``v`` ``[*b, n]`` with ``v[..., at] = value`` (``at``, ``value`` ``[*b]``) where ``go`` (``[*b]`` i1)."""
+    shape = v.shape
+    bd = list(range(len(shape) - 1))
+    hit = e.land(e.broadcast_in_dim(go, shape, bd),
+                 e.cmp("EQ", e.iota(shape, len(shape) - 1, "i32"), e.broadcast_in_dim(at, shape, bd), "SIGNED"))
+    return e.select(hit, e.broadcast_in_dim(value, shape, bd), v)
+
+
+def _balance_permute(e: Emitter, a: V) -> tuple[V, V, V, V]:
+    """The permutation half of LAPACK ``?gebal`` (``JOB = 'P'``, the loops of LAPACK 3.12) on ``a`` ``[*b, n, n]``:
+    ``(P^T A P, piv, ilo, ihi)`` as ``reference.gebal_permute``: ``piv`` ``[*b, n]`` the index each position
+    outside ``ilo .. ihi`` was swapped with (its own index inside), ``ilo``, ``ihi`` ``[*b]`` (0-based, i32).
+
+    Row passes (``stablehlo.while`` until no batch element swaps): ``i`` from ``n - 1`` down to 0, a row with
+    no non-zero off the diagonal in columns ``0 .. l`` is swapped to ``l`` and ``l`` decreases (``l`` reaching
+    0 ends the search: the matrix is triangular up to a permutation); then column passes: ``j`` from 0 up, a
+    column with no non-zero off the diagonal in rows ``k .. l`` is swapped to ``k`` and ``k`` increases. Each
+    batch element keeps its own ``k``, ``l`` and passes (one-hot masks)."""
+    shape = a.shape
+    r = len(shape) - 2
+    batch, n = shape[:r], shape[r]
+    bd = list(range(r))
+    vec = batch + [n]
+    pos = e.iota(vec, r, "i32")
+    zero_b, one_b = _splat(e, 0, "i32", batch), _splat(e, 1, "i32", batch)
+    yes, no = _splat(e, True, "i1", batch), _splat(e, False, "i1", batch)
+    zero_a = _splat(e, 0, a.t, vec)
+
+    def isolated(line: V, i: V, first: V, last: V) -> V:  # [*b]: no non-zero off position i within first .. last
+        nz = e.land(e.cmp("NE", line, zero_a, "FLOAT"), e.cmp("NE", pos, e.broadcast_in_dim(i, vec, []), "SIGNED"))
+        nz = e.land(nz, e.land(e.cmp("GE", pos, e.broadcast_in_dim(first, vec, bd), "SIGNED"),
+                               e.cmp("LE", pos, e.broadcast_in_dim(last, vec, bd), "SIGNED")))
+        return e.lnot(_reduce(e, nz, r, False, "or"))
+
+    def row_step(i: V, a: V, piv: V, k: V, l: V, l0: V, active: V, done: V, swapped: V) -> list[V]:
+        ib = e.broadcast_in_dim(i, batch, [])
+        found = e.land(e.land(active, e.lnot(done)), e.cmp("LE", ib, l0, "SIGNED"))
+        found = e.land(found, isolated(_row(e, a, i), i, zero_b, l))
+        piv = _set_at(e, piv, l, ib, found)
+        a = _swap(e, a, i, l, e.land(found, e.cmp("NE", ib, l, "SIGNED")), l, k)
+        last = e.land(found, e.cmp("EQ", l, zero_b, "SIGNED"))
+        l = e.select(e.land(found, e.lnot(last)), l - one_b, l)
+        return [i - e.scalar(1, "i32"), a, piv, k, l, l0, active, e.lor(done, last), e.lor(swapped, found)]
+
+    def row_pass(a: V, piv: V, k: V, l: V, active: V, done: V) -> list[V]:
+        out = e.while_loop([e.scalar(n - 1, "i32"), a, piv, k, l, l, active, done, no],
+                           lambda i, *_: e.cmp("GE", i, e.scalar(0, "i32"), "SIGNED"), row_step)
+        _, a, piv, k, l, _, _, done, swapped = out
+        return [a, piv, k, l, e.land(swapped, e.lnot(done)), done]
+
+    a, piv, k, l, _, done = e.while_loop(
+        [a, pos, zero_b, _splat(e, n - 1, "i32", batch), yes, no],
+        lambda a, piv, k, l, active, done: _any(e, active), row_pass)
+
+    def col_step(j: V, a: V, piv: V, k: V, l: V, k0: V, active: V, swapped: V) -> list[V]:
+        jb = e.broadcast_in_dim(j, batch, [])
+        found = e.land(active, e.land(e.cmp("GE", jb, k0, "SIGNED"), e.cmp("LE", jb, l, "SIGNED")))
+        found = e.land(found, isolated(_column(e, a, j), j, k, l))
+        piv = _set_at(e, piv, k, jb, found)
+        a = _swap(e, a, j, k, e.land(found, e.cmp("NE", jb, k, "SIGNED")), l, k)
+        k = e.select(found, k + one_b, k)
+        return [j + e.scalar(1, "i32"), a, piv, k, l, k0, active, e.lor(swapped, found)]
+
+    def col_pass(a: V, piv: V, k: V, l: V, active: V) -> list[V]:
+        out = e.while_loop([e.scalar(0, "i32"), a, piv, k, l, k, active, no],
+                           lambda j, *_: e.cmp("LT", j, e.scalar(n, "i32"), "SIGNED"), col_step)
+        _, a, piv, k, l, _, _, swapped = out
+        return [a, piv, k, l, swapped]
+
+    a, piv, k, l, _ = e.while_loop([a, piv, k, l, e.lnot(done)], lambda a, piv, k, l, active: _any(e, active),
+                                   col_pass)
+    return a, piv, k, l
+
+
+def _balance(e: Emitter, a: V, permute: bool = True, scale: bool = True) -> tuple[V, V | None, V, V, V]:
+    """LAPACK ``?gebal`` with ``JOB = 'B'`` (``'S'`` when not ``permute``, ``'P'`` when not ``scale``) of ``a``
+    ``[*b, n, n]``: ``(D^-1 P^T A P D, d, piv, ilo, ihi)``: first :func:`_balance_permute` (``piv``, ``ilo``,
+    ``ihi``; without ``permute`` the identity, ``0``, ``n - 1``), then ``d`` ``[*b, n]``, powers of 2 in the real
+    type (1 outside ``ilo .. ihi``; None when not ``scale``), so the balanced matrix is exact.
+
+    The scaling sweeps over the columns ``i`` of ``ilo .. ihi`` (``stablehlo.while``; at most
+    :data:`MAX_BALANCE_SWEEPS`) until no batch element changes: with ``c`` / ``r`` the norms of column / row
+    ``i`` within rows / columns ``ilo .. ihi``, two loops find the power of 2 ``f`` with ``c f`` and ``r / f``
+    within a factor 2 of each other; ``f`` is kept when ``c f + r / f < 0.95 (c + r)`` (row ``i`` divided by
+    ``f``, column ``i`` multiplied by it, ``d_i *= f``). ``?gebal``'s guards keep every scaled quantity inside
+    ``[2 sfmin1, 1 / (2 sfmin1)]`` (``sfmin1 = tiny / eps``) and ``d_i`` inside ``[sfmin1, 1 / sfmin1]``; a zero
+    column or row, or one with a NaN, is left alone. The same result as the reference LAPACK ``?gebal`` (tests
+    compare with scipy's; ``reference.gebal`` mirrors these loops)."""
     shape = a.shape
     r = len(shape) - 2
     batch, n = shape[:r], shape[r]
@@ -1505,16 +1618,25 @@ def _balance(e: Emitter, a: V) -> tuple[V, V]:
     idx = e.iota(batch + [n], r, "i32")
     zero_i = e.scalar(0, "i32")
     no = _splat(e, False, "i1", batch)
+    if permute:
+        a, piv, lo, hi = _balance_permute(e, a)
+    else:
+        piv, lo, hi = idx, _splat(e, 0, "i32", batch), _splat(e, n - 1, "i32", batch)
+    if not scale:
+        return a, None, piv, lo, hi
+    inside = e.land(e.cmp("GE", idx, e.broadcast_in_dim(lo, batch + [n], bd), "SIGNED"),
+                    e.cmp("LE", idx, e.broadcast_in_dim(hi, batch + [n], bd), "SIGNED"))  # [*b, n]
+    zero_v = _splat(e, 0, t, batch + [n])
 
     def column(i: V, a: V, d: V, noconv: V) -> list[V]:
         col = _column(e, a, i)
         row = _row(e, a, i)
-        c, rr = _nrm2(e, col), _nrm2(e, row)
+        c, rr = _nrm2(e, e.select(inside, col, zero_v)), _nrm2(e, e.select(inside, row, zero_v))
         ca, ra = _reduce(e, _abs(e, col), r, 0.0, "maximum"), _reduce(e, _abs(e, row), r, 0.0, "maximum")
         zero = _splat(e, 0, rt, batch)
         total = c + ca + rr + ra
         live = e.land(e.land(e.cmp("NE", c, zero, "FLOAT"), e.cmp("NE", rr, zero, "FLOAT")),
-                      e.cmp("EQ", total, total, "FLOAT"))
+                      e.land(e.cmp("EQ", total, total, "FLOAT"), _pick(e, inside, i)))
         s = c + rr
         one = _splat(e, 1, rt, batch)
 
@@ -1569,25 +1691,57 @@ def _balance(e: Emitter, a: V) -> tuple[V, V]:
         return e.land(e.cmp("LT", k, e.scalar(MAX_BALANCE_SWEEPS, "i32"), "SIGNED"), _any(e, noconv))
 
     _, a, d, _ = e.while_loop([zero_i, a, _splat(e, 1, rt, batch + [n]), _splat(e, True, "i1", batch)], more, sweep)
-    return a, d
+    return a, d, piv, lo, hi
 
 
-def _schur_vectors(e: Emitter, t: V, z: V, left: bool, right: bool, scale: V | None = None) -> tuple[V, V]:
+def _gebak(e: Emitter, v: V, d: V | None, piv: V, lo: V, hi: V, left: bool) -> V:
+    """LAPACK ``?gebak`` (``JOB = 'B'``; ``'P'`` when ``d`` is None) as ``reference.gebak``: eigenvectors (or Schur
+    vectors) ``v`` ``[*b, n, n]`` (columns) of :func:`_balance`'s matrix made those of ``A``: rows multiplied by
+    ``d`` (divided for ``left`` vectors), then
+    rows swapped back by ``piv`` for the positions outside ``lo .. hi``, in ``?gebak``'s order (``lo - 1`` down to
+    0, then ``hi + 1`` up; a ``stablehlo.while`` over ``ii``, each batch element its own rows)."""
+    shape = v.shape
+    r = len(shape) - 2
+    batch, n = shape[:r], shape[r]
+    bd = list(range(r))
+    if d is not None:
+        dv = _to_elem(e, e.broadcast_in_dim(d, shape, bd + [r]), v.t)
+        v = v / dv if left else v * dv
+    rows = e.iota(shape, r, "i32")
+
+    def step(ii: V, v: V) -> list[V]:
+        iib = e.broadcast_in_dim(ii, batch, [])
+        below = e.cmp("LT", iib, lo, "SIGNED")
+        i = e.select(below, lo - _splat(e, 1, "i32", batch) - iib, iib)
+        go = e.lor(below, e.cmp("GT", iib, hi, "SIGNED"))
+        k = _take(e, e.reshape(piv, batch + [n, 1]), i, r)
+        k = e.reshape(k, batch)
+        go = e.land(go, e.cmp("NE", k, i, "SIGNED"))
+        row_i, row_k = _take(e, v, i, r), _take(e, v, k, r)
+        gob = e.broadcast_in_dim(go, shape, bd)
+        at_i = e.land(gob, e.cmp("EQ", rows, e.broadcast_in_dim(i, shape, bd), "SIGNED"))
+        at_k = e.land(gob, e.cmp("EQ", rows, e.broadcast_in_dim(k, shape, bd), "SIGNED"))
+        v = e.select(at_i, e.broadcast_in_dim(row_k, shape, bd + [r + 1]),
+                     e.select(at_k, e.broadcast_in_dim(row_i, shape, bd + [r + 1]), v))
+        return [ii + e.scalar(1, "i32"), v]
+
+    _, v = e.while_loop([e.scalar(0, "i32"), v], lambda ii, _: e.cmp("LT", ii, e.scalar(n, "i32"), "SIGNED"), step)
+    return v
+
+
+def _schur_vectors(e: Emitter, t: V, z: V, left: bool, right: bool, balance: Sequence[V] | None = None) -> tuple[V, V]:
     """``(vl, vr)`` of the complex Schur form ``A = Z T Z^H`` (``t``, ``z`` ``[*b, n, n]``): right eigenvectors
     ``Z X`` with ``X`` those of ``T`` (:func:`_triangular_eigenvectors`), left ones ``Z Y`` with ``Y`` those
-    of ``T^H`` (lower triangular: the same routine on ``T^H`` with rows and columns reversed); with ``scale``
-    (``d`` ``[*b, n]`` of :func:`_balance`: ``Z T Z^H = D^-1 A D``) those of ``A``, ``D Z X`` and ``D^-1 Z Y``
-    (``?gebak``); each column normalised (:func:`_normalize_columns`); zeros where not ``left`` / ``right``."""
+    of ``T^H`` (lower triangular: the same routine on ``T^H`` with rows and columns reversed); with ``balance``
+    (``(d, piv, ilo, ihi)`` of :func:`_balance`: ``Z T Z^H = D^-1 P^T A P D``) those of ``A``
+    (:func:`_gebak`); each column normalised (:func:`_normalize_columns`); zeros where not ``left`` / ``right``."""
     shape = t.shape
     r = len(shape) - 2
     bd = list(range(r))
     vr = vl = _splat(e, 0, t.t, shape)
 
     def back(v: V, inverse: bool) -> V:
-        if scale is None:
-            return v
-        d = e.broadcast_in_dim(scale, shape, bd + [r])
-        return v / _to_elem(e, d, v.t) if inverse else v * _to_elem(e, d, v.t)
+        return v if balance is None else _gebak(e, v, *balance, left=inverse)
 
     if right:
         x = e.dot_general(z, _triangular_eigenvectors(e, t), bd, bd, [r + 1], [r])
@@ -1612,9 +1766,9 @@ def build_geev(e: Emitter, a: V, left: bool, right: bool) -> list[V]:
     half, which only isolates eigenvalues that a zero pattern exposes). The eigenvalues come in the order of
     ``T``'s diagonal, which LAPACK's need not share.
     """
-    b, d = _balance(e, a)
+    b, *balance = _balance(e, a)
     tmat, z, info = _schur(e, b)
-    return [_diagonal(e, tmat), *_schur_vectors(e, tmat, z, left, right, d), info]
+    return [_diagonal(e, tmat), *_schur_vectors(e, tmat, z, left, right, balance), info]
 
 
 # -- real gees: the real Schur form by Francis double-shift QR steps (reference.py: real_schur) ----------
@@ -1874,10 +2028,11 @@ def _real_schur(e: Emitter, a: V) -> tuple[V, V, V, V, V]:
 
 def build_gees_real(e: Emitter, a: V, vectors: bool) -> list[V]:
     """``sgees`` / ``dgees`` of a real ``a`` (``[*b, n, n]``, no sorting): ``[t, vs, wr, wi, sdim, info]``: the
-    real Schur form of :func:`_real_schur` (``vs`` zeros when not ``vectors``), ``sdim`` 0."""
-    t, z, wr, wi, info = _real_schur(e, a)
-    if not vectors:
-        z = _splat(e, 0, a.t, a.shape)
+    real Schur form of :func:`_real_schur` (``vs`` zeros when not ``vectors``), ``sdim`` 0; ``A`` permuted
+    first and the Schur vectors' rows swapped back, as :func:`build_gees`."""
+    b, *balance = _balance(e, a, scale=False)
+    t, z, wr, wi, info = _real_schur(e, b)
+    z = _gebak(e, z, *balance, left=False) if vectors else _splat(e, 0, a.t, a.shape)
     return [t, z, wr, wi, _splat(e, 0, "i32", a.shape[:-2]), info]
 
 
@@ -1955,11 +2110,11 @@ def build_geev_real(e: Emitter, a: V, left: bool, right: bool) -> list[V]:
     :func:`_schur_vectors`, then real for a real eigenvalue and the conjugate of the first for the second of a
     pair (:func:`_real_input_vectors`). ``A`` is balanced first (:func:`_balance`, as ``?geev``; no permutation):
     the order of the eigenvalues is that of ``T``'s diagonal, which is LAPACK's for most matrices."""
-    b, d = _balance(e, a)
+    b, *balance = _balance(e, a)
     t, z, wr, wi, info = _real_schur(e, b)
     vl = vr = _splat(e, 0, f"complex<{a.t}>", a.shape)
     if left or right:
-        vl, vr = _schur_vectors(e, *_complex_schur_of_real(e, t, z, wr, wi), left, right, d)
+        vl, vr = _schur_vectors(e, *_complex_schur_of_real(e, t, z, wr, wi), left, right, balance)
         vl, vr = _real_input_vectors(e, vl, wi), _real_input_vectors(e, vr, wi)
     return [wr, wi, vl, vr, info]
 

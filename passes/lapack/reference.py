@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["getrf", "geqrf", "orgqr", "syevd", "gesdd", "gtsv", "schur", "geev", "real_schur", "complex_schur_of_real", "lanv2", "tournament", "gebal_scale",
+__all__ = ["getrf", "geqrf", "orgqr", "syevd", "gesdd", "gtsv", "schur", "geev", "real_schur", "complex_schur_of_real", "lanv2", "tournament", "gebal", "gebal_permute", "gebak",
            "MAX_SWEEPS"]
 
 
@@ -574,22 +574,80 @@ def _nrm2(x: np.ndarray) -> np.ndarray:
     return np.sqrt(np.sum(np.abs(x / safe[..., None]) ** 2, axis=-1)) * big
 
 
-def gebal_scale(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """LAPACK ``?gebal`` with ``JOB = 'S'`` on ``a`` ``[*b, n, n]``: ``(D^-1 A D, d)``, ``d`` ``[*b, n]`` powers of 2
-    (the real type of ``a``). Sweeps over the columns ``i`` until one changes nothing: ``f = 2^k`` brings the
-    column norm ``c`` and row norm ``r`` (over the whole matrix) within a factor 2 of each other (``c 2^k`` against
-    ``r / 2^k``), kept when it lowers ``c + r`` below 95 % of its value; row ``i`` is divided by ``f``, column ``i``
-    multiplied by it. ``?gebal``'s guards keep every scaled quantity inside ``[2 sfmin1, 1 / (2 sfmin1)]``,
-    ``sfmin1 = tiny / eps`` (LAPACK's ``SFMIN1``; ``eps`` its ``DLAMCH('P')``); a column or row that is zero or has
-    a NaN is left alone."""
-    a = a.copy()
+def gebal_permute(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The permutation half of LAPACK ``?gebal`` (``JOB = 'P'``, the loops of LAPACK 3.12, which scipy's LAPACK
+    runs) on ``a`` ``[*b, n, n]``: ``(P^T A P, piv, ilo, ihi)``. Rows isolating an eigenvalue (zero off the
+    diagonal within columns ``0 .. l``) are swapped to position ``l`` from the bottom up, passes repeated until one
+    swaps nothing; then columns isolating one (zero off the diagonal within rows ``k .. l``) to position ``k``.
+    ``piv`` ``[*b, n]`` (int32) holds, outside ``ilo .. ihi``, the index each position was swapped with (LAPACK's
+    ``SCALE`` there, 0-based), and its own index inside; ``ilo``, ``ihi`` ``[*b]`` (int32, 0-based) bound the
+    block left to balance and reduce. A swap exchanges columns over rows ``0 .. l`` and rows over columns
+    ``k .. n-1``, as ``?gebal``'s two ``?swap`` calls."""
     shape = a.shape
     n = shape[-1]
+    out = a.reshape((-1, n, n)).copy()
+    piv = np.broadcast_to(np.arange(n, dtype=np.int32), out.shape[:-1]).copy()
+    lo = np.zeros(out.shape[0], np.int32)
+    hi = np.full(out.shape[0], n - 1, np.int32)
+    for m, x in enumerate(out):
+        k, l = 0, n - 1
+
+        def swap(i: int, j: int) -> None:
+            x[: l + 1, [i, j]] = x[: l + 1, [j, i]]
+            x[[i, j], k:] = x[[j, i], k:]
+
+        noconv, done = True, False
+        while noconv and not done:
+            noconv = False
+            for i in range(l, -1, -1):  # (the bounds of a Fortran DO loop are fixed at its start)
+                if not np.any(np.delete(x[i, : l + 1], i) != 0):
+                    piv[m, l] = i
+                    swap(i, l)
+                    noconv = True
+                    if l == 0:
+                        done = True
+                        break
+                    l -= 1
+        noconv = not done
+        while noconv:
+            noconv = False
+            for j in range(k, l + 1):
+                if not np.any(np.delete(x[k : l + 1, j], j - k) != 0):
+                    piv[m, k] = j
+                    swap(j, k)
+                    noconv = True
+                    k += 1
+        lo[m], hi[m] = k, l
+    b = shape[:-2]
+    return out.reshape(shape), piv.reshape(b + (n,)), lo.reshape(b), hi.reshape(b)
+
+
+def gebal(a: np.ndarray, permute: bool = True) -> tuple[np.ndarray, ...]:
+    """LAPACK ``?gebal`` on ``a`` ``[*b, n, n]`` with ``JOB = 'B'`` (``'S'`` when not ``permute``):
+    ``(D^-1 P^T A P D, d, piv, ilo, ihi)``. First :func:`gebal_permute` (``piv``, ``ilo``, ``ihi``; no
+    permutation: ``piv`` the identity, ``ilo = 0``, ``ihi = n - 1``); then ``d`` ``[*b, n]``, powers of 2 in the
+    real type of ``a``, 1 outside ``ilo .. ihi``. The scaling sweeps over the columns ``i`` of ``ilo .. ihi``
+    until one changes nothing: ``f = 2^k`` brings the column norm ``c`` and row norm ``r`` (over rows / columns
+    ``ilo .. ihi``) within a factor 2 of each other (``c 2^k`` against ``r / 2^k``), kept when it lowers ``c + r``
+    below 95 % of its value; row ``i`` is divided by ``f``, column ``i`` multiplied by it. ``?gebal``'s guards keep
+    every scaled quantity inside ``[2 sfmin1, 1 / (2 sfmin1)]``, ``sfmin1 = tiny / eps`` (LAPACK's ``SFMIN1``;
+    ``eps`` its ``DLAMCH('P')``); a column or row that is zero or has a NaN is left alone."""
+    shape = a.shape
+    n = shape[-1]
+    if permute:
+        a, piv, lo, hi = gebal_permute(a)
+        a = a.copy()
+    else:
+        a = a.copy()
+        piv = np.broadcast_to(np.arange(n, dtype=np.int32), shape[:-1]).copy()
+        lo, hi = np.zeros(shape[:-2], np.int32), np.full(shape[:-2], n - 1, np.int32)
     rt = a.real.dtype
     fin = np.finfo(rt)
     sfmin1 = float(fin.tiny) / float(fin.eps)
     sfmax1, sfmin2 = 1 / sfmin1, sfmin1 * 2
     sfmax2 = 1 / sfmin2
+    idx = np.arange(n)
+    inside = (idx >= lo[..., None]) & (idx <= hi[..., None])  # [*b, n]
     d = np.ones(shape[:-1], rt)
     noconv = np.ones(shape[:-2], bool)
     sweep = 0
@@ -597,9 +655,9 @@ def gebal_scale(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         noconv = np.zeros(shape[:-2], bool)
         for i in range(n):
             col, row = _column(a, i), _row(a, i)
-            c, r = _nrm2(col), _nrm2(row)
+            c, r = _nrm2(_where(inside, col, 0)), _nrm2(_where(inside, row, 0))
             ca, ra = np.max(np.abs(col), -1), np.max(np.abs(row), -1)
-            live = (c != 0) & (r != 0) & ~np.isnan(c + ca + r + ra)
+            live = inside[..., i] & (c != 0) & (r != 0) & ~np.isnan(c + ca + r + ra)
             f, g, s = np.ones_like(c), r / 2, c + r
             while True:
                 up = live & (c < g) & (np.maximum(np.maximum(f, c), ca) < sfmax2) & (np.minimum(np.minimum(r, g), ra) > sfmin2)
@@ -625,24 +683,43 @@ def gebal_scale(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             a[..., :, i] = a[..., :, i] * f[..., None]
             noconv |= apply
         sweep += 1
-    return a, d
+    return a, d, piv, lo, hi
+
+
+def gebak(v: np.ndarray, d: np.ndarray, piv: np.ndarray, lo: np.ndarray, hi: np.ndarray, left: bool) -> np.ndarray:
+    """LAPACK ``?gebak`` (``JOB = 'B'``): eigenvectors ``v`` ``[*b, n, m]`` (columns) of :func:`gebal`'s matrix
+    turned into those of ``A``: rows multiplied by ``d`` (right vectors; divided for ``left`` ones), then the row
+    swaps of ``piv`` undone for the positions outside ``lo .. hi``, in ``?gebak``'s order (``lo - 1`` down to 0,
+    then ``hi + 1`` up to ``n - 1``)."""
+    v = v / d[..., :, None] if left else v * d[..., :, None]
+    n = v.shape[-2]
+    flat = v.reshape((-1,) + v.shape[-2:]).copy()
+    pv, lo, hi = piv.reshape(-1, n), lo.reshape(-1), hi.reshape(-1)
+    for m, x in enumerate(flat):
+        for ii in range(n):
+            if lo[m] <= ii <= hi[m]:
+                continue
+            i = lo[m] - 1 - ii if ii < lo[m] else ii
+            k = pv[m, i]
+            x[[i, k]] = x[[k, i]]
+    return flat.reshape(v.shape)
 
 
 def geev(a: np.ndarray, left: bool = True, right: bool = True) -> tuple[np.ndarray, ...]:
     """Eigenvalues and eigenvectors of a general ``a`` ``[*b, n, n]``: ``(w, vl, vr, info)``, complex (a real
     ``a`` is computed as complex), ``vl`` / ``vr`` zero unless ``left`` / ``right``; each vector of norm 1
-    with its largest entry real. ``a`` is balanced first (:func:`gebal_scale`); the order of ``w`` is the
+    with its largest entry real. ``a`` is balanced first (:func:`gebal`: permuted and scaled); the order of ``w`` is the
     diagonal of :func:`schur`'s ``T`` (of :func:`real_schur`'s for a real ``a``: see :func:`_geev_real`)."""
     ct = np.complex64 if a.dtype in (np.float32, np.complex64) else np.complex128
     if a.dtype.kind != "c":
         return _geev_real(a, left, right)
-    b, d = gebal_scale(a.astype(ct))
+    b, *balance = gebal(a.astype(ct))
     t, z, info = schur(b)
     w = np.diagonal(t, axis1=-2, axis2=-1).copy()
-    vr = _normalize_columns(d[..., :, None] * (z @ _triangular_eigenvectors(t))) if right else np.zeros_like(t)
+    vr = _normalize_columns(gebak(z @ _triangular_eigenvectors(t), *balance, left=False)) if right else np.zeros_like(t)
     if left:
         flipped = np.conj(np.swapaxes(t, -1, -2))[..., ::-1, ::-1]
-        vl = _normalize_columns(z @ _triangular_eigenvectors(flipped)[..., ::-1, ::-1] / d[..., :, None])
+        vl = _normalize_columns(gebak(z @ _triangular_eigenvectors(flipped)[..., ::-1, ::-1], *balance, left=True))
     else:
         vl = np.zeros_like(t)
     return w, vl, vr, info
@@ -825,19 +902,19 @@ def _real_input_vectors(v: np.ndarray, wi: np.ndarray) -> np.ndarray:
 
 
 def _geev_real(a: np.ndarray, left: bool, right: bool) -> tuple[np.ndarray, ...]:
-    """:func:`geev` of a real ``a`` as LAPACK's ``?geev``: balanced by :func:`gebal_scale`, the eigenvalues of
+    """:func:`geev` of a real ``a`` as LAPACK's ``?geev``: balanced by :func:`gebal`, the eigenvalues of
     :func:`real_schur` (real ones exactly real, pairs exactly conjugate), eigenvectors of
     :func:`complex_schur_of_real`'s form scaled back, normalised, then real / conjugate by
     :func:`_real_input_vectors`."""
-    b, d = gebal_scale(a)
+    b, *balance = gebal(a)
     t, z, wr, wi, info = real_schur(b)
     tc, zc = complex_schur_of_real(t, z, wr, wi)
     w = (wr + 1j * wi).astype(tc.dtype)
     vr = vl = np.zeros_like(tc)
-    d = d[..., :, None]
     if right:
-        vr = _real_input_vectors(_normalize_columns(d * (zc @ _triangular_eigenvectors(tc))), wi)
+        vr = _real_input_vectors(_normalize_columns(gebak(zc @ _triangular_eigenvectors(tc), *balance, left=False)), wi)
     if left:
         flipped = np.conj(np.swapaxes(tc, -1, -2))[..., ::-1, ::-1]
-        vl = _real_input_vectors(_normalize_columns(zc @ _triangular_eigenvectors(flipped)[..., ::-1, ::-1] / d), wi)
+        vl = _real_input_vectors(_normalize_columns(
+            gebak(zc @ _triangular_eigenvectors(flipped)[..., ::-1, ::-1], *balance, left=True)), wi)
     return w, vl, vr, info

@@ -491,6 +491,60 @@ def test_real_eigenvalues_come_in_lapacks_order(dtype):
 
 
 @pytest.mark.parametrize("dtype", export.DTYPES)
+def test_eig_of_matrices_with_isolated_eigenvalues(dtype):
+    # ?geev's balancing permutes first (?gebal): rows and columns that isolate an eigenvalue (triangular,
+    # permuted triangular, sparse, block-triangular matrices) go to the ends, where the QR steps find them at
+    # once. Without it a triangular or permuted triangular matrix gave LAPACK's eigenvalues in another order
+    # (this test failed in all four types); with it every matrix here gives LAPACK's order, and the eigenvectors
+    # (?gebak swaps their rows back) agree, on XLA and on the interpreter.
+    rng = np.random.default_rng(8)
+    n = 5
+    a = rng.standard_normal((12, n, n)) + (1j * rng.standard_normal((12, n, n)) if dtype.startswith("complex") else 0)
+    for k, m in enumerate(a):
+        p = rng.permutation(n)
+        m[...] = [np.tril(m), np.triu(m)[p][:, p], np.where(rng.random((n, n)) < 0.6, 0, m), m][k % 4]
+        if k % 4 == 3:
+            m[3:, :3] = 0
+            m[1:, 0] = 0
+    a = a.astype(dtype)
+    text = _tall_wide_text(lambda x: jax.lax.linalg.eig(x, compute_left_eigenvectors=True), dtype, a.shape)
+    want = [np.asarray(x) for x in backend.compile(text)(a)]
+    tol = C * n * _eps(dtype) * 100
+    for got in (backend.compile(_legalize(text))(a), hlokit.interpret(text, [a])):
+        got = [np.asarray(x) for x in got]
+        for k in range(len(a)):
+            w = want[0][k]
+            scale = max(np.max(np.abs(w)), 1)
+            assert np.max(np.abs(got[0][k] - w)) <= tol * scale, (k, got[0][k], w)  # the same order
+            gaps = np.abs(w[:, None] - w[None, :]) + np.eye(n) * scale
+            if np.min(gaps) < 1e-2 * scale:  # (a repeated eigenvalue: its vectors are not unique)
+                continue
+            for g, v in zip(got[1:], want[1:]):
+                phase = np.sum(np.conj(v[k]) * g[k], axis=0)
+                assert np.max(np.abs(g[k] - v[k] * (phase / np.abs(phase)))) <= tol * 10, k
+
+
+@pytest.mark.parametrize("dtype", export.DTYPES)
+def test_schur_of_permuted_triangular_matrices(dtype):
+    # ?gees permutes first (?gebal, JOB = 'P'): a matrix that is triangular up to a permutation is its own Schur
+    # form once permuted, so T and Z are LAPACK's (Z a permutation) to rounding, not another valid Schur form
+    # with the diagonal in another order (lower-triangular input did that before). XLA and the interpreter.
+    rng = np.random.default_rng(9)
+    n = 5
+    a = rng.standard_normal((6, n, n)) + (1j * rng.standard_normal((6, n, n)) if dtype.startswith("complex") else 0)
+    for k, m in enumerate(a):
+        p = rng.permutation(n)
+        m[...] = np.tril(m) if k % 2 else np.triu(m)[p][:, p]
+    a = a.astype(dtype)
+    text = _tall_wide_text(jax.scipy.linalg.schur, dtype, a.shape)
+    want = [np.asarray(x) for x in backend.compile(text)(a)]
+    tol = C * n * _eps(dtype) * max(1, float(np.max(np.abs(a))))
+    for got in (backend.compile(_legalize(text))(a), hlokit.interpret(text, [a])):
+        for g, w in zip(got, want):
+            assert np.max(np.abs(np.asarray(g) - w)) <= tol
+
+
+@pytest.mark.parametrize("dtype", export.DTYPES)
 def test_eig_of_badly_scaled_matrices(dtype):
     # D A D^-1 with D spanning 10^-5 .. 10^5 has A's eigenvalues; unbalanced QR steps lose them to the norm of the
     # scaled matrix (relative errors up to 1e-2 in f64 before ?gebal's balancing), balanced ones keep LAPACK's

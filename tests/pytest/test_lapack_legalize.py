@@ -506,24 +506,54 @@ def _badly_scaled(dtype, batch: int, n: int, seed: int) -> np.ndarray:
     return np.stack(out).astype(dtype)
 
 
+def _with_zero_patterns(a: np.ndarray, seed: int) -> np.ndarray:
+    """``a`` ``[b, n, n]`` with zeros that ``?gebal``'s permutation isolates: triangular, permuted triangular,
+    sparse and block-triangular batch elements, and some left dense."""
+    rng = np.random.default_rng(seed)
+    a = a.copy()
+    n = a.shape[-1]
+    for k, m in enumerate(a):
+        kind = k % 6
+        if kind == 0:
+            m[...] = np.tril(m)
+        elif kind == 1:
+            p = rng.permutation(n)
+            m[...] = np.triu(m)[p][:, p]
+        elif kind == 2:
+            m[rng.random((n, n)) < 0.6] = 0
+        elif kind == 3 and n > 2:
+            m[n // 2:, : n // 2] = 0
+            m[1:, 0] = 0
+    return a
+
+
+@pytest.mark.parametrize("permute", [False, True])
 @pytest.mark.parametrize("n", [1, 2, 6])
 @pytest.mark.parametrize("dtype", export.DTYPES)
-def test_balancing_matches_lapack_gebal(dtype, n):
-    # ?geev balances first (?gebal): D^-1 A D with D powers of 2. The emitted loops (on the interpreter and on
-    # XLA) and their numpy mirror give LAPACK's own ?gebal (JOB = 'S', through scipy) bit for bit.
+def test_balancing_matches_lapack_gebal(dtype, n, permute):
+    # ?geev balances first (?gebal, JOB = 'B'): P^T A P (rows and columns that isolate an eigenvalue moved to the
+    # ends), then D^-1 (.) D with D powers of 2 on the rest. The emitted loops (on the interpreter and on XLA) and
+    # their numpy mirror give LAPACK's own ?gebal (through scipy) bit for bit: the matrix, D, the swaps and ilo/ihi.
     a = _badly_scaled(dtype, 12, n, 11)
+    if permute:
+        a = _with_zero_patterns(a, 12)
     gebal = getattr(scipy.linalg.lapack, {"float32": "s", "float64": "d", "complex64": "c", "complex128": "z"}[dtype] + "gebal")
     e = Emitter()
     mlir_type = {"float32": "f32", "float64": "f64", "complex64": "complex<f32>", "complex128": "complex<f64>"}[dtype]
     (x,) = e.args([("".join(f"{d}x" for d in a.shape), mlir_type)])
-    text = "module {\n" + e.text("main", [x], list(lapack_pass._balance(e, x))).replace("private ", "") + "}"
-    runs = [reference.gebal_scale(a), hlokit.interpret(text, [a]), backend.compile(text)(a)]
+    text = "module {\n" + e.text("main", [x], list(lapack_pass._balance(e, x, permute))).replace("private ", "") + "}"
+    runs = [reference.gebal(a, permute), hlokit.interpret(text, [a]), backend.compile(text)(a)]
     for k in range(len(a)):
-        ba, _, _, scale, info = gebal(a[k], scale=1, permute=0)
+        ba, lo, hi, scale, info = gebal(a[k], scale=1, permute=int(permute))
         assert info == 0
-        for b, d in runs:
+        pivots = np.concatenate([scale[:lo], scale[hi + 1:]]).astype(np.int32) - 1
+        for b, d, piv, ilo, ihi in runs:
             np.testing.assert_array_equal(np.asarray(b)[k], ba)
-            np.testing.assert_array_equal(np.asarray(d)[k], scale)
+            assert (int(np.asarray(ilo)[k]), int(np.asarray(ihi)[k])) == (lo, hi)
+            np.testing.assert_array_equal(np.asarray(d)[k][lo:hi + 1], scale[lo:hi + 1])
+            np.testing.assert_array_equal(np.asarray(d)[k][:lo], 1)
+            piv = np.asarray(piv)[k]
+            np.testing.assert_array_equal(np.concatenate([piv[:lo], piv[hi + 1:]]), pivots)
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 7])

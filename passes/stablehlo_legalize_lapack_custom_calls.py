@@ -1495,6 +1495,20 @@ def _take(e: Emitter, x: V, idx: V, dim: int) -> V:
     return e.bitcast(picked, x.t) if bits != x.t else picked
 
 
+def _exchange(e: Emitter, a: V, i: V, j: V, dim: int, where: V) -> V:
+    """``a`` ``[*b, m, n]`` with its slices ``i`` and ``j`` (``[*b]`` i32, one index each per batch element) along
+    ``dim`` (one of the two last dimensions: rows or columns) exchanged, exactly (:func:`_take`), at the entries
+    where ``where`` (i1, ``a``'s shape) holds."""
+    shape = a.shape
+    r = len(shape) - 2
+    bd = list(range(r))
+    along = e.iota(shape, dim, "i32")
+    keep = bd + [r + 1 if dim == r else r]  # (the other matrix dimension: the slices' own)
+    slice_i, slice_j = (e.broadcast_in_dim(_take(e, a, x, dim), shape, keep) for x in (i, j))
+    return e.select(e.land(where, e.cmp("EQ", along, e.broadcast_in_dim(i, shape, bd), "SIGNED")), slice_j,
+                    e.select(e.land(where, e.cmp("EQ", along, e.broadcast_in_dim(j, shape, bd), "SIGNED")), slice_i, a))
+
+
 def _swap(e: Emitter, a: V, i: V, j: V, go: V, last_row: V, first_col: V) -> V:
     """``a`` ``[*b, n, n]`` with indices ``i`` (0-d i32) and ``j`` (``[*b]`` i32) exchanged where ``go`` (``[*b]``
     i1), as ``?gebal``'s two ``?swap`` calls: columns ``i`` and ``j`` over rows ``0 .. last_row``, then rows ``i``
@@ -1502,17 +1516,12 @@ def _swap(e: Emitter, a: V, i: V, j: V, go: V, last_row: V, first_col: V) -> V:
     shape = a.shape
     r = len(shape) - 2
     bd = list(range(r))
-    rows, cols = e.iota(shape, r, "i32"), e.iota(shape, r + 1, "i32")
-    ib, jb = e.broadcast_in_dim(i, shape, []), e.broadcast_in_dim(j, shape, bd)
+    ib = e.broadcast_in_dim(i, j.shape, [])
     gob = e.broadcast_in_dim(go, shape, bd)
-    in_rows = e.land(gob, e.cmp("LE", rows, e.broadcast_in_dim(last_row, shape, bd), "SIGNED"))
-    col_i, col_j = _column(e, a, i), _take(e, a, j, r + 1)
-    a = e.select(e.land(in_rows, e.cmp("EQ", cols, ib, "SIGNED")), e.broadcast_in_dim(col_j, shape, bd + [r]),
-                 e.select(e.land(in_rows, e.cmp("EQ", cols, jb, "SIGNED")), e.broadcast_in_dim(col_i, shape, bd + [r]), a))
-    in_cols = e.land(gob, e.cmp("GE", cols, e.broadcast_in_dim(first_col, shape, bd), "SIGNED"))
-    row_i, row_j = _row(e, a, i), _take(e, a, j, r)
-    return e.select(e.land(in_cols, e.cmp("EQ", rows, ib, "SIGNED")), e.broadcast_in_dim(row_j, shape, bd + [r + 1]),
-                    e.select(e.land(in_cols, e.cmp("EQ", rows, jb, "SIGNED")), e.broadcast_in_dim(row_i, shape, bd + [r + 1]), a))
+    in_rows = e.cmp("LE", e.iota(shape, r, "i32"), e.broadcast_in_dim(last_row, shape, bd), "SIGNED")
+    a = _exchange(e, a, ib, j, r + 1, e.land(gob, in_rows))
+    in_cols = e.cmp("GE", e.iota(shape, r + 1, "i32"), e.broadcast_in_dim(first_col, shape, bd), "SIGNED")
+    return _exchange(e, a, ib, j, r, e.land(gob, in_cols))
 
 
 def _set_at(e: Emitter, v: V, at: V, value: V, go: V) -> V:
@@ -1707,7 +1716,6 @@ def _gebak(e: Emitter, v: V, d: V | None, piv: V, lo: V, hi: V, left: bool) -> V
     if d is not None:
         dv = _to_elem(e, e.broadcast_in_dim(d, shape, bd + [r]), v.t)
         v = v / dv if left else v * dv
-    rows = e.iota(shape, r, "i32")
 
     def step(ii: V, v: V) -> list[V]:
         iib = e.broadcast_in_dim(ii, batch, [])
@@ -1717,13 +1725,7 @@ def _gebak(e: Emitter, v: V, d: V | None, piv: V, lo: V, hi: V, left: bool) -> V
         k = _take(e, e.reshape(piv, batch + [n, 1]), i, r)
         k = e.reshape(k, batch)
         go = e.land(go, e.cmp("NE", k, i, "SIGNED"))
-        row_i, row_k = _take(e, v, i, r), _take(e, v, k, r)
-        gob = e.broadcast_in_dim(go, shape, bd)
-        at_i = e.land(gob, e.cmp("EQ", rows, e.broadcast_in_dim(i, shape, bd), "SIGNED"))
-        at_k = e.land(gob, e.cmp("EQ", rows, e.broadcast_in_dim(k, shape, bd), "SIGNED"))
-        v = e.select(at_i, e.broadcast_in_dim(row_k, shape, bd + [r + 1]),
-                     e.select(at_k, e.broadcast_in_dim(row_i, shape, bd + [r + 1]), v))
-        return [ii + e.scalar(1, "i32"), v]
+        return [ii + e.scalar(1, "i32"), _exchange(e, v, i, k, r, e.broadcast_in_dim(go, shape, bd))]
 
     _, v = e.while_loop([e.scalar(0, "i32"), v], lambda ii, _: e.cmp("LT", ii, e.scalar(n, "i32"), "SIGNED"), step)
     return v
@@ -1760,11 +1762,11 @@ def build_geev(e: Emitter, a: V, left: bool, right: bool) -> list[V]:
     / ``right``), each of norm 1 with its largest entry real, ``info`` 0 (1 where the QR steps did not
     converge or the input has a NaN).
 
-    As ``?geev``: ``A`` balanced first (:func:`_balance`, ``D^-1 A D``: exact, and the eigenvalues of a badly
-    scaled matrix as accurate as LAPACK's); the complex Schur form ``D^-1 A D = Z T Z^H`` (:func:`_schur`); the
-    eigenvalues ``diag(T)``, the eigenvectors of :func:`_schur_vectors`. No permutation (``?gebal``'s other
-    half, which only isolates eigenvalues that a zero pattern exposes). The eigenvalues come in the order of
-    ``T``'s diagonal, which LAPACK's need not share.
+    As ``?geev``: ``A`` balanced first (:func:`_balance`, ``D^-1 P^T A P D``: exact; the permutation isolates
+    the eigenvalues a zero pattern exposes, in LAPACK's places, and the scaling keeps the eigenvalues of a badly
+    scaled matrix as accurate as LAPACK's); the complex Schur form ``D^-1 P^T A P D = Z T Z^H``
+    (:func:`_schur`); the eigenvalues ``diag(T)``, the eigenvectors of :func:`_schur_vectors`. The eigenvalues
+    come in the order of ``T``'s diagonal, which LAPACK's need not share within the block the QR steps reduce.
     """
     b, *balance = _balance(e, a)
     tmat, z, info = _schur(e, b)
@@ -2108,8 +2110,8 @@ def build_geev_real(e: Emitter, a: V, left: bool, right: bool) -> list[V]:
     are ``wr +- i wi`` with real ones exactly real and conjugate pairs exactly conjugate (``+wi`` first);
     eigenvectors of the complex Schur form it gives (:func:`_complex_schur_of_real`) by
     :func:`_schur_vectors`, then real for a real eigenvalue and the conjugate of the first for the second of a
-    pair (:func:`_real_input_vectors`). ``A`` is balanced first (:func:`_balance`, as ``?geev``; no permutation):
-    the order of the eigenvalues is that of ``T``'s diagonal, which is LAPACK's for most matrices."""
+    pair (:func:`_real_input_vectors`). ``A`` is balanced first (:func:`_balance`: permuted and scaled, as
+    ``?geev``): the order of the eigenvalues is that of ``T``'s diagonal, which is LAPACK's for most matrices."""
     b, *balance = _balance(e, a)
     t, z, wr, wi, info = _real_schur(e, b)
     vl = vr = _splat(e, 0, f"complex<{a.t}>", a.shape)

@@ -635,8 +635,7 @@ def gebal(a: np.ndarray, permute: bool = True) -> tuple[np.ndarray, ...]:
     shape = a.shape
     n = shape[-1]
     if permute:
-        a, piv, lo, hi = gebal_permute(a)
-        a = a.copy()
+        a, piv, lo, hi = gebal_permute(a)  # (a copy already)
     else:
         a = a.copy()
         piv = np.broadcast_to(np.arange(n, dtype=np.int32), shape[:-1]).copy()

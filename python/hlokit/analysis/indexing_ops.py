@@ -867,11 +867,25 @@ def _reduce_window_io(op, k):
 # convolution (feature and batch groups, dilations, padding, window reversal)
 
 
-def _groups(op) -> tuple[int, int]:
-    """``(feature_group_count, batch_group_count)`` of a convolution (1 when absent)."""
+def _conv_params(op) -> tuple:
+    """What both directions of ``convolution``'s maps read: ``(feature_group_count, batch_group_count,
+    dimension_numbers, (lhs, rhs, result shapes), (input, kernel, output spatial dimensions),
+    (window_strides, padding flattened as [lo0, hi0, lo1, ...], lhs_dilation, rhs_dilation,
+    window_reversal))``, each attribute at its spec default when absent."""
     fg = attributes.int_value(op, "feature_group_count", 1)
     bg = attributes.int_value(op, "batch_group_count", 1)
-    return fg, bg
+    dn = stablehlo.ConvDimensionNumbers(attributes.get(op, "dimension_numbers"))
+    shapes = shape_of(op.operands[0]), shape_of(op.operands[1]), shape_of(op.results[0])
+    spatial = list(dn.input_spatial_dimensions), list(dn.kernel_spatial_dimensions), list(dn.output_spatial_dimensions)
+    ns = len(spatial[0])
+    window = (
+        attributes.i64_array(op, "window_strides", [1] * ns),
+        attributes.i64_array(op, "padding", [0] * (2 * ns)),
+        attributes.i64_array(op, "lhs_dilation", [1] * ns),
+        attributes.i64_array(op, "rhs_dilation", [1] * ns),
+        attributes.i64_array(op, "window_reversal", [0] * ns),
+    )
+    return fg, bg, dn, shapes, spatial, window
 
 
 @out_to_in("stablehlo.convolution")
@@ -883,16 +897,8 @@ def _convolution_oi(op, r):
     ``(o floordiv (O/B)) * (N/B) + b`` with batch groups. rhs: the output feature, the window positions
     that meet the input (not padding), all its input features.
     """
-    fg, bg = _groups(op)
-    dn = stablehlo.ConvDimensionNumbers(attributes.get(op, "dimension_numbers"))
-    lhs, rhs, out = shape_of(op.operands[0]), shape_of(op.operands[1]), shape_of(op.results[0])
-    isp, ksp, osp = list(dn.input_spatial_dimensions), list(dn.kernel_spatial_dimensions), list(dn.output_spatial_dimensions)
+    fg, bg, dn, (lhs, rhs, out), (isp, ksp, osp), (strides, pad, ldil, rdil, rev) = _conv_params(op)
     ns = len(isp)
-    strides = attributes.i64_array(op, "window_strides", [1] * ns)
-    pad = attributes.i64_array(op, "padding", [0] * (2 * ns))
-    ldil = attributes.i64_array(op, "lhs_dilation", [1] * ns)
-    rdil = attributes.i64_array(op, "rhs_dilation", [1] * ns)
-    rev = attributes.i64_array(op, "window_reversal", [0] * ns)
     # symbols: s0..s{ns-1} window positions, s{ns} input feature (within the group)
     ck = rhs[dn.kernel_input_feature_dimension]
     nout, nbatch = out[dn.output_feature_dimension], out[dn.output_batch_dimension]
@@ -930,16 +936,8 @@ def _convolution_io(op, k):
     position ``s`` when ``y * stride + s * rhs_dilation`` is that place. lhs: all output features, a
     range var per window position; rhs: all batches, a range var per input position."""
     _convolution_oi(op, 0)  # the same restrictions
-    fg, bg = _groups(op)
-    dn = stablehlo.ConvDimensionNumbers(attributes.get(op, "dimension_numbers"))
-    lhs, rhs, out = shape_of(op.operands[0]), shape_of(op.operands[1]), shape_of(op.results[0])
-    isp, ksp, osp = list(dn.input_spatial_dimensions), list(dn.kernel_spatial_dimensions), list(dn.output_spatial_dimensions)
+    fg, bg, dn, (lhs, rhs, out), (isp, ksp, osp), (strides, pad, ldil, rdil, rev) = _conv_params(op)
     ns = len(isp)
-    strides = attributes.i64_array(op, "window_strides", [1] * ns)
-    pad = attributes.i64_array(op, "padding", [0] * (2 * ns))
-    ldil = attributes.i64_array(op, "lhs_dilation", [1] * ns)
-    rdil = attributes.i64_array(op, "rhs_dilation", [1] * ns)
-    rev = attributes.i64_array(op, "window_reversal", [0] * ns)
     results, ranges, cons = [const(0)] * len(out), [], {}
 
     def range_var(n):

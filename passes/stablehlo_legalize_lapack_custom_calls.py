@@ -32,9 +32,11 @@ every target, its operands, results and ``mhlo.backend_config`` fields):
 * ``geqp3`` (QR with column pivoting: ``jax.lax.linalg.qr(pivoting=True)``) -> LAPACK's column moves and
   the unblocked ``?laqp2`` loop with its partial-norm downdating (:func:`build_geqp3`): the same pivots.
 * ``geev`` (``jnp.linalg.eig`` / ``eigvals``, ``lax.linalg.eig``) -> the complex Schur form by Hessenberg
-  reduction and single-shift QR steps with Givens rotations (Wilkinson and ``?lahqr``'s exceptional shifts,
-  deflation to exact zeros), eigenvectors by ``?trevc``'s back substitution, normalised as LAPACK's
-  (:func:`build_geev`); the eigenvalue order is that of the Schur form's diagonal, not necessarily LAPACK's.
+  reduction and ``zlahqr``'s single-shift QR steps (the lowest unreduced block, Wilkinson's and exceptional
+  shifts, reflectors of order 2, deflation to exact zeros by ``zlahqr``'s test), eigenvectors by ``?trevc``'s
+  back substitution, normalised as LAPACK's (:func:`build_geev`); the eigenvalue order is that of the Schur
+  form's diagonal: LAPACK's for the random matrices tested, though not guaranteed (rounding may deflate an
+  eigenvalue one step earlier or later).
   ``cgees`` / ``zgees`` (``jax.scipy.linalg.schur`` of a complex matrix, or ``output="complex"``) -> that
   complex Schur form (:func:`build_gees`).
 * ``sgees`` / ``dgees`` (``jax.scipy.linalg.schur`` of a real matrix) -> the real Schur form by Francis
@@ -61,7 +63,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 from jaxlib.mlir import ir
@@ -1205,13 +1207,6 @@ MAX_QR_STEPS_PER_EIGENVALUE = 30
 EXCEPTIONAL_SHIFT_EVERY = 10
 
 
-def _exceptional_step(e: Emitter, it: V, batch) -> V:
-    """i1 ``batch``: whether QR step ``it`` (0-d i32, from 0) takes exceptional shifts (every
-    :data:`EXCEPTIONAL_SHIFT_EVERY` th step)."""
-    return e.broadcast_in_dim(e.cmp("EQ", e.bin("remainder", it, e.scalar(EXCEPTIONAL_SHIFT_EVERY, "i32")),
-                                    e.scalar(EXCEPTIONAL_SHIFT_EVERY - 1, "i32"), "SIGNED"), batch, [])
-
-
 def _subdiagonal_mask(e: Emitter, shape) -> V:
     """i1 ``[*b, n, n]``: true on the first subdiagonal (row = column + 1)."""
     r = len(shape) - 2
@@ -1227,51 +1222,41 @@ def _below_subdiagonal_zero(e: Emitter, h: V) -> V:
 
 
 def _hessenberg_with_q(e: Emitter, a: V) -> tuple[V, V]:
-    """``(H, Q)`` with ``A = Q H Q^H``, ``H`` upper Hessenberg (exact zeros below the subdiagonal), ``Q``
-    unitary: the reflectors of :func:`build_gehrd` (``?gehd2``), applied to both sides and accumulated."""
+    """``(H, Q)`` with ``A = Q H Q^H``, ``H`` upper Hessenberg, ``Q`` unitary: the reflectors of
+    :func:`build_gehrd` (``?gehd2``), applied to both sides and accumulated; as ``?gehd2`` stores them, each
+    subdiagonal entry is exactly the reflector's real ``beta`` and the entries below it exactly 0. A complex
+    ``a`` takes ``n - 1`` reflectors (the last, of one entry, makes ``h[n-1, n-2]`` real, as ``zgehd2``'s),
+    a real one ``n - 2``."""
     shape = a.shape
+    r = len(shape) - 2
     n = shape[-1]
     q = _eye(e, shape, a.t)
-    if n < 3:
+    steps = n - 1 if a.t in COMPLEX_TYPES else n - 2
+    if steps < 1:
         return a, q
+    rows, cols = e.iota(shape, r, "i32"), e.iota(shape, r + 1, "i32")
+    bd = list(range(r))
 
     def body(k: V, h: V, q: V) -> list[V]:
-        v, t, _ = _householder(e, _column(e, h, k), k + e.scalar(1, "i32"))
+        v, t, beta = _householder(e, _column(e, h, k), k + e.scalar(1, "i32"))
         h = _reflect_right(e, _reflect(e, h, v, _conj(e, t)), v, t)  # H_k^H h H_k
+        kb = e.broadcast_in_dim(k, shape, [])
+        column = e.cmp("EQ", cols, kb, "SIGNED")
+        h = e.select(e.land(column, e.cmp("EQ", rows, kb + 1, "SIGNED")), e.broadcast_in_dim(beta, shape, bd), h)
+        h = e.select(e.land(column, e.cmp("GT", rows, kb + 1, "SIGNED")), _splat(e, 0, h.t, shape), h)
         return [k + 1, h, _reflect_right(e, q, v, t)]
 
-    out = e.while_loop([e.scalar(0, "i32"), a, q], lambda k, *_: e.cmp("LT", k, e.scalar(n - 2, "i32"), "SIGNED"),
-                       body)
+    out = e.while_loop([e.scalar(0, "i32"), a, q],
+                       lambda k, *_: e.cmp("LT", k, e.scalar(steps, "i32"), "SIGNED"), body)
     return _below_subdiagonal_zero(e, out[1]), out[2]
 
 
-def _givens(e: Emitter, a: V, b: V) -> tuple[V, V]:
-    """``(c, s)`` (``[*b]``, the complex element type; ``c`` real-valued) of the rotation
-    ``G = [[c, s], [-conj(s), c]]`` with ``G [a; b] = [r; 0]`` (``?lartg``'s role; scaled by
-    ``max(|a|, |b|)`` against overflow; ``c = 1, s = 0`` exactly when ``b = 0`` and ``a != 0`` or both are
-    0, so deflated blocks stay untouched; ``c = 0, s = 1`` when only ``a`` is 0)."""
-    t = a.t
-    rt = _real_type(t)
-    shape = a.shape
-    aa, ab = _abs(e, a), _abs(e, b)
-    zero = _splat(e, 0, rt, shape)
-    nrm = _hypot(e, aa, ab)
-    none = e.cmp("EQ", nrm, zero, "FLOAT")  # (both 0: otherwise nrm >= max(|a|, |b|))
-    safe_nrm = e.select(none, _splat(e, 1, rt, shape), nrm)
-    a_zero = e.cmp("EQ", aa, zero, "FLOAT")
-    safe_aa = e.select(a_zero, _splat(e, 1, rt, shape), aa)
-    c = e.select(a_zero, zero, aa / safe_nrm)
-    s = (a / _to_elem(e, safe_aa, t)) * _conj(e, b) / _to_elem(e, safe_nrm, t)
-    s = e.select(a_zero, _splat(e, 1, t, shape), s)
-    c = e.select(none, _splat(e, 1, rt, shape), c)
-    s = e.select(none, _splat(e, 0, t, shape), s)
-    return _to_elem(e, c, t), s
-
-
-def _rotate_pair(e: Emitter, x: V, k: V, c: V, s: V, rows: bool) -> V:
-    """``x`` ``[*b, n, n]`` with rows ``k, k+1`` replaced by ``G`` times them (``rows``), or columns ``k, k+1``
-    by them times ``G^H``; ``G`` of :func:`_givens`. Two rows / columns by ``dynamic_slice``, back by
-    ``dynamic_update_slice`` (``k`` 0-d i32; a start out of range is clamped, as the ops define)."""
+def _update_pair(e: Emitter, x: V, k: V, rows: bool, update: Callable[[V, V, list[int]], tuple[V, V]],
+                 edit: Callable[[V, V], V] | None = None) -> V:
+    """``x`` ``[*b, n, n]`` with rows ``k, k+1`` (``rows``) or columns ``k, k+1`` replaced by ``update(x0, x1,
+    one)`` of the two (each of shape ``one``: ``[*b, 1, n]`` or ``[*b, n, 1]``). The pair by ``dynamic_slice``,
+    back by ``dynamic_update_slice`` (``k`` 0-d i32; a start out of range is clamped, as the ops define);
+    ``edit(old, new)``: the pair written back, from the pair before and after (default ``new``)."""
     shape = x.shape
     r = len(shape) - 2
     batch, n = shape[:r], shape[r]
@@ -1282,13 +1267,23 @@ def _rotate_pair(e: Emitter, x: V, k: V, c: V, s: V, rows: bool) -> V:
     pair = e.dynamic_slice(x, starts, size)
     one = list(size)
     one[dim] = 1
-    x0, x1 = _slice_dim(e, pair, dim, 0, 1), _slice_dim(e, pair, dim, 1, 2)
-    cb, sb = (e.broadcast_in_dim(v, one, list(range(r))) for v in (c, s))
-    if rows:
-        y0, y1 = cb * x0 + sb * x1, cb * x1 - _conj(e, sb) * x0
-    else:
-        y0, y1 = cb * x0 + _conj(e, sb) * x1, cb * x1 - sb * x0
-    return e.dynamic_update_slice(x, e.concatenate([y0, y1], dim), starts)
+    new = e.concatenate(list(update(_slice_dim(e, pair, dim, 0, 1), _slice_dim(e, pair, dim, 1, 2), one)), dim)
+    return e.dynamic_update_slice(x, edit(pair, new) if edit is not None else new, starts)
+
+
+def _rotate_pair(e: Emitter, x: V, k: V, c: V, s: V, rows: bool) -> V:
+    """``x`` ``[*b, n, n]`` with rows ``k, k+1`` replaced by ``G`` times them (``rows``), or columns ``k, k+1``
+    by them times ``G^H``, for the rotation ``G = [[c, s], [-conj(s), c]]`` (``c``, ``s`` ``[*b]``;
+    :func:`_update_pair`)."""
+    r = len(x.shape) - 2
+
+    def update(x0: V, x1: V, one: list[int]) -> tuple[V, V]:
+        cb, sb = (e.broadcast_in_dim(v, one, list(range(r))) for v in (c, s))
+        if rows:
+            return cb * x0 + sb * x1, cb * x1 - _conj(e, sb) * x0
+        return cb * x0 + _conj(e, sb) * x1, cb * x1 - sb * x0
+
+    return _update_pair(e, x, k, rows, update)
 
 
 def _at(e: Emitter, x: V, i: V, j: V) -> V:
@@ -1314,81 +1309,267 @@ def _deflate(e: Emitter, h: V, eps: float) -> V:
     return e.select(small, _splat(e, 0, h.t, shape), h)
 
 
-def _unconverged(e: Emitter, h: V) -> tuple[V, V]:
-    """``(live, last)`` per batch element (``[*b]``): ``live`` (i1) when a subdiagonal entry is non-zero and
-    ``h`` has no NaN; ``last`` (i32) the largest row ``i`` with ``h[i, i-1] != 0`` (0 when none)."""
+def _cabs1(e: Emitter, x: V) -> V:
+    """LAPACK's ``CABS1``: ``|Re x| + |Im x|`` of a complex ``x``, in the real element type."""
+    return e.abs(e.real(x)) + e.abs(e.imag(x))
+
+
+def _shift_down(e: Emitter, x: V) -> V:
+    """``y`` ``[*b, n]`` with ``y[i] = x[i-1]``, ``y[0] = 0``."""
+    r = len(x.shape) - 1
+    return e.concatenate([_splat(e, 0, x.t, x.shape[:r] + [1]), _slice_dim(e, x, r, 0, x.shape[r] - 1)], r)
+
+
+def _shift_up(e: Emitter, x: V) -> V:
+    """``y`` ``[*b, n]`` with ``y[i] = x[i+1]``, ``y[n-1] = 0``."""
+    r = len(x.shape) - 1
+    return _pad_dim(e, _slice_dim(e, x, r, 1, x.shape[r]), r, 1)
+
+
+def _deflate_complex(e: Emitter, h: V, eps: float, tiny: float) -> V:
+    """``h`` (complex, real subdiagonal) with each negligible subdiagonal entry ``h[k, k-1]`` set to exactly 0
+    by ``zlahqr``'s test: ``CABS1(h[k, k-1]) <= smlnum``, or ``|Re h[k, k-1]| <= eps tst`` with
+    ``tst = CABS1(h[k-1, k-1]) + CABS1(h[k, k])`` (the neighbouring subdiagonal entries where that is 0) and
+    Ahues & Tisseur's refinement (LAPACK Working Note 122) ``ba (ab / s) <= max(smlnum, eps bb (aa / s))``:
+    ``ab`` / ``ba`` the larger / smaller of ``CABS1`` of ``h[k, k-1]`` and ``h[k-1, k]``, ``aa`` / ``bb`` of
+    ``h[k, k]`` and ``h[k-1, k-1] - h[k, k]``, ``s = aa + ab``; ``smlnum = tiny n / eps``."""
     shape = h.shape
     r = len(shape) - 2
-    nonzero = e.land(_subdiagonal_mask(e, shape), e.cmp("NE", h, _splat(e, 0, h.t, shape)))
-    rows = e.iota(shape, r, "i32")
-    last = _reduce(e, e.select(nonzero, rows, _splat(e, 0, "i32", shape)), [r, r + 1], 0, "maximum")
-    some = _reduce(e, nonzero, [r, r + 1], False, "or")
-    return e.land(some, e.lnot(_has_nan(e, h))), last
+    batch, n = shape[:r], shape[r]
+    rt = _real_type(h.t)
+    vec = batch + [n]
+    smlnum = tiny * (n / eps)
+    sub, d = _subdiagonal(e, h), _diagonal(e, h)  # sub[k] = h[k, k-1]
+    d_prev, sup_prev = _shift_down(e, d), _shift_down(e, _superdiagonal(e, h))  # h[k-1, k-1], h[k-1, k]
+    c = _cabs1(e, sub)
+    zero = _splat(e, 0, rt, vec)
+    tst = _cabs1(e, d_prev) + _cabs1(e, d)
+    re_sub = e.abs(e.real(sub))
+    tst = e.select(e.cmp("EQ", tst, zero, "FLOAT"), tst + _shift_down(e, re_sub) + _shift_up(e, re_sub), tst)
+    csup = _cabs1(e, sup_prev)
+    ab, ba = e.max(c, csup), e.min(c, csup)
+    cd, cdd = _cabs1(e, d), _cabs1(e, d_prev - d)
+    aa, bb = e.max(cd, cdd), e.min(cd, cdd)
+    s = aa + ab
+    s = e.select(e.cmp("EQ", s, zero, "FLOAT"), _splat(e, 1, rt, vec), s)  # (s = 0 only where h[k, k-1] = 0)
+    small_num = _splat(e, smlnum, rt, vec)
+    refined = e.cmp("LE", ba * (ab / s), e.max(small_num, bb * (aa / s) * eps), "FLOAT")
+    small = e.lor(e.cmp("LE", c, small_num, "FLOAT"),
+                  e.land(e.cmp("LE", re_sub, tst * eps, "FLOAT"), refined))
+    small = e.land(e.broadcast_in_dim(small, shape, list(range(r)) + [r]), _subdiagonal_mask(e, shape))
+    return e.select(small, _splat(e, 0, h.t, shape), h)
+
+
+def _larfg2(e: Emitter, alpha: V, x: V) -> tuple[V, V, V]:
+    """``zlarfg`` of order 2 on ``[alpha, x]`` (``[*b]`` complex): ``(beta, tau, v2)``, ``G = I - tau v v^H``
+    with ``v = [1, v2]`` and ``G^H [alpha, x] = [beta, 0]``, ``beta`` real (in the element type); ``tau = 0``,
+    ``v2 = 0`` where ``x = 0`` and ``alpha`` is real. ``beta``'s norm is taken of the entries divided by the
+    larger magnitude (no overflow or underflow in the squares)."""
+    t = alpha.t
+    rt = _real_type(t)
+    shape = alpha.shape
+    ar, ai, xa = e.real(alpha), e.imag(alpha), _abs(e, x)
+    zero, one = _splat(e, 0, rt, shape), _splat(e, 1, rt, shape)
+    big = e.max(e.max(e.abs(ar), e.abs(ai)), xa)
+    big = e.select(e.cmp("EQ", big, zero, "FLOAT"), one, big)
+    sr, si, sx = ar / big, ai / big, xa / big
+    norm = e.sqrt(sr * sr + si * si + sx * sx) * big  # (?lapy3)
+    trivial = e.land(e.cmp("EQ", xa, zero, "FLOAT"), e.cmp("EQ", ai, zero, "FLOAT"))
+    beta = e.select(trivial, one, e.select(e.cmp("GE", ar, zero, "FLOAT"), -norm, norm))
+    tau = e.complex((beta - ar) / beta, -(ai / beta))
+    v2 = x * (_splat(e, 1, t, shape) / (alpha - _to_elem(e, beta, t)))
+    nothing = _splat(e, 0, t, shape)
+    return (_to_elem(e, e.select(trivial, ar, beta), t), e.select(trivial, nothing, tau),
+            e.select(trivial, nothing, v2))
+
+
+def _reflect_pair(e: Emitter, x: V, k: V, tau: V, v2: V, rows: bool,
+                  edit: Callable[[V, V], V] | None = None) -> V:
+    """``x`` ``[*b, n, n]`` with rows ``k, k+1`` replaced by ``G^H`` times them (``rows``) or columns ``k, k+1``
+    by them times ``G``, ``G`` of :func:`_larfg2` (``tau``, ``v2`` ``[*b]``, ``tau v2`` real), in ``zlahqr``'s
+    arithmetic: ``sum = conj(tau) x0 + Re(tau v2) x1; x0 - sum, x1 - sum v2`` (rows), ``sum = tau x0 +
+    Re(tau v2) x1; x0 - sum, x1 - sum conj(v2)`` (columns); ``edit``: see :func:`_update_pair`. ``k`` 0-d
+    i32, ``k + 1 < n``."""
+    bd = list(range(len(x.shape) - 2))
+    t2 = _to_elem(e, e.real(tau * v2), x.t)
+
+    def update(x0: V, x1: V, one: list[int]) -> tuple[V, V]:
+        tb, t2b, vb = (e.broadcast_in_dim(v, one, bd) for v in (tau, t2, v2))
+        if rows:
+            total = _conj(e, tb) * x0 + t2b * x1
+            return x0 - total, x1 - total * vb
+        total = tb * x0 + t2b * x1
+        return x0 - total, x1 - total * _conj(e, vb)
+
+    return _update_pair(e, x, k, rows, update, edit)
+
+
+def _scale_where(e: Emitter, x: V, where: V, factor: V) -> V:
+    """``x`` ``[*b, n, n]`` with the entries ``where`` (i1, same shape) multiplied by ``factor`` (``[*b]``)."""
+    shape = x.shape
+    return e.select(where, x * e.broadcast_in_dim(factor, shape, list(range(len(shape) - 2))), x)
 
 
 def _schur(e: Emitter, a: V) -> tuple[V, V, V]:
-    """Complex Schur form ``A = Z T Z^H`` of a complex ``a`` ``[*b, n, n]``: ``(T, Z, info)``.
+    """Complex Schur form ``A = Z T Z^H`` of a complex ``a`` ``[*b, n, n]``: ``(T, Z, info)``, by LAPACK
+    ``zlahqr``'s single-shift QR algorithm (the one ``?hseqr`` runs below order 75).
 
-    Hessenberg reduction (:func:`_hessenberg_with_q`), then single-shift QR steps on the whole matrix
-    (``stablehlo.while`` while a batch element has a non-zero subdiagonal entry, at most
-    :data:`MAX_QR_STEPS_PER_EIGENVALUE` ``* max(n, 10)`` steps): the Wilkinson shift of the trailing 2x2
-    block of the lowest unconverged row (every :data:`EXCEPTIONAL_SHIFT_EVERY` th step ``d + 3/4 |c|``,
-    as ``?lahqr``'s exceptional shifts), ``H - mu I = QR`` by ``n - 1`` Givens rotations of rows
-    ``k, k+1`` with ``R Q`` formed one rotation behind (each rotation of columns ``k-1, k`` follows the one
-    of rows ``k, k+1``), ``Z <- Z Q``; after each step the negligible subdiagonal entries become exact zeros
-    (:func:`_deflate`), which decouples converged blocks (their rotations are exactly the identity).
-    ``info`` (i32 ``[*b]``) is 1 where a subdiagonal entry is left or ``T`` has a NaN, else 0.
+    Hessenberg reduction (:func:`_hessenberg_with_q`: real subdiagonal), then QR steps on the lowest
+    unreduced block ``[lo, hi]`` of each batch element (``stablehlo.while`` while one has a non-zero
+    subdiagonal entry, at most :data:`MAX_QR_STEPS_PER_EIGENVALUE` ``* max(n, 10)`` steps), as ``zlahqr``:
+    Wilkinson's shift (the eigenvalue of the trailing 2x2 block nearer ``h[hi, hi]``), an exceptional shift
+    every :data:`EXCEPTIONAL_SHIFT_EVERY` steps since the block's bottom last deflated (from the block's top,
+    every second time from its bottom); the step starts at the lowest row ``m`` where starting makes
+    ``h[m, m-1]`` negligible (two consecutive small subdiagonal entries), else at ``lo``; the bulge is chased
+    by reflectors of order 2 (:func:`_larfg2`, :func:`_reflect_pair`; one loop over ``k`` for all batch
+    elements, the identity outside each one's ``[m, hi)``), the subdiagonal kept real (the rescaling after a
+    start at ``m > lo``, and of row / column ``hi`` after the step); negligible subdiagonal entries become
+    exact zeros by ``zlahqr``'s test (:func:`_deflate_complex`). ``info`` (i32 ``[*b]``) is 1 where a
+    subdiagonal entry is left or ``T`` has a NaN, else 0.
     """
     shape = a.shape
     r = len(shape) - 2
     batch, n = shape[:r], shape[r]
     t = a.t
     rt = _real_type(t)
-    eps = float(_finfo(rt).eps)
+    fi = _finfo(rt)
+    eps, tiny = float(fi.eps), float(fi.tiny)
     h, z = _hessenberg_with_q(e, a)
-    h = _deflate(e, h, eps)
+    h = _deflate_complex(e, h, eps, tiny)
     if n < 2:
         return h, z, _splat(e, 0, "i32", batch)
-    max_steps = MAX_QR_STEPS_PER_EIGENVALUE * max(n, 10)
     bd = list(range(r))
-    eye = _eye(e, shape, t)
-
-    def sweep(k: V, x: V, z: V, c0: V, s0: V) -> list[V]:
-        pair = e.dynamic_slice(x, [e.scalar(0, "i32")] * r + [k, k], batch + [2, 1])
-        xa = e.reshape(_slice_dim(e, pair, r, 0, 1), batch)
-        xb = e.reshape(_slice_dim(e, pair, r, 1, 2), batch)
-        c, s = _givens(e, xa, xb)
-        x = _rotate_pair(e, x, k, c, s, rows=True)
-        x = e.dynamic_update_slice(x, _splat(e, 0, t, batch + [1, 1]),
-                                   [e.scalar(0, "i32")] * r + [k + 1, k])  # the entry G zeroes: exactly 0
-        x = _rotate_pair(e, x, k - 1, c0, s0, rows=False)  # (k = 0: the identity, on columns 0, 1)
-        return [k + 1, x, _rotate_pair(e, z, k, c, s, rows=False), c, s]
-
-    def step(it: V, h: V, z: V) -> list[V]:
-        _, last = _unconverged(e, h)
-        above = last - 1
-        pa, pb, pc, pd = (_at(e, h, i, j) for i, j in ((above, above), (above, last), (last, above), (last, last)))
-        half = (pa - pd) * 0.5
-        root = e.sqrt(half * half + pb * pc)
-        l1, l2 = pd + half + root, pd + half - root
-        mu = e.select(e.cmp("LE", _abs(e, l1 - pd), _abs(e, l2 - pd), "FLOAT"), l1, l2)
-        mu = e.select(_exceptional_step(e, it, batch), pd + _to_elem(e, _abs(e, pc) * 0.75, t), mu)
-        shift = e.broadcast_in_dim(mu, shape, bd) * eye
-        one, nothing = _splat(e, 1, t, batch), _splat(e, 0, t, batch)
-        out = e.while_loop([e.scalar(0, "i32"), h - shift, z, one, nothing],
-                           lambda k, *_: e.cmp("LT", k, e.scalar(n - 1, "i32"), "SIGNED"), sweep)
-        x = _rotate_pair(e, out[1], e.scalar(n - 2, "i32"), out[3], out[4], rows=False)
-        h = _deflate(e, _below_subdiagonal_zero(e, x + shift), eps)
-        return [it + 1, h, out[2]]
-
-    def more(it: V, h: V, z: V) -> V:
-        live, _ = _unconverged(e, h)
-        return e.land(e.cmp("LT", it, e.scalar(max_steps, "i32"), "SIGNED"), _any(e, live))
-
-    _, h, z = e.while_loop([e.scalar(0, "i32"), h, z], more, step)
-    live, _ = _unconverged(e, h)
-    info = e.select(e.lor(live, _has_nan(e, h)), _splat(e, 1, "i32", batch), _splat(e, 0, "i32", batch))
+    vec = batch + [n]
+    zero_i = e.scalar(0, "i32")
     rows, cols = e.iota(shape, r, "i32"), e.iota(shape, r + 1, "i32")
+    idx = e.iota(vec, r, "i32")
+    zero = _splat(e, 0, rt, batch)
+
+    def safe(x: V) -> V:  # (a real divisor: 1 where it is 0)
+        return e.select(e.cmp("EQ", x, _splat(e, 0, x.t, x.shape), "FLOAT"), _splat(e, 1, x.t, x.shape), x)
+
+    def elem(x: V) -> V:
+        return _to_elem(e, x, t)
+
+    def step(it: V, kdefl: V, last_hi: V, h: V, z: V) -> list[V]:
+        live, lo, hi = _blocks(e, h, min_order=2)
+        kdefl = e.select(e.cmp("EQ", hi, last_hi, "SIGNED"), kdefl + 1, _splat(e, 1, "i32", batch))
+        hii, him, hmi, hmm, hll, hl1 = (_at(e, h, i, j) for i, j in (
+            (hi, hi), (hi, hi - 1), (hi - 1, hi), (hi - 1, hi - 1), (lo, lo), (lo + 1, lo)))
+        # Wilkinson's shift, in zlahqr's form: h[hi, hi] - u^2 / (x + y), y = +-sqrt(x^2 + u^2) aligned with x
+        u = e.sqrt(hmi) * e.sqrt(him)
+        su = _cabs1(e, u)
+        x = (hmm - hii) * 0.5
+        sx = _cabs1(e, x)
+        s = safe(e.max(su, sx))
+        y = elem(s) * e.sqrt((x / elem(s)) * (x / elem(s)) + (u / elem(s)) * (u / elem(s)))
+        xn = x / elem(safe(sx))
+        against = e.cmp("LT", e.real(xn) * e.real(y) + e.imag(xn) * e.imag(y), zero, "FLOAT")
+        y = e.select(e.land(e.cmp("GT", sx, zero, "FLOAT"), against), -y, y)
+        xy = x + y
+        xy = e.select(e.cmp("EQ", _abs(e, xy), zero, "FLOAT"), _splat(e, 1, t, batch), xy)
+        shift = e.select(e.cmp("NE", su, zero, "FLOAT"), hii - u * (u / xy), hii)
+        # exceptional shifts (zlahqr): from the block's top every EXCEPTIONAL_SHIFT_EVERY steps without a
+        # deflation at its bottom, from its bottom every second time
+        zero_b = _splat(e, 0, "i32", batch)
+        bottom, top = (e.cmp("EQ", e.bin("remainder", kdefl, _splat(e, every, "i32", batch)), zero_b, "SIGNED")
+                       for every in (2 * EXCEPTIONAL_SHIFT_EVERY, EXCEPTIONAL_SHIFT_EVERY))
+        shift = e.select(top, elem(e.abs(e.real(hl1)) * 0.75) + hll, shift)
+        shift = e.select(bottom, elem(e.abs(e.real(him)) * 0.75) + hii, shift)
+        # the start row m: the lowest row in (lo, hi) at which starting the step makes h[m, m-1] negligible
+        d, sub = _diagonal(e, h), _subdiagonal(e, h)
+        d_next, h21 = _shift_up(e, d), e.real(_shift_up(e, sub))  # h[j+1, j+1], Re h[j+1, j]
+        h11s = d - e.broadcast_in_dim(shift, vec, bd)
+        sc = safe(_cabs1(e, h11s) + e.abs(h21))
+        h11s, h21 = h11s / elem(sc), h21 / sc
+        negligible = e.cmp("LE", e.abs(e.real(sub)) * e.abs(h21),
+                           _cabs1(e, h11s) * (_cabs1(e, d) + _cabs1(e, d_next)) * eps, "FLOAT")
+        lob, hib = (e.broadcast_in_dim(v, vec, bd) for v in (lo, hi))
+        inside = e.land(e.cmp("GT", idx, lob, "SIGNED"), e.cmp("LT", idx, hib, "SIGNED"))
+        m = _reduce(e, e.select(e.land(negligible, inside), idx, lob), r, 0, "maximum")
+        at_m = e.cmp("EQ", idx, e.broadcast_in_dim(m, vec, bd), "SIGNED")
+        x0 = e.reduce_sum(e.select(at_m, h11s, _splat(e, 0, t, vec)), [r])
+        y0 = elem(e.reduce_sum(e.select(at_m, h21, _splat(e, 0, rt, vec)), [r]))
+        rescale = e.land(live, e.cmp("GT", m, lo, "SIGNED"))
+        mb, hib2 = (e.broadcast_in_dim(v, shape, bd) for v in (m, hi))
+
+        def in_set(i: V) -> V:  # the rows / columns zlahqr rescales after a start at m > lo: m .. hi but m + 1
+            return e.land(e.land(e.cmp("GE", i, mb, "SIGNED"), e.cmp("LE", i, hib2, "SIGNED")),
+                          e.cmp("NE", i, mb + 1, "SIGNED"))
+
+        def rescaled(now: V, temp: V, h: V, z: V) -> list[V]:
+            # zlahqr's rescaling after the first reflector of a step started at m > lo (keeps h[m+1, m] real):
+            # row i of S right of the diagonal times temp, column j of S above it (and Z's) times conj(temp),
+            # h[m+1, m] times conj(temp), h[m+2, m+1] times temp
+            now = e.broadcast_in_dim(now, shape, bd)
+            ctemp = _conj(e, temp)
+            h = _scale_where(e, h, e.land(now, e.land(e.cmp("EQ", rows, mb + 1, "SIGNED"),
+                                                      e.cmp("EQ", cols, mb, "SIGNED"))), ctemp)
+            h = _scale_where(e, h, e.land(now, e.land(e.cmp("EQ", rows, mb + 2, "SIGNED"),
+                                                      e.cmp("EQ", cols, mb + 1, "SIGNED"))), temp)
+            h = _scale_where(e, h, e.land(now, e.land(in_set(rows), e.cmp("GT", cols, rows, "SIGNED"))), temp)
+            h = _scale_where(e, h, e.land(now, e.land(in_set(cols), e.cmp("LT", rows, cols, "SIGNED"))), ctemp)
+            return [h, _scale_where(e, z, e.land(now, in_set(cols)), ctemp)]
+
+        pair_cols = e.iota(batch + [2, n], r + 1, "i32")
+        pair_rows = e.iota(batch + [2, n], r, "i32")
+
+        def chase(k: V, h: V, z: V) -> list[V]:
+            kb = e.broadcast_in_dim(k, batch, [])
+            first = e.cmp("EQ", m, kb, "SIGNED")
+            active = e.land(live, e.land(e.cmp("GE", kb, m, "SIGNED"), e.cmp("LT", kb, hi, "SIGNED")))
+            col = _column(e, h, k - 1)  # (k = 0: column 0, unused: only k = m reads no column)
+            alpha = e.select(first, x0, _pick(e, col, k))
+            beta, tau, v2 = _larfg2(e, alpha, e.select(first, y0, _pick(e, col, k + 1)))
+            tau = e.select(active, tau, _splat(e, 0, t, batch))
+            v2 = e.select(active, v2, _splat(e, 0, t, batch))
+            two = batch + [2, n]
+            kp = e.broadcast_in_dim(k, two, [])
+            chased = e.land(e.broadcast_in_dim(e.land(active, e.lnot(first)), two, bd),
+                            e.cmp("EQ", pair_cols, kp - 1, "SIGNED"))
+            exact = e.select(e.cmp("EQ", pair_rows, _splat(e, 0, "i32", two), "SIGNED"),
+                             e.broadcast_in_dim(beta, two, bd), _splat(e, 0, t, two))
+
+            def edit(old: V, new: V) -> V:  # columns before k unchanged (zlahqr: columns k ..); below the first
+                # step, the entries of column k-1 the reflector sets exactly (beta and 0)
+                return e.select(chased, exact, e.select(e.cmp("LT", pair_cols, kp, "SIGNED"), old, new))
+
+            h = _reflect_pair(e, h, k, tau, v2, rows=True, edit=edit)
+            h = _reflect_pair(e, h, k, tau, v2, rows=False)
+            z = _reflect_pair(e, z, k, tau, v2, rows=False)
+            now = e.land(rescale, e.land(active, first))
+            temp = _splat(e, 1, t, batch) - tau
+            temp = temp / elem(safe(_abs(e, temp)))
+            # (O(n^2): run only where a batch element rescales at this k, as a loop of at most one iteration)
+            _, _, h, z = e.while_loop([_any(e, now), now, h, z], lambda go, *_: go,
+                                      lambda go, now, h, z: [e.const(False, t="i1", s=""), now,
+                                                             *rescaled(now, temp, h, z)])
+            return [k + 1, h, z]
+
+        _, h, z = e.while_loop([zero_i, h, z], lambda k, *_: e.cmp("LT", k, e.scalar(n - 1, "i32"), "SIGNED"),
+                               chase)
+        # h[hi, hi-1] made real: row hi (right of it) times conj(p), column hi (above it) and Z's times p
+        last = _at(e, h, hi, hi - 1)
+        mag = _abs(e, last)
+        p = last / elem(safe(mag))
+        now = e.broadcast_in_dim(e.land(live, e.cmp("NE", e.imag(last), zero, "FLOAT")), shape, bd)
+        at_row, at_col = e.cmp("EQ", rows, hib2, "SIGNED"), e.cmp("EQ", cols, hib2, "SIGNED")
+        h = _scale_where(e, h, e.land(now, e.land(at_row, e.cmp("GT", cols, hib2, "SIGNED"))), _conj(e, p))
+        h = _scale_where(e, h, e.land(now, e.land(at_col, e.cmp("LT", rows, hib2, "SIGNED"))), p)
+        h = e.select(e.land(now, e.land(at_row, e.cmp("EQ", cols, hib2 - 1, "SIGNED"))),
+                     e.broadcast_in_dim(elem(mag), shape, bd), h)
+        z = _scale_where(e, z, e.land(now, at_col), p)
+        return [it + 1, kdefl, hi, _deflate_complex(e, _below_subdiagonal_zero(e, h), eps, tiny), z]
+
+    def more(it: V, kdefl: V, last_hi: V, h: V, z: V) -> V:
+        live, _, _ = _blocks(e, h, min_order=2)
+        return e.land(e.cmp("LT", it, e.scalar(MAX_QR_STEPS_PER_EIGENVALUE * max(n, 10), "i32"), "SIGNED"),
+                      _any(e, live))
+
+    no_step, no_row = _splat(e, 0, "i32", batch), _splat(e, -1, "i32", batch)  # (kdefl, last_hi before step 1)
+    _, _, _, h, z = e.while_loop([zero_i, no_step, no_row, h, z], more, step)
+    live, _, _ = _blocks(e, h, min_order=2)
+    info = e.select(e.lor(live, _has_nan(e, h)), _splat(e, 1, "i32", batch), _splat(e, 0, "i32", batch))
     return e.select(e.cmp("GT", rows, cols, "SIGNED"), _splat(e, 0, t, shape), h), z, info
 
 
@@ -1766,7 +1947,8 @@ def build_geev(e: Emitter, a: V, left: bool, right: bool) -> list[V]:
     the eigenvalues a zero pattern exposes, in LAPACK's places, and the scaling keeps the eigenvalues of a badly
     scaled matrix as accurate as LAPACK's); the complex Schur form ``D^-1 P^T A P D = Z T Z^H``
     (:func:`_schur`); the eigenvalues ``diag(T)``, the eigenvectors of :func:`_schur_vectors`. The eigenvalues
-    come in the order of ``T``'s diagonal, which LAPACK's need not share within the block the QR steps reduce.
+    come in the order of ``T``'s diagonal: ``zlahqr``'s steps give LAPACK's (all random matrices tested), which
+    rounding could still change where an eigenvalue deflates one step earlier or later.
     """
     b, *balance = _balance(e, a)
     tmat, z, info = _schur(e, b)
@@ -1800,17 +1982,17 @@ def _superdiagonal(e: Emitter, h: V) -> V:
     return e.reduce_sum(e.select(above, h, _splat(e, 0, h.t, shape)), [r + 1])
 
 
-def _blocks(e: Emitter, h: V) -> tuple[V, V, V]:
-    """``(live, lo, hi)`` per batch element of a real quasi-triangular-in-progress ``h``: ``live`` (i1) when an
-    unreduced diagonal block has order 3 or more (two adjacent non-zero subdiagonal entries) and ``h`` has
-    no NaN; ``hi`` the last row of the lowest such block, ``lo`` its first row (i32)."""
+def _blocks(e: Emitter, h: V, min_order: int = 3) -> tuple[V, V, V]:
+    """``(live, lo, hi)`` per batch element of a Hessenberg-in-progress ``h``: ``live`` (i1) when an unreduced
+    diagonal block has order ``min_order`` (2 or 3) or more and ``h`` has no NaN; ``hi`` the last row of the
+    lowest such block, ``lo`` its first row (i32). Order 3 (real quasi-triangular form: its 2x2 blocks stay)
+    needs two adjacent non-zero subdiagonal entries, order 2 one."""
     shape = h.shape
     r = len(shape) - 2
     batch, n = shape[:r], shape[r]
     vec = batch + [n]
     nz = e.cmp("NE", _subdiagonal(e, h), _splat(e, 0, h.t, vec), "FLOAT")
-    prev = e.concatenate([_splat(e, False, "i1", batch + [1]), _slice_dim(e, nz, r, 0, n - 1)], r)
-    big = e.land(nz, prev)
+    big = e.land(nz, _shift_down(e, nz)) if min_order == 3 else nz
     idx = e.iota(vec, r, "i32")
     zero = _splat(e, 0, "i32", vec)
 

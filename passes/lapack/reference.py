@@ -422,31 +422,59 @@ MAX_QR_STEPS_PER_EIGENVALUE = 30
 EXCEPTIONAL_SHIFT_EVERY = 10
 
 
-def _givens(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(c, s)``, ``c`` real: ``[[c, s], [-conj(s), c]] [a; b] = [r; 0]``; ``(1, 0)`` when ``b = 0`` and
-    ``a != 0`` or both are 0, ``(0, 1)`` when only ``a`` is 0. Scaled by ``max(|a|, |b|)``."""
-    aa, ab = np.abs(a), np.abs(b)
-    big = np.maximum(aa, ab)
-    none = big == 0
-    safe_big = _where(none, 1, big)
-    nrm = np.sqrt((aa / safe_big) ** 2 + (ab / safe_big) ** 2) * safe_big
-    safe_nrm = _where(none, 1, nrm)
-    a_zero = aa == 0
-    c = _where(a_zero, 0, aa / safe_nrm)
-    s = _where(a_zero, 1, (a / _where(a_zero, 1, aa)) * np.conj(b) / safe_nrm)
-    return _where(none, 1, c), _where(none, 0, s)
+def _cabs1(x: np.ndarray) -> np.ndarray:
+    """LAPACK's ``CABS1``: ``|Re x| + |Im x|``."""
+    return np.abs(x.real) + np.abs(x.imag)
 
 
-def _rotate_pair(x: np.ndarray, k: int, c: np.ndarray, s: np.ndarray, rows: bool) -> None:
-    """Rows ``k, k+1`` of ``x`` <- ``G`` times them (``rows``), or columns ``k, k+1`` <- them times ``G^H``;
-    in place (``dynamic_slice`` of the pair, ``dynamic_update_slice`` back)."""
-    c, s = c[..., None], s[..., None]
+def _larfg2(alpha: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``zlarfg`` of order 2 on ``[alpha, x]`` (``[*b]``): ``(beta, tau, v2)``, ``G = I - tau v v^H``,
+    ``v = [1, v2]``, ``G^H [alpha, x] = [beta, 0]`` with ``beta`` real; ``(alpha, 0, 0)`` where ``x = 0``
+    and ``alpha`` is real."""
+    ar, ai, xa = alpha.real, alpha.imag, np.abs(x)
+    big = np.maximum(np.maximum(np.abs(ar), np.abs(ai)), xa)
+    big = _where(big == 0, 1, big)
+    norm = np.sqrt((ar / big) ** 2 + (ai / big) ** 2 + (xa / big) ** 2) * big
+    trivial = (xa == 0) & (ai == 0)
+    beta = _where(trivial, 1, _where(ar >= 0, -norm, norm)).astype(ar.dtype)
+    tau = ((beta - ar) / beta - 1j * (ai / beta)).astype(alpha.dtype)
+    v2 = x * (1 / (alpha - beta))
+    return _where(trivial, ar, beta).astype(alpha.dtype), _where(trivial, 0, tau), _where(trivial, 0, v2)
+
+
+def _reflect_pair(x: np.ndarray, k: int, tau: np.ndarray, v2: np.ndarray, rows: bool, first_col: int = 0) -> None:
+    """Rows ``k, k+1`` of ``x`` <- ``G^H`` times them from column ``first_col`` on (``rows``), or columns ``k, k+1``
+    <- them times ``G``; ``G`` of :func:`_larfg2`, in ``zlahqr``'s arithmetic; in place."""
+    t2 = (tau * v2).real.astype(x.dtype)[..., None]
+    tau, v2 = tau[..., None], v2[..., None]
     if rows:
-        x0, x1 = x[..., k, :].copy(), x[..., k + 1, :].copy()
-        x[..., k, :], x[..., k + 1, :] = c * x0 + s * x1, c * x1 - np.conj(s) * x0
+        x0, x1 = x[..., k, first_col:].copy(), x[..., k + 1, first_col:].copy()
+        total = np.conj(tau) * x0 + t2 * x1
+        x[..., k, first_col:], x[..., k + 1, first_col:] = x0 - total, x1 - total * v2
     else:
         x0, x1 = x[..., :, k].copy(), x[..., :, k + 1].copy()
-        x[..., :, k], x[..., :, k + 1] = c * x0 + np.conj(s) * x1, c * x1 - s * x0
+        total = tau * x0 + t2 * x1
+        x[..., :, k], x[..., :, k + 1] = x0 - total, x1 - total * np.conj(v2)
+
+
+def _deflate_complex(h: np.ndarray, eps: float, tiny: float) -> np.ndarray:
+    """``h`` with each negligible subdiagonal entry set to 0 by ``zlahqr``'s test (Ahues & Tisseur's; see
+    ``_deflate_complex`` in the pass)."""
+    n = h.shape[-1]
+    smlnum = tiny * (n / eps)
+    out = h.copy()
+    for k in range(1, n):
+        sub, d0, d1, sup = h[..., k, k - 1], h[..., k - 1, k - 1], h[..., k, k], h[..., k - 1, k]
+        c = _cabs1(sub)
+        tst = _cabs1(d0) + _cabs1(d1)
+        near = (np.abs(h[..., k - 1, k - 2].real) if k >= 2 else 0) + (np.abs(h[..., k + 1, k].real) if k + 1 < n else 0)
+        tst = _where(tst == 0, tst + near, tst)
+        ab, ba = np.maximum(c, _cabs1(sup)), np.minimum(c, _cabs1(sup))
+        aa, bb = np.maximum(_cabs1(d1), _cabs1(d0 - d1)), np.minimum(_cabs1(d1), _cabs1(d0 - d1))
+        s = _where(aa + ab == 0, 1, aa + ab)
+        small = (c <= smlnum) | ((np.abs(sub.real) <= eps * tst) & (ba * (ab / s) <= np.maximum(smlnum, eps * (bb * (aa / s)))))
+        out[..., k, k - 1] = _where(small, 0, sub)
+    return out
 
 
 def _deflate(h: np.ndarray, eps: float) -> np.ndarray:
@@ -468,14 +496,18 @@ def _reflect_right(x: np.ndarray, v: np.ndarray, tau: np.ndarray) -> np.ndarray:
 
 
 def _hessenberg_with_q(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(H, Q)``, ``A = Q H Q^H``: the reflectors of ``?gehd2`` applied to both sides and accumulated; exact
-    zeros below the subdiagonal."""
+    """``(H, Q)``, ``A = Q H Q^H``: the reflectors of ``?gehd2`` applied to both sides and accumulated, each
+    subdiagonal entry exactly the reflector's ``beta`` and zeros below it; ``n - 1`` reflectors for a complex
+    ``a`` (the last makes ``h[n-1, n-2]`` real), ``n - 2`` for a real one."""
     shape = a.shape
+    n = shape[-1]
     rows, cols = _rows(shape), _cols(shape)
     h, z = a.copy(), np.broadcast_to((rows == cols).astype(a.dtype), shape).copy()
-    for k in range(shape[-1] - 2):  # H_k^H h H_k, z H_k
-        v, tau, _ = _householder(_column(h, k), k + 1)
+    for k in range(n - 1 if a.dtype.kind == "c" else n - 2):  # H_k^H h H_k, z H_k
+        v, tau, beta = _householder(_column(h, k), k + 1)
         h = _reflect_right(_reflect_left(h, v, np.conj(tau)), v, tau)
+        h[..., k + 1, k] = beta
+        h[..., k + 2:, k] = 0
         z = _reflect_right(z, v, tau)
     return _where(rows > cols + 1, 0, h), z
 
@@ -488,49 +520,101 @@ def _at(h: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
 
 def schur(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Complex Schur form ``A = Z T Z^H`` of complex ``a`` ``[*b, n, n]``: ``(T, Z, info)``, the loops of
-    ``build_geev``'s ``_schur``: Hessenberg reduction by the reflectors of ``?gehd2`` accumulated into ``Z``,
-    then single-shift QR steps on the whole matrix (Wilkinson shift of the lowest unconverged 2x2 block,
-    exceptional ``d + 3/4 |c|`` every :data:`EXCEPTIONAL_SHIFT_EVERY` th step; ``n - 1`` Givens rotations of
-    rows with ``R Q`` formed one rotation behind); negligible subdiagonal entries become exact zeros after
-    each step. ``info`` 1 where a subdiagonal entry is left or ``T`` has a NaN."""
+    ``build_geev``'s ``_schur`` (LAPACK ``zlahqr``): Hessenberg reduction with a real subdiagonal, then
+    single-shift QR steps on the lowest unreduced block ``[lo, hi]`` (Wilkinson's shift in ``zlahqr``'s form,
+    its exceptional shifts counted from the last deflation at the block's bottom, the step started at the
+    lowest row ``m`` where two consecutive subdiagonal entries are small, else at ``lo``), the bulge chased by
+    reflectors of order 2, the subdiagonal kept real, ``zlahqr``'s deflation test. ``info`` 1 where a
+    subdiagonal entry is left or ``T`` has a NaN."""
     shape = a.shape
-    n = shape[-1]
-    eps = float(np.finfo(a.dtype).eps)
+    batch, n = shape[:-2], shape[-1]
+    fi = np.finfo(a.dtype)
+    eps, tiny = float(fi.eps), float(fi.tiny)
     rows, cols = _rows(shape), _cols(shape)
-    eye = (rows == cols).astype(a.dtype)
     h, z = _hessenberg_with_q(a)
-    h = _deflate(h, eps)
+    h = _deflate_complex(h, eps, tiny)
+    idx = np.arange(n)
 
-    def unconverged(h):
-        nonzero = (rows == cols + 1) & (h != 0)
-        live = nonzero.any(axis=(-2, -1)) & ~np.isnan(h).any(axis=(-2, -1))
-        return live, np.max(_where(nonzero, rows, 0), axis=(-2, -1))
+    def blocks(h):
+        nz = np.concatenate([np.zeros(batch + (1,), bool), np.diagonal(h, -1, -2, -1) != 0], -1)  # h[i, i-1] != 0
+        hi = np.max(_where(nz, idx, 0), -1)
+        lo = np.max(_where(~nz & (idx < hi[..., None]), idx, 0), -1)
+        return nz.any(-1) & ~np.isnan(h).any((-2, -1)), lo, hi
+
+    def safe(x):
+        return _where(x == 0, 1, x)
 
     it = 0
-    while n > 1 and it < MAX_QR_STEPS_PER_EIGENVALUE * max(n, 10) and unconverged(h)[0].any():
-        last = unconverged(h)[1]
-        above = last - 1
-        pa, pb, pc, pd = (_at(h, i, j) for i, j in ((above, above), (above, last), (last, above), (last, last)))
-        half = (pa - pd) * 0.5
-        root = np.sqrt(half * half + pb * pc)
-        l1, l2 = pd + half + root, pd + half - root
-        mu = _where(np.abs(l1 - pd) <= np.abs(l2 - pd), l1, l2)
-        if it % EXCEPTIONAL_SHIFT_EVERY == EXCEPTIONAL_SHIFT_EVERY - 1:
-            mu = pd + np.abs(pc) * 0.75
-        x = h - mu[..., None, None] * eye
-        c0, s0 = np.ones(shape[:-2], a.dtype), np.zeros(shape[:-2], a.dtype)
+    kdefl = np.zeros(batch, np.int64)  # steps since the block's bottom last moved (zlahqr's KDEFL)
+    last_hi = np.full(batch, -1)
+    while n >= 2 and it < MAX_QR_STEPS_PER_EIGENVALUE * max(n, 10) and blocks(h)[0].any():
+        live, lo, hi = blocks(h)
+        kdefl = _where(hi == last_hi, kdefl + 1, 1)
+        last_hi = hi
+        hii, him, hmi, hmm, hll, hl1 = (_at(h, i, j) for i, j in (
+            (hi, hi), (hi, hi - 1), (hi - 1, hi), (hi - 1, hi - 1), (lo, lo), (lo + 1, lo)))
+        u = np.sqrt(hmi) * np.sqrt(him)
+        su = _cabs1(u)
+        x = (hmm - hii) * 0.5
+        sx = _cabs1(x)
+        s = safe(np.maximum(su, sx)).astype(a.dtype)
+        y = s * np.sqrt((x / s) * (x / s) + (u / s) * (u / s))
+        xn = x / safe(sx)
+        y = _where((sx > 0) & (xn.real * y.real + xn.imag * y.imag < 0), -y, y)
+        xy = _where(np.abs(x + y) == 0, 1, x + y)
+        shift = _where(su != 0, hii - u * (u / xy), hii)
+        bottom = kdefl % (2 * EXCEPTIONAL_SHIFT_EVERY) == 0
+        top = kdefl % EXCEPTIONAL_SHIFT_EVERY == 0
+        shift = _where(top, np.abs(hl1.real) * 0.75 + hll, shift)
+        shift = _where(bottom, np.abs(him.real) * 0.75 + hii, shift)
+        d, sub = np.diagonal(h, 0, -2, -1), np.diagonal(h, -1, -2, -1)  # sub[j] = h[j+1, j]
+        pad = np.zeros(batch + (1,), a.dtype)
+        sub = np.concatenate([pad, sub], -1)  # sub[j] = h[j, j-1]
+        d_next, h21 = np.concatenate([d[..., 1:], pad], -1), np.concatenate([sub[..., 1:], pad], -1).real
+        h11s = d - shift[..., None]
+        sc = safe(_cabs1(h11s) + np.abs(h21))
+        h11s, h21 = h11s / sc, h21 / sc
+        negligible = np.abs(sub.real) * np.abs(h21) <= _cabs1(h11s) * (_cabs1(d) + _cabs1(d_next)) * eps
+        inside = (idx > lo[..., None]) & (idx < hi[..., None])
+        m = np.max(_where(negligible & inside, idx, lo[..., None]), -1)
+        at_m = idx == m[..., None]
+        x0, y0 = np.sum(_where(at_m, h11s, 0), -1), np.sum(_where(at_m, h21, 0), -1).astype(a.dtype)
+        rescale = live & (m > lo)
+        mb, hb = m[..., None, None], hi[..., None, None]
+        in_s = lambda i: (i >= mb) & (i <= hb) & (i != mb + 1)  # noqa: E731
         for k in range(n - 1):
-            c, s = _givens(x[..., k, k], x[..., k + 1, k])
-            _rotate_pair(x, k, c, s, rows=True)
-            x[..., k + 1, k] = 0
-            _rotate_pair(x, max(k - 1, 0), c0, s0, rows=False)
-            _rotate_pair(z, k, c, s, rows=False)
-            c0, s0 = c, s
-        _rotate_pair(x, n - 2, c0, s0, rows=False)
-        h = _deflate(_where(rows > cols + 1, 0, x + mu[..., None, None] * eye), eps)
+            first = m == k
+            active = live & (k >= m) & (k < hi)
+            alpha = _where(first, x0, h[..., k, max(k - 1, 0)])
+            beta, tau, v2 = _larfg2(alpha, _where(first, y0, h[..., k + 1, max(k - 1, 0)]))
+            tau, v2 = _where(active, tau, 0), _where(active, v2, 0)
+            _reflect_pair(h, k, tau, v2, rows=True, first_col=k)
+            _reflect_pair(h, k, tau, v2, rows=False)
+            _reflect_pair(z, k, tau, v2, rows=False)
+            if k > 0:
+                chased = active & ~first
+                h[..., k, k - 1] = _where(chased, beta, h[..., k, k - 1])
+                h[..., k + 1, k - 1] = _where(chased, 0, h[..., k + 1, k - 1])
+            now = (rescale & active & first)[..., None, None]
+            temp = 1 - tau
+            temp = (temp / safe(np.abs(temp)))[..., None, None]
+            h = _where(now & (rows == mb + 1) & (cols == mb), h * np.conj(temp), h)
+            h = _where(now & (rows == mb + 2) & (cols == mb + 1), h * temp, h)
+            h = _where(now & in_s(rows) & (cols > rows), h * temp, h)
+            h = _where(now & in_s(cols) & (rows < cols), h * np.conj(temp), h)
+            z = _where(now & in_s(cols), z * np.conj(temp), z)
+        last = _at(h, hi, hi - 1)
+        mag = np.abs(last)
+        p = (last / safe(mag))[..., None, None]
+        now = (live & (last.imag != 0))[..., None, None]
+        h = _where(now & (rows == hb) & (cols > hb), h * np.conj(p), h)
+        h = _where(now & (cols == hb) & (rows < hb), h * p, h)
+        h = _where(now & (rows == hb) & (cols == hb - 1), mag[..., None, None].astype(a.dtype), h)
+        z = _where(now & (cols == hb), z * p, z)
+        h = _deflate_complex(_where(rows > cols + 1, 0, h), eps, tiny)
         it += 1
-    live, _ = unconverged(h)
-    info = _where(live | np.isnan(h).any(axis=(-2, -1)), 1, 0).astype(np.int32)
+    live, _, _ = blocks(h)
+    info = (live | np.isnan(h).any((-2, -1))).astype(np.int32)
     return _where(rows > cols, 0, h), z, info
 
 

@@ -1315,13 +1315,13 @@ def _cabs1(e: Emitter, x: V) -> V:
 
 
 def _shift_down(e: Emitter, x: V) -> V:
-    """``y`` ``[*b, n]`` with ``y[i] = x[i-1]``, ``y[0] = 0``."""
+    """``x`` moved one place along its last dimension: ``y[..., i] = x[..., i-1]``, ``y[..., 0] = 0``."""
     r = len(x.shape) - 1
     return e.concatenate([_splat(e, 0, x.t, x.shape[:r] + [1]), _slice_dim(e, x, r, 0, x.shape[r] - 1)], r)
 
 
 def _shift_up(e: Emitter, x: V) -> V:
-    """``y`` ``[*b, n]`` with ``y[i] = x[i+1]``, ``y[n-1] = 0``."""
+    """``x`` moved back one place along its last dimension: ``y[..., i] = x[..., i+1]``, ``y[..., n-1] = 0``."""
     r = len(x.shape) - 1
     return _pad_dim(e, _slice_dim(e, x, r, 1, x.shape[r]), r, 1)
 
@@ -1360,33 +1360,10 @@ def _deflate_complex(e: Emitter, h: V, eps: float, tiny: float) -> V:
     return e.select(small, _splat(e, 0, h.t, shape), h)
 
 
-def _larfg2(e: Emitter, alpha: V, x: V) -> tuple[V, V, V]:
-    """``zlarfg`` of order 2 on ``[alpha, x]`` (``[*b]`` complex): ``(beta, tau, v2)``, ``G = I - tau v v^H``
-    with ``v = [1, v2]`` and ``G^H [alpha, x] = [beta, 0]``, ``beta`` real (in the element type); ``tau = 0``,
-    ``v2 = 0`` where ``x = 0`` and ``alpha`` is real. ``beta``'s norm is taken of the entries divided by the
-    larger magnitude (no overflow or underflow in the squares)."""
-    t = alpha.t
-    rt = _real_type(t)
-    shape = alpha.shape
-    ar, ai, xa = e.real(alpha), e.imag(alpha), _abs(e, x)
-    zero, one = _splat(e, 0, rt, shape), _splat(e, 1, rt, shape)
-    big = e.max(e.max(e.abs(ar), e.abs(ai)), xa)
-    big = e.select(e.cmp("EQ", big, zero, "FLOAT"), one, big)
-    sr, si, sx = ar / big, ai / big, xa / big
-    norm = e.sqrt(sr * sr + si * si + sx * sx) * big  # (?lapy3)
-    trivial = e.land(e.cmp("EQ", xa, zero, "FLOAT"), e.cmp("EQ", ai, zero, "FLOAT"))
-    beta = e.select(trivial, one, e.select(e.cmp("GE", ar, zero, "FLOAT"), -norm, norm))
-    tau = e.complex((beta - ar) / beta, -(ai / beta))
-    v2 = x * (_splat(e, 1, t, shape) / (alpha - _to_elem(e, beta, t)))
-    nothing = _splat(e, 0, t, shape)
-    return (_to_elem(e, e.select(trivial, ar, beta), t), e.select(trivial, nothing, tau),
-            e.select(trivial, nothing, v2))
-
-
 def _reflect_pair(e: Emitter, x: V, k: V, tau: V, v2: V, rows: bool,
                   edit: Callable[[V, V], V] | None = None) -> V:
     """``x`` ``[*b, n, n]`` with rows ``k, k+1`` replaced by ``G^H`` times them (``rows``) or columns ``k, k+1``
-    by them times ``G``, ``G`` of :func:`_larfg2` (``tau``, ``v2`` ``[*b]``, ``tau v2`` real), in ``zlahqr``'s
+    by them times ``G = I - tau v v^H``, ``v = [1, v2]`` (``tau``, ``v2`` ``[*b]``, ``tau v2`` real), in ``zlahqr``'s
     arithmetic: ``sum = conj(tau) x0 + Re(tau v2) x1; x0 - sum, x1 - sum v2`` (rows), ``sum = tau x0 +
     Re(tau v2) x1; x0 - sum, x1 - sum conj(v2)`` (columns); ``edit``: see :func:`_update_pair`. ``k`` 0-d
     i32, ``k + 1 < n``."""
@@ -1421,7 +1398,7 @@ def _schur(e: Emitter, a: V) -> tuple[V, V, V]:
     every :data:`EXCEPTIONAL_SHIFT_EVERY` steps since the block's bottom last deflated (from the block's top,
     every second time from its bottom); the step starts at the lowest row ``m`` where starting makes
     ``h[m, m-1]`` negligible (two consecutive small subdiagonal entries), else at ``lo``; the bulge is chased
-    by reflectors of order 2 (:func:`_larfg2`, :func:`_reflect_pair`; one loop over ``k`` for all batch
+    by reflectors of order 2 (:func:`_householder`, :func:`_reflect_pair`; one loop over ``k`` for all batch
     elements, the identity outside each one's ``[m, hi)``), the subdiagonal kept real (the rescaling after a
     start at ``m > lo``, and of row / column ``hi`` after the step); negligible subdiagonal entries become
     exact zeros by ``zlahqr``'s test (:func:`_deflate_complex`). ``info`` (i32 ``[*b]``) is 1 where a
@@ -1519,8 +1496,10 @@ def _schur(e: Emitter, a: V) -> tuple[V, V, V]:
             first = e.cmp("EQ", m, kb, "SIGNED")
             active = e.land(live, e.land(e.cmp("GE", kb, m, "SIGNED"), e.cmp("LT", kb, hi, "SIGNED")))
             col = _column(e, h, k - 1)  # (k = 0: column 0, unused: only k = m reads no column)
-            alpha = e.select(first, x0, _pick(e, col, k))
-            beta, tau, v2 = _larfg2(e, alpha, e.select(first, y0, _pick(e, col, k + 1)))
+            pair = [e.reshape(e.select(first, x0, _pick(e, col, k)), batch + [1]),
+                    e.reshape(e.select(first, y0, _pick(e, col, k + 1)), batch + [1])]
+            v, tau, beta = _householder(e, e.concatenate(pair, r), zero_i)  # (zlarfg of order 2)
+            v2 = e.reshape(_slice_dim(e, v, r, 1, 2), batch)
             tau = e.select(active, tau, _splat(e, 0, t, batch))
             v2 = e.select(active, v2, _splat(e, 0, t, batch))
             two = batch + [2, n]
@@ -2199,7 +2178,7 @@ def _real_schur(e: Emitter, a: V) -> tuple[V, V, V, V, V]:
     # two copies in separate fusions with different contractions, so the second is copied from the first
     # (exact data movement: a select and a reduce over zeros).
     second = e.cmp("NE", _subdiagonal(e, h), _splat(e, 0, t, vec), "FLOAT")
-    wr = e.select(second, e.concatenate([_splat(e, 0, t, batch + [1]), _slice_dim(e, wr, r, 0, n - 1)], r), wr)
+    wr = e.select(second, _shift_down(e, wr), wr)
     h = e.select(e.cmp("EQ", rows, cols, "SIGNED"), e.broadcast_in_dim(wr, shape, bd + [r]), h)
     sub = _slice_dim(e, _subdiagonal(e, h), r, 1, n)  # h[i+1, i], i < n - 1
     sup = _slice_dim(e, _superdiagonal(e, h), r, 0, n - 1)  # h[i, i+1], i < n - 1
@@ -2243,7 +2222,7 @@ def _complex_schur_of_real(e: Emitter, t: V, z: V, wr: V, wi: V) -> tuple[V, V]:
     m = e.select(start, _hypot(e, b, s), _splat(e, 1, t.t, vec))
     diag_start = b / m  # U[k, k] = U[k+1, k+1] = b / m, U[k, k+1] = U[k+1, k] = i s / m for a block at k
     off = s / m
-    prev = e.concatenate([_splat(e, 0, t.t, batch + [1]), _slice_dim(e, diag_start, r, 0, n - 1)], r)
+    prev = _shift_down(e, diag_start)
     diag = e.select(start, diag_start, e.select(second, prev, _splat(e, 1, t.t, vec)))
 
     def by_row(v: V) -> V:
@@ -2279,7 +2258,7 @@ def _real_input_vectors(e: Emitter, v: V, wi: V) -> V:
     zero = _splat(e, 0, rt, batch + [n])
     real_col = e.broadcast_in_dim(e.cmp("EQ", wi, zero, "FLOAT"), shape, bd + [r + 1])
     second = e.broadcast_in_dim(e.cmp("LT", wi, zero, "FLOAT"), shape, bd + [r + 1])
-    prev = e.concatenate([_splat(e, 0, v.t, shape[:-1] + [1]), _slice_dim(e, v, r + 1, 0, n - 1)], r + 1)
+    prev = _shift_down(e, v)
     v = e.select(real_col, e.complex(e.real(v), _splat(e, 0, rt, shape)), v)
     return e.select(second, _conj(e, prev), v)
 

@@ -427,24 +427,9 @@ def _cabs1(x: np.ndarray) -> np.ndarray:
     return np.abs(x.real) + np.abs(x.imag)
 
 
-def _larfg2(alpha: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``zlarfg`` of order 2 on ``[alpha, x]`` (``[*b]``): ``(beta, tau, v2)``, ``G = I - tau v v^H``,
-    ``v = [1, v2]``, ``G^H [alpha, x] = [beta, 0]`` with ``beta`` real; ``(alpha, 0, 0)`` where ``x = 0``
-    and ``alpha`` is real."""
-    ar, ai, xa = alpha.real, alpha.imag, np.abs(x)
-    big = np.maximum(np.maximum(np.abs(ar), np.abs(ai)), xa)
-    big = _where(big == 0, 1, big)
-    norm = np.sqrt((ar / big) ** 2 + (ai / big) ** 2 + (xa / big) ** 2) * big
-    trivial = (xa == 0) & (ai == 0)
-    beta = _where(trivial, 1, _where(ar >= 0, -norm, norm)).astype(ar.dtype)
-    tau = ((beta - ar) / beta - 1j * (ai / beta)).astype(alpha.dtype)
-    v2 = x * (1 / (alpha - beta))
-    return _where(trivial, ar, beta).astype(alpha.dtype), _where(trivial, 0, tau), _where(trivial, 0, v2)
-
-
 def _reflect_pair(x: np.ndarray, k: int, tau: np.ndarray, v2: np.ndarray, rows: bool, first_col: int = 0) -> None:
     """Rows ``k, k+1`` of ``x`` <- ``G^H`` times them from column ``first_col`` on (``rows``), or columns ``k, k+1``
-    <- them times ``G``; ``G`` of :func:`_larfg2`, in ``zlahqr``'s arithmetic; in place."""
+    <- them times ``G = I - tau v v^H``, ``v = [1, v2]``, in ``zlahqr``'s arithmetic; in place."""
     t2 = (tau * v2).real.astype(x.dtype)[..., None]
     tau, v2 = tau[..., None], v2[..., None]
     if rows:
@@ -585,8 +570,9 @@ def schur(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         for k in range(n - 1):
             first = m == k
             active = live & (k >= m) & (k < hi)
-            alpha = _where(first, x0, h[..., k, max(k - 1, 0)])
-            beta, tau, v2 = _larfg2(alpha, _where(first, y0, h[..., k + 1, max(k - 1, 0)]))
+            pair = np.stack([_where(first, x0, h[..., k, max(k - 1, 0)]), _where(first, y0, h[..., k + 1, max(k - 1, 0)])], -1)
+            v, tau, beta = _householder(pair, 0)  # (zlarfg of order 2)
+            v2 = v[..., 1]
             tau, v2 = _where(active, tau, 0), _where(active, v2, 0)
             _reflect_pair(h, k, tau, v2, rows=True, first_col=k)
             _reflect_pair(h, k, tau, v2, rows=False)

@@ -306,7 +306,7 @@ def test_semantics_functions_directly():
     assert int(control_flow.if_(np.array(False), branch(1), branch(2))[0]) == 2
     assert int(control_flow.case(np.array(7, np.int32), [branch(0), branch(1), branch(2)])[0]) == 2
     assert calls == [2, 2]
-    out = control_flow.while_([np.array(0), np.array(1)], lambda i, p: [i < 5], lambda i, p: [i + 1, p * 3])
+    out = control_flow.while_([np.array(0), np.array(1)], lambda v: [v[0] < 5], lambda v: [v[0] + 1, v[1] * 3])
     assert [int(v) for v in out] == [5, 243]
     tup = control_flow.tuple_([np.array(1), TOKEN])
     assert control_flow.get_tuple_element(tup, 1) is TOKEN

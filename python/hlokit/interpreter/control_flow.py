@@ -11,7 +11,7 @@ Ops: ``func.call`` (``func.return`` is the terminator the evaluator reads), ``st
 "unsupported custom_call @name").
 
 Regions are given to the semantics functions as Python callables (``branch() -> list of values``,
-``cond(*values) -> 0-d bool``, ``body(*values) -> list of values``); the adapters build them from the op's
+``cond(values) -> [0-d bool]``, ``body(values) -> list of values``); the adapters build them from the op's
 regions with ``interp.eval_region``. Values are numpy arrays, :class:`~hlokit.interpreter.values.Token`
 and Python tuples.
 """
@@ -66,20 +66,20 @@ class LoopLimitError(Exception):
 
 def while_(
     operand: Sequence[Value],
-    cond: Callable[..., Sequence[Value]],
-    body: Callable[..., Sequence[Value]],
+    cond: Callable[[list[Value]], Sequence[Value]],
+    body: Callable[[list[Value]], Sequence[Value]],
     max_iterations: int | None = None,
 ) -> list[Value]:
-    """Spec ``while``: ``results = operand``; while ``cond(*results)[0]`` (a 0-d i1) is true,
-    ``results = body(*results)``. Runs the body zero or more times. The spec leaves an infinite loop
-    undefined (TBD); with ``max_iterations`` the loop raises :class:`LoopLimitError` after that many
-    runs of the body instead of never returning."""
+    """Spec ``while``: ``results = operand``; while ``cond(results)[0]`` (a 0-d i1) is true,
+    ``results = body(results)`` (the regions take the list of their arguments' values). Runs the body
+    zero or more times. The spec leaves an infinite loop undefined (TBD); with ``max_iterations`` the loop
+    raises :class:`LoopLimitError` after that many runs of the body instead of never returning."""
     results = list(operand)
     n = 0
-    while cond(*results)[0]:  # (a 0-d bool array is true or false)
+    while cond(results)[0]:  # (a 0-d bool array is true or false)
         if max_iterations is not None and n >= max_iterations:
             raise LoopLimitError(max_iterations)
-        results = body(*results)
+        results = body(results)
         n += 1
     return list(results)
 

@@ -980,7 +980,9 @@ def _binary(name: str, fn):
     def kernel(lhs, rhs):
         ufunc = native(lhs.dtype)
         if ufunc is not None:
-            if lhs.ndim or scalar is None:
+            if lhs.ndim:  # (operands of one shape: the result is an array, never a numpy scalar)
+                return ufunc(lhs, rhs)
+            if scalar is None:
                 return asarray(ufunc(lhs, rhs))
             out = scalar(lhs[()], rhs[()])  # (a 0-d operand: see _SCALAR_OPERATORS)
             if out != out:  # NaN: which operand's payload it carries is the ufunc's choice, not the operator's

@@ -97,7 +97,7 @@ class _Plan:
     ids)`` per op that runs; ``nargs``: the number of block arguments.
     """
 
-    __slots__ = ("nargs", "steps", "fn", "block", "free", "_parts", "_runs", "_walk")
+    __slots__ = ("nargs", "steps", "fn", "block", "free", "_parts")
 
     def __init__(self, block: ir.Block, ids: dict, interp: "Interpreter"):
         get = ids.get
@@ -219,31 +219,21 @@ class _Plan:
         captured &= defined
         self.steps = [(a, op, o, r) for a, op, o, r, _ in raw]
         self._parts = (args, raw, ret_ids, consts, defined, captured, last)
-        self._runs = 0
-        self._walk = None  # built on the first run (many blocks never run: bodies of known reductions)
-        self.fn = self._first_runs
+        self.fn = self._first_run  # the walker is built on the first run (many blocks never run: bodies of
+        # known reductions); it compiles the block after COMPILE_AFTER runs (see _walker)
 
     #: A block is walked step by step for its first runs and compiled to Python after that many (compiling
     #: a block costs about as much as walking it some tens of times, and most blocks run once).
     COMPILE_AFTER = 30
 
-    def _first_runs(self, env, interp, args):
-        if self._runs < 0:  # compiled by another thread meanwhile
-            return self.fn(env, interp, args)
-        self._runs += 1
-        if self._runs > self.COMPILE_AFTER:
-            self.fn = self._compile(*self._parts)
-            self._runs = -1
-            self._walk = None
-            return self.fn(env, interp, args)
-        walk = self._walk
-        if walk is None:
-            walk = self._walk = self._walker(*self._parts)
+    def _first_run(self, env, interp, args):
+        walk = self.fn = self._walker(self, *self._parts)
         return walk(env, interp, args)
 
     @staticmethod
-    def _walker(args, raw, ret_ids, consts, defined, captured, last):
-        """The block as a step-by-step walk (the same steps and frees as :meth:`_compile`'s code).
+    def _walker(plan, args, raw, ret_ids, consts, defined, captured, last):
+        """The block as a step-by-step walk (the same steps and frees as :meth:`_compile`'s code), which
+        replaces itself by the compiled block (``plan.fn``) after :attr:`COMPILE_AFTER` runs.
 
         The values of the block live in a list of slots (arguments first, then every value defined here;
         plan-time constants pre-filled); values of enclosing blocks are read from the frame dict ``env``."""
@@ -307,7 +297,17 @@ class _Plan:
                 except KeyError:
                     raise InterpreterError("a region uses a value that has no runtime value", None) from None
 
+        runs = 0
+        compile_after = plan.COMPILE_AFTER
+        compiled = None
+
         def walk(env, interp, values):
+            nonlocal runs, compiled
+            runs += 1
+            if runs > compile_after:  # (a caller may still hold this walker: it runs the compiled block)
+                if compiled is None:
+                    compiled = plan.fn = _Plan._compile(args, raw, ret_ids, consts, defined, captured, last)
+                return compiled(env, interp, values)
             regs = template.copy()
             regs[:nargs] = values
             if prologue:
@@ -444,12 +444,18 @@ def _step(adapter, op, srcs, here, outs, exports, drops, env_drops) -> tuple:
       slots ``outs`` (and in ``env`` for ``exports``), frees the slots ``drops`` (and the ``env`` entries
       ``env_drops``); it raises its errors located at ``op`` (:func:`_located`).
     """
-    n = len(outs)
     kernel = getattr(adapter, "kernel", None)
-    if kernel is not None and here is None and not exports and not env_drops and n == 1 and len(srcs) in (1, 2):
+    if kernel is not None and here is None and not exports and not env_drops and len(outs) == 1 and len(srcs) in (1, 2):
         if len(srcs) == 1:
             return (1, kernel, srcs[0], None, outs[0], drops, op)
         return (2, kernel, srcs[0], srcs[1], outs[0], drops, op)
+    return (0, _general_step(adapter, op, srcs, here, outs, exports, drops, env_drops), None, None, None, (), op)
+
+
+def _general_step(adapter, op, srcs, here, outs, exports, drops, env_drops):
+    """The function of a kind-``0`` step of :func:`_step` (a function of its own: the kernel steps, most of
+    them, do not pay for this closure's cells)."""
+    n = len(outs)
 
     def step(regs, env, interp):
         try:
@@ -470,7 +476,7 @@ def _step(adapter, op, srcs, here, outs, exports, drops, env_drops) -> tuple:
         for v in env_drops:
             env.pop(v, None)
 
-    return (0, step, None, None, None, (), op)
+    return step
 
 
 def _reraise(err: BaseException, op) -> None:
@@ -620,16 +626,17 @@ class Interpreter:
 
         return run
 
-    def loop_functions(self, *regions: ir.Region, nargs: int) -> list[Callable[..., list[Value]]]:
-        """:meth:`region_function` of each of ``regions`` for a loop that calls them with ``nargs`` values
-        every iteration: the number of arguments is checked here, once, not per call."""
+    def loop_functions(self, *regions: ir.Region, nargs: int) -> list[Callable[[list[Value]], list[Value]]]:
+        """Each of ``regions`` as a function of the *list* of its block arguments' values in the current scope,
+        for a loop that calls them with ``nargs`` values every iteration: the number of arguments is checked
+        here, once, not per call."""
         env = self._frame()
         fns = []
         for region in regions:
             plan = self._plan_of(region)
             if plan.nargs != nargs:
                 raise InterpreterError(f"region expects {plan.nargs} arguments, got {nargs}", region.owner.location)
-            fns.append(lambda *args, plan=plan: plan.fn(env, self, args))
+            fns.append(lambda values, plan=plan: plan.fn(env, self, values))
         return fns
 
     def _frame(self) -> dict:

@@ -1428,11 +1428,12 @@ def _schur(e: Emitter, a: V) -> tuple[V, V, V]:
     def elem(x: V) -> V:
         return _to_elem(e, x, t)
 
-    def step(it: V, kdefl: V, last_hi: V, h: V, z: V) -> list[V]:
-        live, lo, hi = _blocks(e, h, min_order=2)
+    def step(it: V, kdefl: V, last_hi: V, live: V, lo: V, hi: V, h: V, z: V) -> list[V]:
+        # (live, lo, hi): _blocks of h, carried from the end of the previous step (or from before the loop)
         kdefl = e.select(e.cmp("EQ", hi, last_hi, "SIGNED"), kdefl + 1, _splat(e, 1, "i32", batch))
-        hii, him, hmi, hmm, hll, hl1 = (_at(e, h, i, j) for i, j in (
-            (hi, hi), (hi, hi - 1), (hi - 1, hi), (hi - 1, hi - 1), (lo, lo), (lo + 1, lo)))
+        d, sub, sup = _diagonal(e, h), _subdiagonal(e, h), _superdiagonal(e, h)
+        hii, him, hmi, hmm, hll, hl1 = (_pick(e, v, i) for v, i in (
+            (d, hi), (sub, hi), (sup, hi - 1), (d, hi - 1), (d, lo), (sub, lo + 1)))
         # Wilkinson's shift, in zlahqr's form: h[hi, hi] - u^2 / (x + y), y = +-sqrt(x^2 + u^2) aligned with x
         u = e.sqrt(hmi) * e.sqrt(him)
         su = _cabs1(e, u)
@@ -1454,7 +1455,6 @@ def _schur(e: Emitter, a: V) -> tuple[V, V, V]:
         shift = e.select(top, elem(e.abs(e.real(hl1)) * 0.75) + hll, shift)
         shift = e.select(bottom, elem(e.abs(e.real(him)) * 0.75) + hii, shift)
         # the start row m: the lowest row in (lo, hi) at which starting the step makes h[m, m-1] negligible
-        d, sub = _diagonal(e, h), _subdiagonal(e, h)
         d_next, h21 = _shift_up(e, d), e.real(_shift_up(e, sub))  # h[j+1, j+1], Re h[j+1, j]
         h11s = d - e.broadcast_in_dim(shift, vec, bd)
         sc = safe(_cabs1(e, h11s) + e.abs(h21))
@@ -1538,16 +1538,15 @@ def _schur(e: Emitter, a: V) -> tuple[V, V, V]:
         h = e.select(e.land(now, e.land(at_row, e.cmp("EQ", cols, hib2 - 1, "SIGNED"))),
                      e.broadcast_in_dim(elem(mag), shape, bd), h)
         z = _scale_where(e, z, e.land(now, at_col), p)
-        return [it + 1, kdefl, hi, _deflate_complex(e, _below_subdiagonal_zero(e, h), eps, tiny), z]
+        h = _deflate_complex(e, _below_subdiagonal_zero(e, h), eps, tiny)
+        return [it + 1, kdefl, hi, *_blocks(e, h, min_order=2), h, z]
 
-    def more(it: V, kdefl: V, last_hi: V, h: V, z: V) -> V:
-        live, _, _ = _blocks(e, h, min_order=2)
+    def more(it: V, kdefl: V, last_hi: V, live: V, lo: V, hi: V, h: V, z: V) -> V:
         return e.land(e.cmp("LT", it, e.scalar(MAX_QR_STEPS_PER_EIGENVALUE * max(n, 10), "i32"), "SIGNED"),
                       _any(e, live))
 
     no_step, no_row = _splat(e, 0, "i32", batch), _splat(e, -1, "i32", batch)  # (kdefl, last_hi before step 1)
-    _, _, _, h, z = e.while_loop([zero_i, no_step, no_row, h, z], more, step)
-    live, _, _ = _blocks(e, h, min_order=2)
+    _, _, _, live, _, _, h, z = e.while_loop([zero_i, no_step, no_row, *_blocks(e, h, min_order=2), h, z], more, step)
     info = e.select(e.lor(live, _has_nan(e, h)), _splat(e, 1, "i32", batch), _splat(e, 0, "i32", batch))
     return e.select(e.cmp("GT", rows, cols, "SIGNED"), _splat(e, 0, t, shape), h), z, info
 
@@ -1938,11 +1937,12 @@ def build_geev(e: Emitter, a: V, left: bool, right: bool) -> list[V]:
 
 
 def _pick(e: Emitter, v: V, i: V) -> V:
-    """``v[..., i]`` of ``v`` ``[*b, n]`` at a 0-d i32 ``i`` as ``[*b]``; 0 where ``i`` is out of range (a
-    one-hot mask and a ``reduce`` add, unlike ``dynamic_slice``, which clamps)."""
+    """``v[..., i]`` of ``v`` ``[*b, n]`` at an i32 ``i`` (0-d, or ``[*b]``: one index per batch element) as
+    ``[*b]``; 0 where ``i`` is out of range (a one-hot mask and a ``reduce`` add, unlike ``dynamic_slice``,
+    which clamps)."""
     shape = v.shape
     r = len(shape) - 1
-    at = e.cmp("EQ", e.iota(shape, r, "i32"), e.broadcast_in_dim(i, shape, []), "SIGNED")
+    at = e.cmp("EQ", e.iota(shape, r, "i32"), e.broadcast_in_dim(i, shape, list(range(len(i.shape)))), "SIGNED")
     return e.reduce_sum(e.select(at, v, _splat(e, 0, v.t, shape)), [r])
 
 
@@ -2081,13 +2081,14 @@ def _real_schur(e: Emitter, a: V) -> tuple[V, V, V, V, V]:
     rows, cols = e.iota(shape, r, "i32"), e.iota(shape, r + 1, "i32")
     idx = e.iota(vec, r, "i32")
 
-    def step(it: V, kdefl: V, last_hi: V, h: V, z: V) -> list[V]:
-        live, lo, hi = _blocks(e, h)
+    def step(it: V, kdefl: V, last_hi: V, live: V, lo: V, hi: V, h: V, z: V) -> list[V]:
+        # (live, lo, hi): _blocks of h, carried from the end of the previous step (or from before the loop)
         # steps since the block's bottom last moved (?lahqr's KDEFL): it picks the exceptional shifts
         kdefl = e.select(e.cmp("EQ", hi, last_hi, "SIGNED"), kdefl + 1, _splat(e, 1, "i32", batch))
         l1, l2 = lo + 1, lo + 2
-        entries = [_at(e, h, i, j) for i, j in ((hi, hi), (hi - 1, hi - 1), (hi - 1, hi), (hi, hi - 1), (hi - 1, hi - 2),
-                                                (lo, lo), (lo, l1), (l1, lo), (l1, l1), (l2, l1))]
+        d, sub, sup = _diagonal(e, h), _subdiagonal(e, h), _superdiagonal(e, h)  # h[i, i], h[i, i-1], h[i, i+1]
+        entries = [_pick(e, v, i) for v, i in ((d, hi), (d, hi - 1), (sup, hi - 1), (sub, hi), (sub, hi - 1),
+                                               (d, lo), (sup, lo), (sub, l1), (d, l1), (sub, l2))]
         # the bulge's first column is quadratic in H: computed from entries divided by their largest magnitude
         # (the reflector of a multiple of a vector is that of the vector), so it neither overflows nor underflows
         big = e.abs(entries[0])
@@ -2140,17 +2141,18 @@ def _real_schur(e: Emitter, a: V) -> tuple[V, V, V, V, V]:
             return [k + 1, h, _reflect_right(e, z, v, tau)]
 
         out = e.while_loop([zero_i, h, z], lambda k, *_: e.cmp("LT", k, e.scalar(n - 1, "i32"), "SIGNED"), chase)
-        return [it + 1, kdefl, hi, _deflate(e, _below_subdiagonal_zero(e, out[1]), eps), out[2]]
+        h = _deflate(e, _below_subdiagonal_zero(e, out[1]), eps)
+        return [it + 1, kdefl, hi, *_blocks(e, h), h, out[2]]
 
-    def more(it: V, kdefl: V, last_hi: V, h: V, z: V) -> V:
-        live, _, _ = _blocks(e, h)
+    def more(it: V, kdefl: V, last_hi: V, live: V, lo: V, hi: V, h: V, z: V) -> V:
         return e.land(e.cmp("LT", it, e.scalar(MAX_QR_STEPS_PER_EIGENVALUE * max(n, 10), "i32"), "SIGNED"),
                       _any(e, live))
 
+    blocks = _blocks(e, h)
+    live = blocks[0]
     if n >= 3:
         no_step, no_row = _splat(e, 0, "i32", batch), _splat(e, -1, "i32", batch)  # (kdefl, last_hi before step 1)
-        _, _, _, h, z = e.while_loop([zero_i, no_step, no_row, h, z], more, step)
-    live, _, _ = _blocks(e, h)
+        _, _, _, live, _, _, h, z = e.while_loop([zero_i, no_step, no_row, *blocks, h, z], more, step)
     info = e.select(e.lor(live, _has_nan(e, h)), _splat(e, 1, "i32", batch), _splat(e, 0, "i32", batch))
 
     def standardise(k: V, h: V, z: V) -> list[V]:

@@ -1464,9 +1464,7 @@ def _schur(e: Emitter, a: V) -> tuple[V, V, V]:
         lob, hib = (e.broadcast_in_dim(v, vec, bd) for v in (lo, hi))
         inside = e.land(e.cmp("GT", idx, lob, "SIGNED"), e.cmp("LT", idx, hib, "SIGNED"))
         m = _reduce(e, e.select(e.land(negligible, inside), idx, lob), r, 0, "maximum")
-        at_m = e.cmp("EQ", idx, e.broadcast_in_dim(m, vec, bd), "SIGNED")
-        x0 = e.reduce_sum(e.select(at_m, h11s, _splat(e, 0, t, vec)), [r])
-        y0 = elem(e.reduce_sum(e.select(at_m, h21, _splat(e, 0, rt, vec)), [r]))
+        x0, y0 = _pick(e, h11s, m), elem(_pick(e, h21, m))
         rescale = e.land(live, e.cmp("GT", m, lo, "SIGNED"))
         mb, hib2 = (e.broadcast_in_dim(v, shape, bd) for v in (m, hi))
 
@@ -1644,14 +1642,14 @@ def _take(e: Emitter, x: V, idx: V, dim: int) -> V:
     """``x[..., idx, ...]`` along ``dim`` (one of the two last dimensions of ``x`` ``[*b, m, n]``) with ``idx``
     ``[*b]`` (i32) one index per batch element: the result drops ``dim``. Exact for every value (NaN payloads
     and signed zeros included): the bits under a one-hot mask, combined by a ``reduce`` with ``or``."""
+    if x.t in COMPLEX_TYPES:
+        return e.complex(_take(e, e.real(x), idx, dim), _take(e, e.imag(x), idx, dim))
     shape = x.shape
     r = len(shape) - 2
     at = e.cmp("EQ", e.iota(shape, dim, "i32"), e.broadcast_in_dim(idx, shape, list(range(r))), "SIGNED")
-    if x.t in COMPLEX_TYPES:
-        return e.complex(_take(e, e.real(x), idx, dim), _take(e, e.imag(x), idx, dim))
-    bits = {"f32": "i32", "f64": "i64", "i32": "i32"}[x.t]
-    picked = _reduce(e, e.select(at, e.bitcast(x, bits) if bits != x.t else x, _splat(e, 0, bits, shape)), dim, 0, "or")
-    return e.bitcast(picked, x.t) if bits != x.t else picked
+    bits = {"f32": "i32", "f64": "i64"}[x.t]
+    picked = _reduce(e, e.select(at, e.bitcast(x, bits), _splat(e, 0, bits, shape)), dim, 0, "or")
+    return e.bitcast(picked, x.t)
 
 
 def _exchange(e: Emitter, a: V, i: V, j: V, dim: int, where: V) -> V:
@@ -1881,8 +1879,7 @@ def _gebak(e: Emitter, v: V, d: V | None, piv: V, lo: V, hi: V, left: bool) -> V
         below = e.cmp("LT", iib, lo, "SIGNED")
         i = e.select(below, lo - _splat(e, 1, "i32", batch) - iib, iib)
         go = e.lor(below, e.cmp("GT", iib, hi, "SIGNED"))
-        k = _take(e, e.reshape(piv, batch + [n, 1]), i, r)
-        k = e.reshape(k, batch)
+        k = _pick(e, piv, i)
         go = e.land(go, e.cmp("NE", k, i, "SIGNED"))
         return [ii + e.scalar(1, "i32"), _exchange(e, v, i, k, r, e.broadcast_in_dim(go, shape, bd))]
 

@@ -227,16 +227,16 @@ class _Plan:
     COMPILE_AFTER = 30
 
     def _first_run(self, env, interp, args):
-        walk = self.fn = self._walker(self, *self._parts)
+        walk = self.fn = self._walker()
         return walk(env, interp, args)
 
-    @staticmethod
-    def _walker(plan, args, raw, ret_ids, consts, defined, captured, last):
+    def _walker(self):
         """The block as a step-by-step walk (the same steps and frees as :meth:`_compile`'s code), which
-        replaces itself by the compiled block (``plan.fn``) after :attr:`COMPILE_AFTER` runs.
+        replaces itself by the compiled block (``self.fn``) after :attr:`COMPILE_AFTER` runs.
 
         The values of the block live in a list of slots (arguments first, then every value defined here;
         plan-time constants pre-filled); values of enclosing blocks are read from the frame dict ``env``."""
+        args, raw, ret_ids, consts, defined, captured, last = parts = self._parts
         nargs = len(args)
         slot: dict[int, int] = dict(zip(args, range(nargs)))  # (C-level loops: this runs once per block)
         n = len(slot)
@@ -298,7 +298,7 @@ class _Plan:
                     raise InterpreterError("a region uses a value that has no runtime value", None) from None
 
         runs = 0
-        compile_after = plan.COMPILE_AFTER
+        compile_after = self.COMPILE_AFTER
         compiled = None
 
         def walk(env, interp, values):
@@ -306,7 +306,7 @@ class _Plan:
             runs += 1
             if runs > compile_after:  # (a caller may still hold this walker: it runs the compiled block)
                 if compiled is None:
-                    compiled = plan.fn = _Plan._compile(args, raw, ret_ids, consts, defined, captured, last)
+                    compiled = self.fn = self._compile(*parts)
                 return compiled(env, interp, values)
             regs = template.copy()
             regs[:nargs] = values

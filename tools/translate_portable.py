@@ -21,7 +21,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir._mlir_libs import _stablehlo
 
 import hlokit
-from hlokit.core import ContainedError, make_context, run_contained
+from hlokit.core import ContainedError, bytecode_time_limit, make_context, run_contained
 from hlokit.diagnostics import Diagnostic, HlokitError, diagnostic_from_mlir, location_position
 from hlokit.passes.chlo import find_chlo_ops
 from hlokit.tools.common import read_text, source_name, write_output
@@ -109,10 +109,11 @@ def deserialize(data: bytes, context: ir.Context, name: str = "-") -> ir.Module:
             file=name,
         )
     # jaxlib's deserializer and the printers of what it builds can crash the process on a corrupt
-    # artifact: read, verify and print it in a forked child first (hlokit.core.run_contained).
+    # artifact (or spin on it): read, verify and print it in a forked child first (hlokit.core.run_contained),
+    # within the time any bytecode reader gets
     try:
         run_contained(lambda: _read_and_print(data), what="cannot deserialize the StableHLO portable artifact",
-                      source_name=name)
+                      source_name=name, timeout=bytecode_time_limit(len(data)))
     except ContainedError as err:
         raise HlokitError(f"cannot deserialize the StableHLO portable artifact: {err}", file=name) from None
     return _read(data, context, name)

@@ -33,6 +33,7 @@ from hlokit.diagnostics import (
 __all__ = [
     "DIALECTS",
     "MAX_NESTING",
+    "bytecode_time_limit",
     "check_bytecode",
     "ContainedError",
     "run_contained",
@@ -281,6 +282,13 @@ def check_nesting(text: str, *, source_name: str = "-", limit: int = MAX_NESTING
     )
 
 
+def bytecode_time_limit(nbytes: int) -> float:
+    """Seconds a reader of ``nbytes`` of MLIR bytecode (a module, a StableHLO portable artifact) runs before
+    the input counts as one it never finishes: 10 s plus 1 s per MiB (real bytecode reads at many MiB per
+    second; a corrupt varint can make MLIR's reader spin for minutes on a 1 KiB file)."""
+    return 10.0 + nbytes / 2**20
+
+
 def check_bytecode(data: bytes, *, source_name: str = "-", timeout: float | None = None) -> None:
     """Raise :class:`ParseError` when MLIR's bytecode reader would crash or hang on ``data``.
 
@@ -289,12 +297,12 @@ def check_bytecode(data: bytes, *, source_name: str = "-", timeout: float | None
     spin forever on others, and a module that reads and verifies can still crash a custom printer. So the
     bytecode is first read, walked, verified and printed (generic and custom forms) in a forked child process
     (copy-on-write: no re-import, a few milliseconds plus the read itself); only when the child
-    finishes is it read in this process. ``timeout`` (seconds) defaults to 10 s plus 1 s per MiB.
+    finishes is it read in this process. ``timeout`` (seconds) defaults to :func:`bytecode_time_limit`.
     Where ``os.fork`` does not exist (Windows) the check is skipped.
     """
     if not hasattr(os, "fork"):
         return
-    limit = timeout if timeout is not None else 10.0 + len(data) / 2**20
+    limit = timeout if timeout is not None else bytecode_time_limit(len(data))
     read_end, write_end = os.pipe()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)  # "process is multi-threaded": the child only reads

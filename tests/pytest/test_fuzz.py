@@ -89,3 +89,13 @@ REPRODUCERS = sorted(fuzzer.REPRODUCERS.glob("*.json"))
 def test_reproducer(path):
     res = fuzzer.replay(path, timeout=120)
     assert res.cls in fuzzer.OK_CLASSES or _tolerated(res), (res.cls, res.stderr[-2000:])
+
+
+def test_spinning_bytecode_reader_stops_at_the_bytecode_time_limit():
+    # Seed 97 case 1269: one flipped bit in a 1.2 KiB module makes MLIR's bytecode reader spin (for minutes).
+    # hlokit-translate --deserialize gives up after the time any bytecode reader gets (10 s + 1 s per MiB,
+    # hlokit.core.bytecode_time_limit), not after its general 60 s limit for contained C++ calls.
+    path = fuzzer.REPRODUCERS / "hang-translate-deserialize-4939f450d5.json"
+    res = fuzzer.replay(path, timeout=45)
+    assert res.cls == "clean_error", (res.cls, res.stderr[-2000:])
+    assert "did not finish within 10 s" in res.stderr, res.stderr[-2000:]

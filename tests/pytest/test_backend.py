@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import gc
+import os
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -77,6 +80,45 @@ def test_cache_by_fingerprint_and_function(ctx):
     assert a is b
     c = backend.compile(text.replace("dims = [1]", "dims = [0]"))
     assert c is not a
+
+
+def _add_constant(k: int) -> str:
+    return f"""func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {{
+  %c = stablehlo.constant dense<{k}.0> : tensor<4xf32>
+  %y = stablehlo.add %x, %c : tensor<4xf32>
+  func.return %y : tensor<4xf32>
+}}"""
+
+
+def test_cache_keeps_the_most_recent_executables_only():
+    # Each XLA executable holds memory mappings of its own: an unbounded cache crashed XLA in a long test run
+    # (past the kernel's 65,530 mappings). The last COMPILE_CACHE_SIZE stay; older ones are compiled again.
+    size = backend.COMPILE_CACHE_SIZE
+    first = backend.compile(_add_constant(-1))
+    assert backend.compile(_add_constant(-1)) is first
+    for k in range(size):
+        backend.compile(_add_constant(k))
+    recent = backend.compile(_add_constant(size - 1))
+    assert backend.compile(_add_constant(size - 1)) is recent
+    again = backend.compile(_add_constant(-1))
+    assert again is not first
+    np.testing.assert_array_equal(again(np.ones(4, np.float32))[0], np.zeros(4, np.float32))
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/maps"), reason="counts Linux memory mappings")
+def test_compiling_many_programs_does_not_grow_memory_mappings():
+    def mappings() -> int:
+        with open("/proc/self/maps") as f:
+            return sum(1 for _ in f)
+
+    for k in range(backend.COMPILE_CACHE_SIZE):  # the cache full: what it holds no longer grows
+        backend.compile(_add_constant(1000 + k))
+    gc.collect()
+    before = mappings()
+    for k in range(200):  # (each kept executable added about 3 mappings)
+        backend.compile(_add_constant(2000 + k))
+    gc.collect()
+    assert mappings() - before < 100
 
 
 def test_entry_function_other_than_main(ctx):

@@ -12,6 +12,7 @@ LAPACK initialisation that jax performs itself are done here before compiling. E
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import hashlib
 import threading
@@ -112,7 +113,13 @@ def _entry_text(module: ir.Module, function: str) -> str:
 
 
 _LOCK = threading.Lock()
-_CACHE: dict[tuple[str, str, str], "Executable"] = {}
+#: The executables :func:`compile` made last, most recent last (text hash, platform, function, devices ->
+#: executable), at most :data:`COMPILE_CACHE_SIZE`: each executable holds XLA's JIT code in memory mappings of
+#: its own, so an unbounded cache made a long-running process (the test suite: ~1,500 programs) pass the
+#: kernel's limit of 65,530 mappings (``vm.max_map_count``), where XLA's next compile crashed.
+_CACHE: "collections.OrderedDict[tuple, Executable]" = collections.OrderedDict()
+#: How many executables :func:`compile` keeps (see ``_CACHE``).
+COMPILE_CACHE_SIZE = 32
 _JAX_READY = False
 
 
@@ -422,7 +429,8 @@ def _select_devices(backend, platform: str, needed: int, num_replicas: int, num_
 
 
 def compile(module: ir.Module | str, platform: str = "cpu", *, function: str = "main", devices=None) -> Executable:
-    """Compile ``module`` (an ``ir.Module`` or MLIR text) with XLA for ``platform``; cached.
+    """Compile ``module`` (an ``ir.Module`` or MLIR text) with XLA for ``platform``; the last
+    :data:`COMPILE_CACHE_SIZE` executables are kept and returned again for the same program and devices.
 
     ``function`` names the entry function (default ``main``). The module's ``mhlo.num_replicas`` and
     ``mhlo.num_partitions`` give the devices it needs (R × P); ``devices`` is None (the platform's first
@@ -451,6 +459,7 @@ def compile(module: ir.Module | str, platform: str = "cpu", *, function: str = "
     key = (hashlib.sha256(text.encode()).hexdigest(), platform, function, tuple(d.id for d in chosen))
     with _LOCK:
         if key in _CACHE:
+            _CACHE.move_to_end(key)
             return _CACHE[key]
     options = jax_backend.get_compile_options(
         num_replicas=num_replicas,
@@ -471,4 +480,6 @@ def compile(module: ir.Module | str, platform: str = "cpu", *, function: str = "
         raise BackendError(err.diagnostics) from None
     with _LOCK:
         _CACHE[key] = exe
+        while len(_CACHE) > COMPILE_CACHE_SIZE:
+            _CACHE.popitem(last=False)
     return exe

@@ -1297,18 +1297,6 @@ def _at(e: Emitter, x: V, i: V, j: V) -> V:
     return e.reduce_sum(e.select(hit, x, _splat(e, 0, x.t, shape)), [r, r + 1])
 
 
-def _deflate(e: Emitter, h: V, eps: float) -> V:
-    """``h`` with every subdiagonal entry ``|h[i, i-1]| <= eps (|h[i-1, i-1]| + |h[i, i]|)`` set to exactly 0
-    (the classical criterion of ``?lahqr``)."""
-    shape = h.shape
-    r = len(shape) - 2
-    bd = list(range(r))
-    d = _abs(e, _diagonal(e, h))
-    near = e.broadcast_in_dim(d, shape, bd + [r]) + e.broadcast_in_dim(d, shape, bd + [r + 1])
-    small = e.land(_subdiagonal_mask(e, shape), e.cmp("LE", _abs(e, h), near * eps, "FLOAT"))
-    return e.select(small, _splat(e, 0, h.t, shape), h)
-
-
 def _cabs1(e: Emitter, x: V) -> V:
     """LAPACK's ``CABS1``: ``|Re x| + |Im x|`` of a complex ``x``, in the real element type."""
     return e.abs(e.real(x)) + e.abs(e.imag(x))
@@ -1326,29 +1314,34 @@ def _shift_up(e: Emitter, x: V) -> V:
     return _pad_dim(e, _slice_dim(e, x, r, 1, x.shape[r]), r, 1)
 
 
-def _deflate_complex(e: Emitter, h: V, eps: float, tiny: float) -> V:
-    """``h`` (complex, real subdiagonal) with each negligible subdiagonal entry ``h[k, k-1]`` set to exactly 0
-    by ``zlahqr``'s test: ``CABS1(h[k, k-1]) <= smlnum``, or ``|Re h[k, k-1]| <= eps tst`` with
-    ``tst = CABS1(h[k-1, k-1]) + CABS1(h[k, k])`` (the neighbouring subdiagonal entries where that is 0) and
-    Ahues & Tisseur's refinement (LAPACK Working Note 122) ``ba (ab / s) <= max(smlnum, eps bb (aa / s))``:
-    ``ab`` / ``ba`` the larger / smaller of ``CABS1`` of ``h[k, k-1]`` and ``h[k-1, k]``, ``aa`` / ``bb`` of
-    ``h[k, k]`` and ``h[k-1, k-1] - h[k, k]``, ``s = aa + ab``; ``smlnum = tiny n / eps``."""
+def _deflate(e: Emitter, h: V, eps: float, tiny: float) -> V:
+    """``h`` (real, or complex with a real subdiagonal) with each negligible subdiagonal entry ``h[k, k-1]`` set
+    to exactly 0 by the test of ``?lahqr`` (real) / ``zlahqr`` (complex), with ``|x|`` for ``CABS1`` on real
+    input: ``CABS1(h[k, k-1]) <= smlnum``, or ``|Re h[k, k-1]| <= eps tst`` with ``tst = CABS1(h[k-1, k-1]) +
+    CABS1(h[k, k])`` (the neighbouring subdiagonal entries where that is 0) and Ahues & Tisseur's refinement
+    (LAPACK Working Note 122) ``ba (ab / s) <= max(smlnum, eps bb (aa / s))``: ``ab`` / ``ba`` the larger /
+    smaller of ``CABS1`` of ``h[k, k-1]`` and ``h[k-1, k]``, ``aa`` / ``bb`` of ``h[k, k]`` and ``h[k-1, k-1] -
+    h[k, k]``, ``s = aa + ab``; ``smlnum = tiny n / eps``. The refinement keeps an entry small next to the
+    diagonal but not next to how far apart the block's eigenvalues are (``[[1, 1], [1e-17, 1]]`` in f64:
+    eigenvalues ``1 +- 3.2e-9``, which the classical test alone rounds to ``1, 1``)."""
     shape = h.shape
     r = len(shape) - 2
     batch, n = shape[:r], shape[r]
     rt = _real_type(h.t)
     vec = batch + [n]
     smlnum = tiny * (n / eps)
+    complex_h = h.t in COMPLEX_TYPES
+    mag = (lambda x: _cabs1(e, x)) if complex_h else e.abs
     sub, d = _subdiagonal(e, h), _diagonal(e, h)  # sub[k] = h[k, k-1]
     d_prev, sup_prev = _shift_down(e, d), _shift_down(e, _superdiagonal(e, h))  # h[k-1, k-1], h[k-1, k]
-    c = _cabs1(e, sub)
+    c = mag(sub)
     zero = _splat(e, 0, rt, vec)
-    tst = _cabs1(e, d_prev) + _cabs1(e, d)
-    re_sub = e.abs(e.real(sub))
+    tst = mag(d_prev) + mag(d)
+    re_sub = e.abs(e.real(sub)) if complex_h else c
     tst = e.select(e.cmp("EQ", tst, zero, "FLOAT"), tst + _shift_down(e, re_sub) + _shift_up(e, re_sub), tst)
-    csup = _cabs1(e, sup_prev)
+    csup = mag(sup_prev)
     ab, ba = e.max(c, csup), e.min(c, csup)
-    cd, cdd = _cabs1(e, d), _cabs1(e, d_prev - d)
+    cd, cdd = mag(d), mag(d_prev - d)
     aa, bb = e.max(cd, cdd), e.min(cd, cdd)
     s = aa + ab
     s = e.select(e.cmp("EQ", s, zero, "FLOAT"), _splat(e, 1, rt, vec), s)  # (s = 0 only where h[k, k-1] = 0)
@@ -1401,7 +1394,7 @@ def _schur(e: Emitter, a: V) -> tuple[V, V, V]:
     by reflectors of order 2 (:func:`_householder`, :func:`_reflect_pair`; one loop over ``k`` for all batch
     elements, the identity outside each one's ``[m, hi)``), the subdiagonal kept real (the rescaling after a
     start at ``m > lo``, and of row / column ``hi`` after the step); negligible subdiagonal entries become
-    exact zeros by ``zlahqr``'s test (:func:`_deflate_complex`). ``info`` (i32 ``[*b]``) is 1 where a
+    exact zeros by ``zlahqr``'s test (:func:`_deflate`). ``info`` (i32 ``[*b]``) is 1 where a
     subdiagonal entry is left or ``T`` has a NaN, else 0.
     """
     shape = a.shape
@@ -1412,7 +1405,7 @@ def _schur(e: Emitter, a: V) -> tuple[V, V, V]:
     fi = _finfo(rt)
     eps, tiny = float(fi.eps), float(fi.tiny)
     h, z = _hessenberg_with_q(e, a)
-    h = _deflate_complex(e, h, eps, tiny)
+    h = _deflate(e, h, eps, tiny)
     if n < 2:
         return h, z, _splat(e, 0, "i32", batch)
     bd = list(range(r))
@@ -1536,7 +1529,7 @@ def _schur(e: Emitter, a: V) -> tuple[V, V, V]:
         h = e.select(e.land(now, e.land(at_row, e.cmp("EQ", cols, hib2 - 1, "SIGNED"))),
                      e.broadcast_in_dim(elem(mag), shape, bd), h)
         z = _scale_where(e, z, e.land(now, at_col), p)
-        h = _deflate_complex(e, _below_subdiagonal_zero(e, h), eps, tiny)
+        h = _deflate(e, _below_subdiagonal_zero(e, h), eps, tiny)
         return [it + 1, kdefl, hi, *_blocks(e, h, min_order=2), h, z]
 
     def more(it: V, kdefl: V, last_hi: V, live: V, lo: V, hi: V, h: V, z: V) -> V:
@@ -2071,10 +2064,10 @@ def _real_schur(e: Emitter, a: V) -> tuple[V, V, V, V, V]:
     t = a.t
     bd = list(range(r))
     vec = batch + [n]
-    eps = float(_finfo(t).eps)
+    eps, tiny = float(_finfo(t).eps), float(_finfo(t).tiny)
     zero_i = e.scalar(0, "i32")
     h, z = _hessenberg_with_q(e, a)
-    h = _deflate(e, h, eps)
+    h = _deflate(e, h, eps, tiny)
     rows, cols = e.iota(shape, r, "i32"), e.iota(shape, r + 1, "i32")
     idx = e.iota(vec, r, "i32")
 
@@ -2138,7 +2131,7 @@ def _real_schur(e: Emitter, a: V) -> tuple[V, V, V, V, V]:
             return [k + 1, h, _reflect_right(e, z, v, tau)]
 
         out = e.while_loop([zero_i, h, z], lambda k, *_: e.cmp("LT", k, e.scalar(n - 1, "i32"), "SIGNED"), chase)
-        h = _deflate(e, _below_subdiagonal_zero(e, out[1]), eps)
+        h = _deflate(e, _below_subdiagonal_zero(e, out[1]), eps, tiny)
         return [it + 1, kdefl, hi, *_blocks(e, h), h, out[2]]
 
     def more(it: V, kdefl: V, last_hi: V, live: V, lo: V, hi: V, h: V, z: V) -> V:

@@ -442,9 +442,9 @@ def _reflect_pair(x: np.ndarray, k: int, tau: np.ndarray, v2: np.ndarray, rows: 
         x[..., :, k], x[..., :, k + 1] = x0 - total, x1 - total * np.conj(v2)
 
 
-def _deflate_complex(h: np.ndarray, eps: float, tiny: float) -> np.ndarray:
-    """``h`` with each negligible subdiagonal entry set to 0 by ``zlahqr``'s test (Ahues & Tisseur's; see
-    ``_deflate_complex`` in the pass)."""
+def _deflate(h: np.ndarray, eps: float, tiny: float) -> np.ndarray:
+    """``h`` with each negligible subdiagonal entry set to 0 by ``?lahqr``'s / ``zlahqr``'s test (Ahues &
+    Tisseur's; see ``_deflate`` in the pass; on real ``h``, ``CABS1`` is ``|x|``)."""
     n = h.shape[-1]
     smlnum = tiny * (n / eps)
     out = h.copy()
@@ -460,14 +460,6 @@ def _deflate_complex(h: np.ndarray, eps: float, tiny: float) -> np.ndarray:
         small = (c <= smlnum) | ((np.abs(sub.real) <= eps * tst) & (ba * (ab / s) <= np.maximum(smlnum, eps * (bb * (aa / s)))))
         out[..., k, k - 1] = _where(small, 0, sub)
     return out
-
-
-def _deflate(h: np.ndarray, eps: float) -> np.ndarray:
-    """``h`` with each subdiagonal ``|h[i, i-1]| <= eps (|h[i-1, i-1]| + |h[i, i]|)`` set to 0 (``?lahqr``)."""
-    d = np.abs(np.diagonal(h, axis1=-2, axis2=-1))
-    rows, cols = _rows(h.shape), _cols(h.shape)
-    near = d[..., :, None] + d[..., None, :]
-    return _where((rows == cols + 1) & (np.abs(h) <= eps * near), 0, h)
 
 
 def _reflect_left(x: np.ndarray, v: np.ndarray, tau: np.ndarray) -> np.ndarray:
@@ -517,7 +509,7 @@ def schur(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     eps, tiny = float(fi.eps), float(fi.tiny)
     rows, cols = _rows(shape), _cols(shape)
     h, z = _hessenberg_with_q(a)
-    h = _deflate_complex(h, eps, tiny)
+    h = _deflate(h, eps, tiny)
     idx = np.arange(n)
 
     def blocks(h):
@@ -597,7 +589,7 @@ def schur(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         h = _where(now & (cols == hb) & (rows < hb), h * p, h)
         h = _where(now & (rows == hb) & (cols == hb - 1), mag[..., None, None].astype(a.dtype), h)
         z = _where(now & (cols == hb), z * p, z)
-        h = _deflate_complex(_where(rows > cols + 1, 0, h), eps, tiny)
+        h = _deflate(_where(rows > cols + 1, 0, h), eps, tiny)
         it += 1
     live, _, _ = blocks(h)
     info = (live | np.isnan(h).any((-2, -1))).astype(np.int32)
@@ -858,10 +850,10 @@ def real_schur(a: np.ndarray) -> tuple[np.ndarray, ...]:
     shifts as ``?lahqr``'s, exact zeros for negligible subdiagonal entries; then :func:`lanv2` on each 2x2 block."""
     shape = a.shape
     n = shape[-1]
-    eps = float(np.finfo(a.dtype).eps)
+    eps, tiny = float(np.finfo(a.dtype).eps), float(np.finfo(a.dtype).tiny)
     rows, cols = _rows(shape), _cols(shape)
     h, z = _hessenberg_with_q(a)
-    h = _deflate(h, eps)
+    h = _deflate(h, eps, tiny)
     idx = np.arange(n)
     first = np.zeros(shape[:-2] + (1,), bool)
 
@@ -912,7 +904,7 @@ def real_schur(a: np.ndarray) -> tuple[np.ndarray, ...]:
             tau = _where(live & (k >= lo) & (k < hi), tau, 0)
             h, z = _reflect_right(_reflect_left(h, v, tau), v, tau), _reflect_right(z, v, tau)
             h = _where((cols == k - 1) & (rows >= k + 1), 0, h)  # the entries the reflector zeroes
-        h = _deflate(_where(rows > cols + 1, 0, h), eps)
+        h = _deflate(_where(rows > cols + 1, 0, h), eps, tiny)
         it += 1
     live, _, _ = blocks(h)
     info = (live | np.isnan(h).any((-2, -1))).astype(np.int32)

@@ -381,6 +381,31 @@ def test_real_eig_has_lapacks_structure(dtype):
         _check_eig("eig_left", dtype, a, [w, vl, vr], [np.asarray(x) for x in backend.compile(text)(a)])
 
 
+@pytest.mark.parametrize("dtype, c", [("float64", 1e-17), ("float32", 1e-9)])
+@pytest.mark.parametrize("n", [2, 3])
+def test_real_schur_keeps_subdiagonal_entries_the_eigenvalues_need(dtype, c, n):
+    # [[1, 1], [c, 1]] with c below eps: negligible next to the diagonal (the classical deflation test zeroed
+    # it, giving eigenvalues 1, 1), not next to the eigenvalues' distance 2 sqrt(c) (Ahues & Tisseur's test,
+    # ?lahqr's, keeps it): the eigenvalues are 1 +- sqrt(c), as LAPACK's, for geev and for gees.
+    a = np.eye(n)
+    a[-2:, -2:] = [[1, 1], [c, 1]]
+    a[0, :] = [2, 5, 1][:n] if n == 3 else a[0, :]
+    a = a.astype(dtype)
+    eps = _eps(dtype)
+    text = _tall_wide_text(jnp.linalg.eigvals, dtype, a.shape)
+    legal = _legalize(text)
+    for w in (backend.compile(legal)(a)[0], hlokit.interpret(text, [a])[0]):
+        w, w_lapack = np.sort_complex(np.asarray(w)), np.sort_complex(np.asarray(backend.compile(text)(a)[0]))
+        assert np.max(np.abs(w - w_lapack)) <= 4 * eps, (w, w_lapack)
+        assert np.sum(np.abs(w - 1) > np.sqrt(c) / 2) == n, w  # (the pair split from 1 by about sqrt(c))
+    schur = _tall_wide_text(jax.scipy.linalg.schur, dtype, a.shape)
+    t, z = (np.asarray(x) for x in backend.compile(_legalize(schur))(a))
+    _check_real_schur_form(t)
+    t_lapack = np.asarray(backend.compile(schur)(a)[0])
+    got, want = np.sort(np.diagonal(t)), np.sort(np.diagonal(t_lapack))
+    assert np.max(np.abs(got - want)) <= 4 * eps, (got, want)
+
+
 @pytest.mark.parametrize("dtype, scale", [("float32", 1e15), ("float32", 1e-15), ("float64", 1e100), ("float64", 1e-100)])
 def test_real_eig_and_schur_of_scaled_matrices(dtype, scale):
     # The double-shift step's bulge column is quadratic in H; unscaled, it overflowed (NaN for f32 entries of

@@ -249,6 +249,16 @@ def test_known_reduction_recognises_only_single_op_bodies():
         red = [op for op in m2.body.operations[0].regions[0].blocks[0].operations if op.name == "stablehlo.reduce"][0]
         assert regions.known_reduction(red.regions[0]) is None
         assert regions.is_elementwise_region(red.regions[0])
+        # a quantized add rounds at every step (StableHLO spec, add): not one numpy reduction
+        q = "tensor<!quant.uniform<i8:f32, 0.5:0>>"
+        quantized = hlokit.parse(f"""
+func.func @main(%x: tensor<4x!quant.uniform<i8:f32, 0.5:0>>, %init: {q}) -> {q} {{
+  %0 = stablehlo.reduce(%x init: %init) applies stablehlo.add across dimensions = [0]
+    : (tensor<4x!quant.uniform<i8:f32, 0.5:0>>, {q}) -> {q}
+  func.return %0 : {q}
+}}""")
+        qred = quantized.body.operations[0].regions[0].blocks[0].operations[0]
+        assert regions.known_reduction(qred.regions[0]) is None
 
 
 # ------------------------------------------------------------------------------------------------

@@ -443,6 +443,35 @@ def test_0d_kernels_have_the_bits_of_the_semantics_functions(dtype):
 
 
 @pytest.mark.parametrize("element", ["f32", "f64", "i8", "i64", "ui32"])
+@pytest.mark.parametrize("body", ["add", "multiply", "maximum", "xor"])
+def test_full_reduction_kernel_has_the_bits_of_one_ufunc(element, body):
+    # every dimension reduced: the kernel combines the init value with the reduction's numpy scalar by numpy's
+    # scalar arithmetic (a NaN again by the ufunc); the bits must be those of the ufunc on the arrays
+    dtype = {"f32": np.float32, "f64": np.float64, "i8": np.int8, "i64": np.int64, "ui32": np.uint32}[element]
+    if np.dtype(dtype).kind == "f" and body in ("maximum", "xor"):
+        pytest.skip("not a one-ufunc float reduction")
+    text = f"""
+func.func @main(%x: tensor<2x{element}>, %z: tensor<{element}>) -> tensor<{element}> {{
+  %r = stablehlo.reduce(%x init: %z) applies stablehlo.{body} across dimensions = [0]
+    : (tensor<2x{element}>, tensor<{element}>) -> tensor<{element}>
+  return %r : tensor<{element}>
+}}
+"""
+    module = api.load_program(text)
+    reduce_op = list(module.body.operations[0].regions[0].blocks[0].operations)[0]
+    kernel = registry.OPS["stablehlo.reduce"].prepare(reduce_op).kernel
+    ufunc = {"add": np.add, "multiply": np.multiply, "maximum": np.maximum, "xor": np.bitwise_xor}[body]
+    cases = _scalar_cases(dtype, np.random.default_rng(11))
+    with np.errstate(all="ignore"):  # (as the interpreter runs: Interpreter.call)
+        for (a, b), (c, _) in zip(cases, cases[7:] + cases[:7]):
+            x = np.array([b, c], dtype)
+            got = kernel(x, a)
+            want = np.asarray(ufunc(a, ufunc.reduce(x, axis=0, dtype=dtype), dtype=dtype))
+            assert type(got) is np.ndarray and got.shape == () and got.dtype == np.dtype(dtype)
+            assert got.tobytes() == want.tobytes(), (a, x, got, want)
+
+
+@pytest.mark.parametrize("element", ["f32", "f64", "i8", "i64", "ui32"])
 @pytest.mark.parametrize("direction", ["EQ", "NE", "GE", "GT", "LE", "LT"])
 def test_0d_compare_matches_the_semantics_function(element, direction):
     from hlokit.interpreter import elementwise as E

@@ -147,7 +147,10 @@ LEGALIZATION_TEXT: dict[str, tuple[str, ...]] = {
 def _generic_op_names(text: str) -> set[str] | None:
     """The op names written in generic form (``"dialect.op"(``, the only form in which an op the context does
     not register parses) in ``text``; None when the text has a form this quick scan does not read."""
-    if '" (' in text or '"\n' in text and re.search(r'"\s+\(', text):
+    found = _QUOTE_PAREN.search(text)
+    if found is None:  # (no generic-form op at all: the common case, one scan)
+        return set()
+    if found.end() - found.start() > 2 or _QUOTE_SPACE_PAREN.search(text, found.end()):
         return None
     names = set()
     i = text.find('"(')
@@ -158,17 +161,26 @@ def _generic_op_names(text: str) -> set[str] | None:
     return names
 
 
+_QUOTE_PAREN = re.compile(r'"\s*\(')
+_QUOTE_SPACE_PAREN = re.compile(r'"\s+\(')
+#: One scan for the markers of :data:`LEGALIZATION_TEXT` that name ``stablehlo.`` ops, and for the deprecated
+#: ``stablehlo.broadcast`` (not followed by ``_in_dim``); the others are plain substring tests.
+_STABLEHLO_MARKERS = re.compile(
+    r"stablehlo\.(?:" + "|".join(re.escape(m[len("stablehlo."):]) for markers in LEGALIZATION_TEXT.values()
+                                  for m in markers if m.startswith("stablehlo.")) + r"|broadcast\b(?!_))")
+_OTHER_MARKERS = tuple(m for markers in LEGALIZATION_TEXT.values() for m in markers if not m.startswith("stablehlo."))
+
+
 def _survey_from_text(text: str, context: ir.Context) -> list[str] | None:
     """What :func:`_survey` would find, read off the program's text when the text settles it: ``[]`` when no
     op needs a legalization (no string of :data:`LEGALIZATION_TEXT` occurs) and every generic-form op name is
     registered (so the registration check cannot fail); None when the module must be walked."""
     if "check." in text:
         return None
-    for markers in LEGALIZATION_TEXT.values():
-        for marker in markers:
-            if marker in text:
-                return None
-    if text.count("stablehlo.broadcast") != text.count("stablehlo.broadcast_in_dim"):
+    for marker in _OTHER_MARKERS:
+        if marker in text:
+            return None
+    if _STABLEHLO_MARKERS.search(text):
         return None
     names = _generic_op_names(text)
     if names is None:

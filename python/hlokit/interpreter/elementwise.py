@@ -971,6 +971,15 @@ _SCALAR_OPERATORS = {
 }
 
 
+def scalar_operator(short: str, dtype: np.dtype):
+    """The Python operator that computes the binary op ``short`` (``"add"``, ``"multiply"``, ...) exactly on two
+    numpy scalars of ``dtype`` (see ``_SCALAR_OPERATORS``: f32 / f64 and the native integer types), or None.
+    A float result that is NaN must be computed again by the ufunc (which operand's payload survives)."""
+    if dtype not in _native_binary_ufuncs(short):
+        return None
+    return _SCALAR_OPERATORS.get(short)
+
+
 def _binary(name: str, fn):
     short = name.split(".")[-1]
     native = _native_binary_ufuncs(short).get

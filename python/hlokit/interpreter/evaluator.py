@@ -22,9 +22,11 @@ call per op and iteration and no MLIR-binding overhead.
 
 from __future__ import annotations
 
+import itertools
 import operator
 import sys
 import threading
+import weakref
 from typing import TYPE_CHECKING, Any, Callable, Sequence, TextIO
 
 import numpy as np
@@ -85,56 +87,45 @@ _NO_VALUES: frozenset = frozenset()
 class _Plan:
     """One block, compiled once into a Python function of its block arguments.
 
-    Every SSA value gets a small integer (``ids``: SSA value -> int, shared by the interpreter). The
-    block becomes straight-line code (one call of the op's adapter per op, operands and results in
-    local variables, each value dropped right after its last use: the liveness of the block is computed
-    here, once). Values a nested region reads (regions run in the scope of their op) also live in the
-    frame dict ``env`` under their id, and are removed from it after their last use; a region reads the
-    values of enclosing blocks from ``env``. Ops of :data:`FOLDABLE_OPS` whose operands are all
-    constants run here, once (a failure leaves the op to run, and fail, at run time).
+    Every SSA value gets a small integer (``ids``: SSA value -> int, shared by the interpreter). A block's
+    own values (its arguments, then its ops' results in order) get consecutive ids ``base .. end - 1``: the
+    ops of nested regions are numbered after the block's own (their plans are made once the block's ops are
+    read), so a value's slot in the block's list of live values is ``id - base``. The block becomes a list of
+    steps (one call of the op's adapter per op, operands and results in slots, each value dropped right after
+    its last use: the liveness of the block is computed once, when the block first runs). Values a nested
+    region reads (regions run in the scope of their op) also live in the frame dict ``env`` under their id,
+    and are removed from it after their last use; a region reads the values of enclosing blocks from
+    ``env``. Ops of :data:`FOLDABLE_OPS` whose operands are all constants run here, once (a failure leaves the
+    op to run, and fail, at run time).
 
     ``fn(env, interp, args) -> list``: run the block; ``steps``: ``(adapter, op, operand ids, result
-    ids)`` per op that runs; ``nargs``: the number of block arguments.
+    ids)`` per op that runs; ``nargs``: the number of block arguments; ``free``: the ids of the values of
+    enclosing blocks that this block (or a region nested in it) reads.
     """
 
-    __slots__ = ("nargs", "steps", "fn", "block", "free", "_parts")
+    __slots__ = ("nargs", "fn", "block", "free", "_parts", "__weakref__")
 
     def __init__(self, block: ir.Block, ids: dict, interp: "Interpreter"):
         get = ids.get
-
-        def num(v):
-            i = get(v)
-            if i is None:
-                i = ids[v] = len(ids)
-            return i
-
-        def fresh(values) -> tuple:  # number values defined here (SSA: each once), by C-level loops
-            n = len(ids)
-            if len(values) == 1:  # (most ops: one dict store, no zip)
-                ids[values[0]] = n
-                return (n,)
-            out = tuple(range(n, n + len(values)))
-            ids.update(zip(values, out))
-            return out
-
         self.block = block
-        args = list(fresh(block.arguments))
-        self.nargs = len(args)
+        base = len(ids)
+        ids.update(zip(block.arguments, itertools.count(base)))
+        self.nargs = nargs = len(ids) - base
         ops = list(block.operations)
         terminator = None
         if ops and ops[-1].operation.name in _TERMINATORS:
             terminator = ops.pop().operation
-        defined = set(args)
         used: set[int] = set()  # every value read here (operands, and what nested regions read)
         wrappers = interp.wrappers
         ops_table = registry.OPS
         fold = self._fold
         foldable = FOLDABLE_OPS
         # steps: (adapter, op, operand ids, result ids, captured ids used by the op's regions)
-        raw = []
+        raw: list = []
         consts: dict[int, Any] = {}
         is_const = consts.__contains__
-        late = False  # an operand used before its definition (not SSA order): number everything by lookup
+        nested = []  # (step, operation) of the ops whose regions are planned once this block's ops are read
+        foreign: set[int] = set()  # ids given to operands with none (not SSA order; never in a verified block)
         for op in ops:
             operation = op.operation  # (an OpView's own properties may shadow name / operands / ...)
             name = operation.name
@@ -148,45 +139,59 @@ class _Plan:
                 except Exception:  # reported when (if) the op runs
                     pass
             operands = tuple(map(get, operation.operands))  # defined before use: numbered already
-            if None in operands:
-                operands = tuple([num(v) for v in operation.operands])
-                late = True
-            results = tuple([num(v) for v in operation.results]) if late else fresh(operation.results)
+            if None in operands:  # (read from env at run time: a located error if nothing put it there)
+                operands = tuple([get(v) if get(v) is not None else _number(ids, v, foreign)
+                                  for v in operation.operands])
+            res = operation.results
+            n = len(ids)
+            if len(res) == 1:  # (most ops: one dict store, no zip)
+                ids[res[0]] = n
+                results: tuple = (n,)
+            else:
+                results = tuple(range(n, n + len(res)))
+                ids.update(zip(res, results))
             folded = getattr(adapter, "folded", None)  # results its prepare computed (registry: a constant)
             if folded is not None:
                 consts.update(zip(results, folded))
-                defined.update(results)
                 continue
             used.update(operands)
-            regions = operation.regions
-            if len(regions) and getattr(adapter, "isolated_regions", False):  # (registry: nothing captured)
-                inner = _NO_VALUES
-            elif len(regions):
-                inner = set()
-                for region in regions:
-                    for nested in region.blocks:
-                        inner |= interp._plan_of_block(nested).free
-                used |= inner
-            else:
-                inner = _NO_VALUES
-                if name in foldable and all(map(is_const, operands)) and \
-                        fold(adapter, op, operands, results, consts, interp):
-                    defined.update(results)
-                    continue
-            raw.append((adapter, op, operands, results, inner))
-            defined.update(results)
-        ret_ids = [num(v) for v in terminator.operands] if terminator is not None else []
+            if len(operation.regions):
+                if not getattr(adapter, "isolated_regions", False):  # (registry: nothing captured)
+                    nested.append((len(raw), operation))
+            elif name in foldable and all(map(is_const, operands)) and \
+                    fold(adapter, op, operands, results, consts, interp):
+                continue
+            raw.append((adapter, op, operands, results, _NO_VALUES))
+        ret_ids = tuple(map(get, terminator.operands)) if terminator is not None else ()
+        if None in ret_ids:
+            ret_ids = tuple([get(v) if get(v) is not None else _number(ids, v, foreign) for v in terminator.operands])
+        end = len(ids)
+        for k, operation in nested:  # (numbered after this block's own values: see the class doc)
+            inner: set[int] = set()
+            for region in operation.regions:
+                for block_ in region.blocks:
+                    inner |= interp._plan_of_block(block_).free
+            used |= inner
+            raw[k] = raw[k][:4] + (inner,)
         used.update(ret_ids)
         #: values this block (or a region nested in it) reads but does not define: what its parent's op
-        #: captures. Nested regions are planned here, first (bottom-up), so each block is read once.
-        self.free = used - defined
-        self._finish(args, raw, ret_ids, consts, defined)
+        #: captures. Nested regions are planned here (bottom-up), so each block is read once.
+        self.free = {v for v in used if v < base or v >= end or v in foreign} if foreign else \
+            {v for v in used if v < base or v >= end}
+        self._parts = (nargs, raw, ret_ids, consts, base, end, foreign)
+        self.fn = _first_run(self)  # the walker is built on the first run (many blocks never run: branches not
+        # taken, regions planned only for what they capture); it compiles the block after COMPILE_AFTER runs
+
+    @property
+    def steps(self) -> list:
+        """``(adapter, op, operand ids, result ids)`` of each op that runs, in order."""
+        return [(a, op, o, r) for a, op, o, r, _ in self._parts[1]]
 
     def with_returns(self, ret_ids: Sequence[int]) -> "_Plan":
         """This block's plan returning the values ``ret_ids`` (ids of its arguments or op results) instead of
         its terminator's operands: the same prepared steps, only those the values need (and every op
         without results), with liveness recomputed; nothing is planned again."""
-        args, raw, _, consts, defined, _, _ = self._parts
+        nargs, raw, _, consts, base, end, foreign = self._parts
         need = set(ret_ids)
         kept = []
         for step in reversed(raw):
@@ -200,86 +205,65 @@ class _Plan:
         plan.block = self.block
         plan.nargs = self.nargs
         plan.free = self.free
-        plan._finish(args, kept, list(ret_ids), consts, defined)
+        plan._parts = (nargs, kept, tuple(ret_ids), consts, base, end, foreign)
+        plan.fn = _first_run(plan)
         return plan
-
-    def _finish(self, args, raw, ret_ids, consts, defined) -> None:
-        # last use of each value defined here (index of the step; len(raw) = the terminator)
-        last: dict[int, int] = {}
-        for k, (_, _, operands, _, inner) in enumerate(raw):
-            for v in operands:
-                last[v] = k
-            for v in inner:
-                last[v] = k
-        for v in ret_ids:
-            last[v] = len(raw)
-        captured = set()
-        for _, _, _, _, inner in raw:
-            captured |= inner
-        captured &= defined
-        self.steps = [(a, op, o, r) for a, op, o, r, _ in raw]
-        self._parts = (args, raw, ret_ids, consts, defined, captured, last)
-        self.fn = self._first_run  # the walker is built on the first run (many blocks never run: bodies of
-        # known reductions); it compiles the block after COMPILE_AFTER runs (see _walker)
 
     #: A block is walked step by step for its first runs and compiled to Python after that many (compiling
     #: a block costs about as much as walking it some tens of times, and most blocks run once).
     COMPILE_AFTER = 30
 
-    def _first_run(self, env, interp, args):
-        walk = self.fn = self._walker()
-        return walk(env, interp, args)
-
     def _walker(self):
         """The block as a step-by-step walk (the same steps and frees as :meth:`_compile`'s code), which
         replaces itself by the compiled block (``self.fn``) after :attr:`COMPILE_AFTER` runs.
 
-        The values of the block live in a list of slots (arguments first, then every value defined here;
-        plan-time constants pre-filled); values of enclosing blocks are read from the frame dict ``env``."""
-        args, raw, ret_ids, consts, defined, captured, last = parts = self._parts
-        nargs = len(args)
-        slot: dict[int, int] = dict(zip(args, range(nargs)))  # (C-level loops: this runs once per block)
-        n = len(slot)
-        slot.update(zip(consts, range(n, n + len(consts))))
-        n += len(consts)
-        for _, _, _, results, _ in raw:
-            slot.update(zip(results, range(n, n + len(results))))
-            n += len(results)
-        template: list = [None] * n
+        The values of the block live in a list of slots (slot ``id - base``: arguments first, then every value
+        defined here; plan-time constants pre-filled); values of enclosing blocks are read from the frame dict
+        ``env``. One backward pass over the steps finds each value's last use (where it is dropped), the
+        values nested regions read (kept in ``env`` from their definition to their last use) and each
+        step's form (see :func:`_step`)."""
+        nargs, raw, ret_ids, consts, base, end, foreign = self._parts
+        template: list = [None] * (end - base)
         for v, c in consts.items():
-            template[slot[v]] = c
-        ends: dict[int, list] = {}
-        for v, k in last.items():
-            if v in defined:
-                if k in ends:
-                    ends[k].append(v)
-                else:
-                    ends[k] = [v]
-        cap_consts = tuple([(slot[v], v) for v in consts if v in captured])
-        arg_exports = tuple([(slot[a], a) for a in args if a in captured and a in last])
-        dead_args = tuple([slot[a] for a in args if a not in last])
-        steps = []
-        no_env = ()
-        at = slot.__getitem__
-        for k, (adapter, op, operands, results, _) in enumerate(raw):
-            try:
-                srcs = tuple(map(at, operands))
-                here = None
-            except KeyError:  # an operand of an enclosing block: read from env
-                here = tuple([v in slot for v in operands])
-                srcs = tuple([slot[v] if h else v for v, h in zip(operands, here)])
-            dropped = ends.get(k, [])
-            for r in results:
-                if r not in last:
-                    dropped = dropped + [r]
-            exports = tuple([(slot[r], r) for r in results if r in captured]) if captured else no_env
-            env_drops = tuple([v for v in dropped if v in captured]) if captured else no_env
-            steps.append(_step(adapter, op, srcs, here, tuple(map(at, results)), exports,
-                               tuple(map(at, dropped)), env_drops))
+            template[v - base] = c
+        captured: set[int] = set()
+        for step in raw:
+            if step[4]:
+                captured |= step[4]
+        local = (lambda v: base <= v < end and v not in foreign) if foreign else (lambda v: base <= v < end)
+        if captured:
+            captured = {v for v in captured if local(v)}
+        later = set(ret_ids)  # values read after the step at hand
+        steps: list = [None] * len(raw)
+        for k in range(len(raw) - 1, -1, -1):
+            adapter, op, operands, results, inner = raw[k]
+            drops = [r for r in results if r not in later]  # (results nothing reads: dropped at once)
+            env_drops = ()
+            for v in (*operands, *inner) if inner else operands:  # (inner: values the op's regions read)
+                if v not in later:  # the value's last use: dropped after this step (and from env if there)
+                    later.add(v)
+                    if local(v):
+                        if v not in consts:
+                            drops.append(v)
+                        if v in captured:
+                            env_drops += (v,)
+            exports = tuple([(r - base, r) for r in results if r in captured]) if captured else ()
+            if all(map(local, operands)):
+                srcs, here = tuple([v - base for v in operands]), None
+            else:  # an operand of an enclosing block: read from env
+                here = tuple(map(local, operands))
+                srcs = tuple([v - base if h else v for v, h in zip(operands, here)])
+            steps[k] = _step(adapter, op, srcs, here, tuple([r - base for r in results]), exports,
+                             tuple([v - base for v in drops]), env_drops)
+        cap_consts = tuple([(v - base, v) for v in consts if v in captured]) if captured else ()
+        args = range(base, base + nargs)
+        arg_exports = tuple([(a - base, a) for a in args if a in captured and a in later])
+        dead_args = tuple([a - base for a in args if a not in later])
         prologue = bool(cap_consts or arg_exports or dead_args)
-        ret_env_drops = tuple([v for v in ends.get(len(raw), []) if v in captured])
-        if all(v in slot for v in ret_ids):
-            ret_slots = [slot[v] for v in ret_ids]
+        # (captured values the terminator returns: their last use, after every step)
+        ret_env_drops = tuple([v for v in dict.fromkeys(ret_ids) if v in captured]) if captured else ()
+        if all(map(local, ret_ids)):
+            ret_slots = [v - base for v in ret_ids]
             if len(ret_slots) == 1:
                 r0 = ret_slots[0]
                 results_of = lambda regs, env: [regs[r0]]  # noqa: E731
@@ -289,7 +273,7 @@ class _Plan:
             else:
                 results_of = lambda regs, env: []  # noqa: E731
         else:
-            ret = tuple([(slot[v], True) if v in slot else (v, False) for v in ret_ids])
+            ret = tuple([(v - base, True) if local(v) else (v, False) for v in ret_ids])
 
             def results_of(regs, env):
                 try:
@@ -300,13 +284,18 @@ class _Plan:
         runs = 0
         compile_after = self.COMPILE_AFTER
         compiled = None
+        plan_ref = weakref.ref(self)  # (not self: a plan -> walk -> plan cycle would outlive the run, and with it
+        # the ops the steps hold and so the whole module, until the cycle collector next runs)
 
         def walk(env, interp, values):
             nonlocal runs, compiled
             runs += 1
             if runs > compile_after:  # (a caller may still hold this walker: it runs the compiled block)
                 if compiled is None:
-                    compiled = self.fn = self._compile(*parts)
+                    plan = plan_ref()
+                    compiled = _Plan._compile(*self_parts)
+                    if plan is not None:
+                        plan.fn = compiled
                 return compiled(env, interp, values)
             regs = template.copy()
             regs[:nargs] = values
@@ -337,6 +326,7 @@ class _Plan:
                 env.pop(v, None)
             return out
 
+        self_parts = self._parts
         return walk
 
     @staticmethod
@@ -358,7 +348,20 @@ class _Plan:
         return True
 
     @staticmethod
-    def _compile(args, raw, ret_ids, consts, defined, captured, last):
+    def _compile(nargs, raw, ret_ids, consts, base, end, foreign):
+        args = list(range(base, base + nargs))
+        defined = set(range(base, end)) - foreign
+        last: dict[int, int] = {}  # the step of each value's last use (len(raw): the terminator)
+        captured: set[int] = set()
+        for k, (_, _, operands, _, inner) in enumerate(raw):
+            for v in operands:
+                last[v] = k
+            for v in inner:
+                last[v] = k
+            captured |= inner
+        for v in ret_ids:
+            last[v] = len(raw)
+        captured &= defined
         ns: dict[str, Any] = {"_Arity": _Arity, "_len": len}
         lines = ["def _block(env, interp, args):", "    _s = -1", "    try:"]
         emit = lines.append
@@ -429,6 +432,26 @@ class _Plan:
         ns["_fail"] = fail
         exec(compile("\n".join(lines), f"<plan of {len(raw)} ops>", "exec"), ns)  # noqa: S102 - our own code
         return ns["_block"]
+
+
+def _first_run(plan: _Plan):
+    """``plan.fn`` until the block first runs: builds the walker (:meth:`_Plan._walker`), which replaces it.
+    (It holds the plan weakly: a plan -> fn -> plan cycle would keep the module alive until the cycle
+    collector ran.)"""
+    ref = weakref.ref(plan)
+
+    def first(env, interp, values):
+        walk = ref().fn = ref()._walker()
+        return walk(env, interp, values)
+
+    return first
+
+
+def _number(ids: dict, value: ir.Value, foreign: set) -> int:
+    """A new id for ``value``, an operand that has none (see :class:`_Plan`), recorded in ``foreign``."""
+    i = ids[value] = len(ids)
+    foreign.add(i)
+    return i
 
 
 def _step(adapter, op, srcs, here, outs, exports, drops, env_drops) -> tuple:

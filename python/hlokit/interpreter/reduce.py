@@ -27,6 +27,7 @@ from jaxlib.mlir import ir
 
 from hlokit import attributes
 from hlokit.interpreter.data_movement import pad, padding_pairs, scatter as scatter_op, window_view
+from hlokit.interpreter.elementwise import scalar_operator
 from hlokit.interpreter.registry import prepared, register, with_kernel
 from hlokit.interpreter.regions import (
     REDUCTION_UFUNCS,
@@ -121,11 +122,19 @@ def _prepare_reduce(op):
     native = known is not None and n == 1 and dt in NATIVE_DTYPES and dt.kind in REDUCTION_UFUNCS[known][1]
     ufunc = REDUCTION_UFUNCS[known][0] if native else None
     axes = tuple(sorted({int(d) for d in dims}))
-    asarray = np.asarray
+    asarray, ndarray = np.asarray, np.ndarray
+    # every dimension reduced: the init value and the numpy scalar the reduction gives are combined by numpy's
+    # scalar arithmetic where it is exactly the ufunc's (elementwise.scalar_operator), a NaN by the ufunc
+    scalar = scalar_operator(known.split(".")[-1], dt) if native else None
 
     def kernel(x, init):  # what reduce() does for a known body, without its set-up
         # (floating-point warnings are off for the whole run: Interpreter.call)
-        return asarray(ufunc(init, ufunc.reduce(x, axis=axes, dtype=dt), dtype=dt))
+        red = ufunc.reduce(x, axis=axes, dtype=dt)
+        if scalar is not None and red.__class__ is not ndarray:
+            out = scalar(init[()], red)
+            if out == out:
+                return asarray(out)
+        return asarray(ufunc(init, red, dtype=dt))
 
     if native and axes:
         x_type, init_type = (v.type for v in op.operation.operands)

@@ -90,28 +90,38 @@ def is_elementwise_region(region: ir.Region) -> bool:
 
 def known_reduction(region: ir.Region) -> str | None:
     """The op name when ``region`` is ``%r = OP %arg0, %arg1; return %r`` (either operand order) for an
-    op of :data:`REDUCTION_UFUNCS`; ``None`` otherwise."""
-    if len(region.blocks) != 1:
+    op of :data:`REDUCTION_UFUNCS` on tensors of integer, float or complex elements; ``None`` otherwise
+    (a quantized body rounds at every step: StableHLO spec, ``add`` on quantized tensors)."""
+    blocks = region.blocks
+    if len(blocks) != 1:
         return None
-    block = region.blocks[0]
-    ops = list(block.operations)
-    if len(ops) != 2 or len(block.arguments) != 2:
+    block = blocks[0]
+    ops = block.operations
+    args = block.arguments
+    if len(ops) != 2 or len(args) != 2:
         return None
-    op, ret = ops
-    name = op.operation.name
-    if name not in REDUCTION_UFUNCS or ret.operation.name not in _TERMINATORS:
+    op, ret = ops[0].operation, ops[1].operation
+    name = op.name
+    if name not in REDUCTION_UFUNCS or ret.name not in _TERMINATORS:
         return None
-    if "!quant." in str(block.arguments[0].type):  # quantized: each step rounds (StableHLO spec, add)
+    a0, a1 = args
+    t = a0.type
+    if not isinstance(t, ir.ShapedType) or not isinstance(ir.ShapedType(t).element_type, _PLAIN_ELEMENT_TYPES):
         return None
-    args = list(block.arguments)
-    operands = list(op.operands)
-    if len(operands) != 2 or not (
-        (operands[0] == args[0] and operands[1] == args[1]) or (operands[0] == args[1] and operands[1] == args[0])
-    ):
+    operands = op.operands
+    if len(operands) != 2:
         return None
-    if len(ret.operands) != 1 or ret.operands[0] != op.results[0]:
+    o0, o1 = operands
+    if not ((o0 == a0 and o1 == a1) or (o0 == a1 and o1 == a0)):
+        return None
+    returned = ret.operands
+    if len(returned) != 1 or returned[0] != op.results[0]:
         return None
     return name
+
+
+#: Element types whose reduction a single numpy ufunc may compute (quantized types are plain ``ir.Type``).
+_PLAIN_ELEMENT_TYPES = (ir.IntegerType, ir.FloatType, ir.ComplexType)
 
 
 def returns_update(region: ir.Region) -> bool:

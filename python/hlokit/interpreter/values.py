@@ -173,13 +173,17 @@ def matches_type(value: Value, t: ir.Type) -> bool:
         return False
     rt = ir.RankedTensorType(t)
     try:
-        if dtype_of(rt.element_type) != value.dtype:
+        if dtype_of(rt) != value.dtype:
             return False
     except TypeError:
         return False
-    if rt.rank != value.ndim:
+    shape = rt.shape  # (a dynamic dimension reads as ShapedType.get_dynamic_size())
+    if len(shape) != value.ndim:
         return False
-    return all(rt.is_dynamic_dim(i) or rt.get_dim_size(i) == value.shape[i] for i in range(rt.rank))
+    return all(d == n or d == _DYNAMIC for d, n in zip(shape, value.shape))
+
+
+_DYNAMIC = ir.ShapedType.get_dynamic_size()
 
 
 # ------------------------------------------------------------------------------------------------

@@ -318,6 +318,65 @@ def test_kernel_steps_compute_and_locate_errors_at_their_op(monkeypatch, trips):
         hlokit.interpret(_LOOP_NEGATE, [x, np.array(trips, np.int32)])
 
 
+#: Loop conditions of one step, in each operand form of such a step: block arguments, a plan-time constant; and
+#: how the body updates the flag %go (by a compare where the condition is a `not`, so that only the condition
+#: runs the op the test replaces).
+_ONE_STEP_CONDITIONS = {
+    "arg, arg": ("stablehlo.compare", "%p = stablehlo.compare LT, %i, %m : (tensor<i32>, tensor<i32>) -> tensor<i1>",
+                 "%g = stablehlo.and %go, %go : tensor<i1>"),
+    "arg, enclosing value": ("stablehlo.compare",  # (not a one-step kernel: %n is read from the frame)
+                             "%p = stablehlo.compare LT, %i, %n : (tensor<i32>, tensor<i32>) -> tensor<i1>",
+                             "%g = stablehlo.and %go, %go : tensor<i1>"),
+    "arg, constant": ("stablehlo.compare", "%p = stablehlo.compare LT, %i, %k : (tensor<i32>, tensor<i32>) -> tensor<i1>",
+                      "%g = stablehlo.and %go, %go : tensor<i1>"),
+    "constant, arg": ("stablehlo.compare", "%p = stablehlo.compare GT, %k, %i : (tensor<i32>, tensor<i32>) -> tensor<i1>",
+                      "%g = stablehlo.and %go, %go : tensor<i1>"),
+    "arg": ("stablehlo.not", "%p = stablehlo.not %go : tensor<i1>",
+            "%g = stablehlo.compare GE, %i2, %n : (tensor<i32>, tensor<i32>) -> tensor<i1>"),
+}
+
+
+@pytest.mark.parametrize("form", list(_ONE_STEP_CONDITIONS))
+def test_a_one_step_block_runs_its_kernel_directly_and_fails_at_its_op(monkeypatch, form):
+    name, condition, flag = _ONE_STEP_CONDITIONS[form]
+    text = f"""
+func.func @main(%x: tensor<4xf32>, %n: tensor<i32>) -> tensor<4xf32> {{
+  %c = stablehlo.constant dense<0> : tensor<i32>
+  %f = stablehlo.constant dense<false> : tensor<i1>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %r:4 = stablehlo.while(%i = %c, %a = %x, %go = %f, %m = %n) : tensor<i32>, tensor<4xf32>, tensor<i1>, tensor<i32>
+   cond {{
+    %k = stablehlo.constant dense<5> : tensor<i32>
+    {condition}
+    stablehlo.return %p : tensor<i1>
+  }} do {{
+    %i2 = stablehlo.add %i, %one : tensor<i32>
+    %a2 = stablehlo.negate %a : tensor<4xf32>
+    {flag}
+    stablehlo.return %i2, %a2, %g, %m : tensor<i32>, tensor<4xf32>, tensor<i1>, tensor<i32>
+  }}
+  return %r#1 : tensor<4xf32>
+}}
+"""
+    x = np.arange(4, dtype=np.float32)
+    (out,) = hlokit.interpret(text, [x, np.array(5, np.int32)])
+    np.testing.assert_array_equal(out, -x)  # five trips in every form
+    calls = []
+
+    def kernel(*operands):
+        calls.append(1)
+        if len(calls) == 3:
+            raise ValueError("condition refused")
+        if name == "stablehlo.not":
+            return np.asarray(~operands[0])
+        lhs, rhs = operands
+        return np.asarray(lhs > rhs if form == "constant, arg" else lhs < rhs)
+
+    monkeypatch.setitem(registry.OPS, name, registry.with_kernel(kernel))
+    with pytest.raises(InterpreterError, match=rf"<input>:9:\d+: error: '{name}': internal error: ValueError: condition refused"):
+        hlokit.interpret(text, [x, np.array(5, np.int32)])
+
+
 @pytest.mark.parametrize("trips", [3, 100])
 def test_a_binary_kernel_step_and_a_general_step_fail_at_their_ops(monkeypatch, trips):
     x = np.arange(4, dtype=np.float32)

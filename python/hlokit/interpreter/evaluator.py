@@ -155,12 +155,11 @@ class _Plan:
                 consts.update(zip(results, folded))
                 continue
             used.update(operands)
-            if len(operation.regions):
-                if not getattr(adapter, "isolated_regions", False):  # (registry: nothing captured)
-                    nested.append((len(raw), operation))
-            elif name in foldable and all(map(is_const, operands)) and \
-                    fold(adapter, op, operands, results, consts, interp):
-                continue
+            if name in foldable:  # (ops without regions)
+                if all(map(is_const, operands)) and fold(adapter, op, operands, results, consts, interp):
+                    continue
+            elif len(operation.regions) and not getattr(adapter, "isolated_regions", False):  # (registry: nothing
+                nested.append((len(raw), operation))  # captured)
             raw.append((adapter, op, operands, results, _NO_VALUES))
         ret_ids = tuple(map(get, terminator.operands)) if terminator is not None else ()
         if None in ret_ids:
@@ -280,6 +279,10 @@ class _Plan:
                     return [regs[i] if h else env[i] for i, h in ret]
                 except KeyError:
                     raise InterpreterError("a region uses a value that has no runtime value", None) from None
+
+        if len(steps) == 1 and steps[0][0] and not (cap_consts or arg_exports) and len(ret_ids) == 1 and \
+                local(ret_ids[0]) and ret_ids[0] - base == steps[0][4]:  # (dead arguments: no slots to free)
+            return _one_step_walker(steps[0], template, nargs)  # (e.g. a loop condition: one compare)
 
         runs = 0
         compile_after = self.COMPILE_AFTER
@@ -445,6 +448,49 @@ def _first_run(plan: _Plan):
         return walk(env, interp, values)
 
     return first
+
+
+def _one_step_walker(step: tuple, template: list, nargs: int):
+    """The walker of a block of one kernel step (:func:`_step`, kind 1 or 2) that returns the step's result:
+    the kernel called on the block arguments and plan-time constants (in a block of one step, every operand of
+    a kernel step is one or the other) directly, with no list of slots (compiled Python would be no faster: it
+    is never compiled)."""
+    kind, fn, i0, i1, _, _, op = step
+    a0, c0 = i0 < nargs, template[i0]
+    a1, c1 = (kind == 2 and i1 < nargs), (template[i1] if kind == 2 else None)
+    if kind == 1 and a0:
+        def walk(env, interp, values):
+            try:
+                return [fn(values[i0])]
+            except BaseException as err:
+                _reraise(err, op)
+    elif kind == 2 and a0 and a1:
+        def walk(env, interp, values):
+            try:
+                return [fn(values[i0], values[i1])]
+            except BaseException as err:
+                _reraise(err, op)
+    elif kind == 2 and a0 and c1 is not None:  # (e.g. a loop condition: compare LT, %i, %constant)
+        def walk(env, interp, values):
+            try:
+                return [fn(values[i0], c1)]
+            except BaseException as err:
+                _reraise(err, op)
+    elif kind == 2 and a1 and c0 is not None:
+        def walk(env, interp, values):
+            try:
+                return [fn(c0, values[i1])]
+            except BaseException as err:
+                _reraise(err, op)
+    else:
+        def walk(env, interp, values):
+            regs = template.copy()
+            regs[:nargs] = values
+            try:
+                return [fn(regs[i0], regs[i1])] if kind == 2 else [fn(regs[i0])]
+            except BaseException as err:
+                _reraise(err, op)
+    return walk
 
 
 def _number(ids: dict, value: ir.Value, foreign: set) -> int:

@@ -13,7 +13,7 @@ import pytest
 
 import hlokit
 from hlokit.interpreter import InterpreterError, api, registry
-from hlokit.interpreter.evaluator import Interpreter
+from hlokit.interpreter.evaluator import Interpreter, _Plan
 
 _ADD = """
 func.func @main(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
@@ -300,7 +300,7 @@ func.func @main(%x: tensor<4xf32>, %n: tensor<i32>) -> tensor<4xf32> {
 """
 
 
-@pytest.mark.parametrize("trips", [3, 100])  # walked step by step; compiled to Python after COMPILE_AFTER runs
+@pytest.mark.parametrize("trips", [3, _Plan.COMPILE_AFTER + 20])  # walked step by step; compiled to Python after COMPILE_AFTER runs
 def test_kernel_steps_compute_and_locate_errors_at_their_op(monkeypatch, trips):
     x = np.arange(4, dtype=np.float32)
     (out,) = hlokit.interpret(_LOOP_NEGATE, [x, np.array(trips, np.int32)])
@@ -377,7 +377,7 @@ func.func @main(%x: tensor<4xf32>, %n: tensor<i32>) -> tensor<4xf32> {{
         hlokit.interpret(text, [x, np.array(5, np.int32)])
 
 
-@pytest.mark.parametrize("trips", [3, 100])
+@pytest.mark.parametrize("trips", [3, _Plan.COMPILE_AFTER + 20])
 def test_a_binary_kernel_step_and_a_general_step_fail_at_their_ops(monkeypatch, trips):
     x = np.arange(4, dtype=np.float32)
     calls = []

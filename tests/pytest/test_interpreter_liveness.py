@@ -57,12 +57,13 @@ def test_value_is_freed_after_its_last_use(observe):
     assert observe == [[False, True], [False, False]]
 
 
-def test_values_read_by_a_region_live_until_that_op(observe):
-    text = """
+#: A loop whose body reads %k, a value of the enclosing block (so %k also lives in the frame the regions read);
+#: TAIL follows the loop.
+_LOOP_READING_K = """
     func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
       %k = stablehlo.custom_call @test.keep(%a) : (tensor<4xf32>) -> tensor<4xf32>
       %zero = stablehlo.constant dense<0> : tensor<i32>
-      %n = stablehlo.constant dense<40> : tensor<i32>
+      %n = stablehlo.constant dense<TRIPS> : tensor<i32>
       %one = stablehlo.constant dense<1> : tensor<i32>
       %r:2 = stablehlo.while(%i = %zero, %acc = %a) : tensor<i32>, tensor<4xf32>
        cond {
@@ -74,45 +75,28 @@ def test_values_read_by_a_region_live_until_that_op(observe):
         %t = stablehlo.custom_call @test.alive(%s) : (tensor<4xf32>) -> tensor<4xf32>
         stablehlo.return %i2, %t : tensor<i32>, tensor<4xf32>
       }
-      %z = stablehlo.custom_call @test.alive(%r#1) : (tensor<4xf32>) -> tensor<4xf32>
-      return %z : tensor<4xf32>
+      TAIL
     }
-    """
-    a = np.array([1, 2, 3, 4], np.float32)
-    (out,) = hlokit.interpret(text, [a])
-    np.testing.assert_array_equal(out, 41 * a)
-    assert observe[:40] == [[True]] * 40  # the body reads %k on every trip (walked, then compiled)
-    assert observe[40] == [False]  # after the while, its last use, %k is gone
+"""
 
 
-def test_value_a_region_reads_is_freed_after_a_later_plain_use(observe):
-    # %k is read by the loop body (so it also lives in the frame the regions read) and, after the loop, by a
-    # plain add: that add is its last use, after which neither copy may keep it alive
-    text = """
-    func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
-      %k = stablehlo.custom_call @test.keep(%a) : (tensor<4xf32>) -> tensor<4xf32>
-      %zero = stablehlo.constant dense<0> : tensor<i32>
-      %n = stablehlo.constant dense<3> : tensor<i32>
-      %one = stablehlo.constant dense<1> : tensor<i32>
-      %r:2 = stablehlo.while(%i = %zero, %acc = %a) : tensor<i32>, tensor<4xf32>
-       cond {
-        %c = stablehlo.compare LT, %i, %n : (tensor<i32>, tensor<i32>) -> tensor<i1>
-        stablehlo.return %c : tensor<i1>
-      } do {
-        %i2 = stablehlo.add %i, %one : tensor<i32>
-        %s = stablehlo.add %acc, %k : tensor<4xf32>
-        stablehlo.return %i2, %s : tensor<i32>, tensor<4xf32>
-      }
-      %y = stablehlo.custom_call @test.alive(%r#1) : (tensor<4xf32>) -> tensor<4xf32>
+@pytest.mark.parametrize("trips, tail, result, after_loop", [
+    # the while is %k's last use: gone right after it (the body read it on every trip, walked, then compiled)
+    (_Plan.COMPILE_AFTER + 20, """%z = stablehlo.custom_call @test.alive(%r#1) : (tensor<4xf32>) -> tensor<4xf32>
+      return %z : tensor<4xf32>""", _Plan.COMPILE_AFTER + 21, [[False]]),
+    # a plain add after the loop is its last use: alive before it, gone after it (from the slots and the frame)
+    (3, """%y = stablehlo.custom_call @test.alive(%r#1) : (tensor<4xf32>) -> tensor<4xf32>
       %u = stablehlo.add %y, %k : tensor<4xf32>
       %z = stablehlo.custom_call @test.alive(%u) : (tensor<4xf32>) -> tensor<4xf32>
-      return %z : tensor<4xf32>
-    }
-    """
+      return %z : tensor<4xf32>""", 5, [[True], [False]]),
+], ids=["last-use-by-the-loop", "later-plain-use"])
+def test_values_read_by_a_region_live_until_their_last_use(observe, trips, tail, result, after_loop):
+    text = _LOOP_READING_K.replace("TRIPS", str(trips)).replace("TAIL", tail)
     a = np.array([1, 2, 3, 4], np.float32)
     (out,) = hlokit.interpret(text, [a])
-    np.testing.assert_array_equal(out, 5 * a)
-    assert observe == [[True], [False]]  # alive before its last use (the add), gone after it
+    np.testing.assert_array_equal(out, result * a)
+    assert observe[:trips] == [[True]] * trips
+    assert observe[trips:] == after_loop
 
 
 def test_splat_constants_are_broadcast_views():

@@ -407,6 +407,39 @@ def test_a_binary_kernel_step_and_a_general_step_fail_at_their_ops(monkeypatch, 
         hlokit.interpret(_LOOP_NEGATE, [x, np.array(trips, np.int32)])
 
 
+def test_an_enclosing_value_a_region_was_not_planned_to_read_is_a_located_error(monkeypatch):
+    # an adapter that wrongly declares its regions isolated: the body's read of %k, an enclosing value, was
+    # never planned, so nothing puts %k where the body reads it; the error names the op that reads it
+    text = """
+func.func @main(%x: tensor<4xf32>, %k: tensor<4xf32>) -> tensor<4xf32> {
+  %r = "stablehlo.map"(%x) ({
+    ^bb0(%a: tensor<f32>):
+      %s = stablehlo.add %a, %a : tensor<f32>
+      stablehlo.return %s : tensor<f32>
+  }) {dimensions = array<i64: 0>} : (tensor<4xf32>) -> tensor<4xf32>
+  %m = "stablehlo.map"(%x) ({
+    ^bb0(%a: tensor<f32>):
+      %b = stablehlo.reshape %k : (tensor<4xf32>) -> tensor<4xf32>
+      stablehlo.return %a : tensor<f32>
+  }) {dimensions = array<i64: 0>} : (tensor<4xf32>) -> tensor<4xf32>
+  return %m : tensor<4xf32>
+}
+"""
+    x = np.arange(4, dtype=np.float32)
+    (out,) = hlokit.interpret(text, [x, x])
+    np.testing.assert_array_equal(out, x)
+    real = registry.OPS["stablehlo.map"]
+
+    def isolated(op, operands, interp):
+        return real(op, operands, interp)
+
+    isolated.isolated_regions = True
+    monkeypatch.setitem(registry.OPS, "stablehlo.map", isolated)
+    with pytest.raises(InterpreterError, match=r"^<input>:10:\d+: error: 'stablehlo.reshape' uses a value that has no "
+                                               r"runtime value$"):
+        hlokit.interpret(text, [x, x])
+
+
 def test_the_body_of_a_known_reduction_is_never_planned():
     text = """
 func.func @main(%x: tensor<8xf32>) -> tensor<f32> {

@@ -219,19 +219,27 @@ class _Plan:
         replaces itself by the compiled block (``self.fn``) after :attr:`COMPILE_AFTER` runs.
 
         The values of the block live in a list of slots (slot ``id - base``: arguments first, then every value
-        defined here; plan-time constants pre-filled); values of enclosing blocks are read from the frame dict
-        ``env``. One backward pass over the steps finds each value's last use (where it is dropped), the
-        values nested regions read (kept in ``env`` from their definition to their last use) and each
-        step's form (see :func:`_step`)."""
+        defined here; plan-time constants pre-filled; then the values of enclosing blocks its ops read, copied
+        from the frame dict ``env`` when the block starts: SSA values, they cannot change while it runs). One
+        backward pass over the steps finds each value's last use (where its slot is freed), the values nested
+        regions read (kept in ``env`` from their definition to their last use) and each step's form (see
+        :func:`_step`)."""
         nargs, raw, ret_ids, consts, base, end, foreign = self._parts
-        template: list = [None] * (end - base)
+        local = (lambda v: base <= v < end and v not in foreign) if foreign else (lambda v: base <= v < end)
+        slot_of: dict[int, int] = {}  # the slots of the values of enclosing blocks that ops read, after the others
+        for step in raw:
+            for v in step[2]:
+                if not local(v) and v not in slot_of:
+                    slot_of[v] = end - base + len(slot_of)
+        template: list = [None] * (end - base + len(slot_of))
         for v, c in consts.items():
             template[v - base] = c
+        imports = tuple([(sl, v) for v, sl in slot_of.items()])
+        slot = (lambda v: v - base if local(v) else slot_of[v]) if slot_of else (lambda v: v - base)
         captured: set[int] = set()
         for step in raw:
             if step[4]:
                 captured |= step[4]
-        local = (lambda v: base <= v < end and v not in foreign) if foreign else (lambda v: base <= v < end)
         if captured:
             captured = {v for v in captured if local(v)}
         later = set(ret_ids)  # values read after the step at hand
@@ -241,26 +249,20 @@ class _Plan:
             drops = [r for r in results if r not in later]  # (results nothing reads: dropped at once)
             env_drops = ()
             for v in (*operands, *inner) if inner else operands:  # (inner: values the op's regions read)
-                if v not in later:  # the value's last use: dropped after this step (and from env if there)
+                if v not in later:  # the value's last use: its slot freed after this step (and env's entry)
                     later.add(v)
-                    if local(v):
-                        if v not in consts:
-                            drops.append(v)
-                        if v in captured:
-                            env_drops += (v,)
+                    if v not in consts and (local(v) or v in slot_of):
+                        drops.append(v)
+                    if v in captured:
+                        env_drops += (v,)
             exports = tuple([(r - base, r) for r in results if r in captured]) if captured else ()
-            if all(map(local, operands)):
-                srcs, here = tuple([v - base for v in operands]), None
-            else:  # an operand of an enclosing block: read from env
-                here = tuple(map(local, operands))
-                srcs = tuple([v - base if h else v for v, h in zip(operands, here)])
-            steps[k] = _step(adapter, op, srcs, here, tuple([r - base for r in results]), exports,
-                             tuple([v - base for v in drops]), env_drops)
+            steps[k] = _step(adapter, op, tuple(map(slot, operands)), tuple([r - base for r in results]), exports,
+                             tuple(map(slot, drops)), env_drops)
         cap_consts = tuple([(v - base, v) for v in consts if v in captured]) if captured else ()
         args = range(base, base + nargs)
         arg_exports = tuple([(a - base, a) for a in args if a in captured and a in later])
         dead_args = tuple([a - base for a in args if a not in later])
-        prologue = bool(cap_consts or arg_exports or dead_args)
+        prologue = bool(cap_consts or arg_exports or dead_args or imports)
         # (captured values the terminator returns: their last use, after every step)
         ret_env_drops = tuple([v for v in dict.fromkeys(ret_ids) if v in captured]) if captured else ()
         if all(map(local, ret_ids)):
@@ -282,8 +284,8 @@ class _Plan:
                 except KeyError:
                     raise InterpreterError("a region uses a value that has no runtime value", None) from None
 
-        if len(steps) == 1 and steps[0][0] and not (cap_consts or arg_exports) and len(ret_ids) == 1 and \
-                local(ret_ids[0]) and ret_ids[0] - base == steps[0][4]:  # (dead arguments: no slots to free)
+        if len(steps) == 1 and steps[0][0] and not (cap_consts or arg_exports or imports) and len(ret_ids) == 1 \
+                and local(ret_ids[0]) and ret_ids[0] - base == steps[0][4]:  # (dead arguments: no slots to free)
             return _one_step_walker(steps[0], template, nargs)  # (e.g. a loop condition: one compare)
 
         runs = 0
@@ -311,6 +313,11 @@ class _Plan:
                     env[v] = regs[sl]
                 for sl in dead_args:
                     regs[sl] = None
+                try:
+                    for sl, v in imports:
+                        regs[sl] = env[v]
+                except KeyError as err:  # (located at the first op that reads the value)
+                    _reraise(err, next(reader for _, reader, operands, _, _ in raw if err.args[0] in operands))
             kind = 0
             try:
                 for kind, fn, i0, i1, o0, drops, op in steps:  # (see _step)
@@ -502,38 +509,35 @@ def _number(ids: dict, value: ir.Value, foreign: set) -> int:
     return i
 
 
-def _step(adapter, op, srcs, here, outs, exports, drops, env_drops) -> tuple:
+def _step(adapter, op, srcs, outs, exports, drops, env_drops) -> tuple:
     """One step of :meth:`_Plan._walker` as ``(kind, fn, i0, i1, out, drops, op)``, which the walk loop
     dispatches on ``kind``:
 
     * ``2`` / ``1``: ``regs[out] = fn(regs[i0], regs[i1])`` / ``fn(regs[i0])``, then the slots ``drops`` are
-      freed: a one-result op whose adapter has a ``kernel`` (registry) and whose operands are values of this
-      block (the two shapes of elementwise ops in loop bodies), called by the walk loop itself: no frame of
+      freed: a one-result op whose adapter has a ``kernel`` (registry) and whose result no nested region
+      reads (the two shapes of elementwise ops in loop bodies), called by the walk loop itself: no frame of
       its own, no operand list, no result-count check. The walk loop locates its errors at ``op``.
     * ``0``: ``fn(regs, env, interp)`` does the whole step: calls the op's adapter on the operand slots
-      ``srcs`` (ids of ``env`` where ``here[i]`` is false), checks the number of results, stores them in the
-      slots ``outs`` (and in ``env`` for ``exports``), frees the slots ``drops`` (and the ``env`` entries
-      ``env_drops``); it raises its errors located at ``op`` (:func:`_located`).
+      ``srcs``, checks the number of results, stores them in the slots ``outs`` (and in ``env`` for
+      ``exports``), frees the slots ``drops`` (and the ``env`` entries ``env_drops``); it raises its errors
+      located at ``op`` (:func:`_located`).
     """
     kernel = getattr(adapter, "kernel", None)
-    if kernel is not None and here is None and not exports and not env_drops and len(outs) == 1 and len(srcs) in (1, 2):
+    if kernel is not None and not exports and not env_drops and len(outs) == 1 and len(srcs) in (1, 2):
         if len(srcs) == 1:
             return (1, kernel, srcs[0], None, outs[0], drops, op)
         return (2, kernel, srcs[0], srcs[1], outs[0], drops, op)
-    return (0, _general_step(adapter, op, srcs, here, outs, exports, drops, env_drops), None, None, None, (), op)
+    return (0, _general_step(adapter, op, srcs, outs, exports, drops, env_drops), None, None, None, (), op)
 
 
-def _general_step(adapter, op, srcs, here, outs, exports, drops, env_drops):
+def _general_step(adapter, op, srcs, outs, exports, drops, env_drops):
     """The function of a kind-``0`` step of :func:`_step` (a function of its own: the kernel steps, most of
     them, do not pay for this closure's cells)."""
     n = len(outs)
 
     def step(regs, env, interp):
         try:
-            if here is None:
-                got = adapter(op, [regs[i] for i in srcs], interp)
-            else:
-                got = adapter(op, [regs[i] if h else env[i] for i, h in zip(srcs, here)], interp)
+            got = adapter(op, [regs[i] for i in srcs], interp)
             if len(got) != n:
                 raise _Arity(len(got))
         except BaseException as err:

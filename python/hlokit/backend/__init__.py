@@ -35,7 +35,7 @@ from hlokit.backend.layout import (
     uses_shardy,
 )
 from hlokit.diagnostics import HlokitError
-from hlokit.dtypes import UnsupportedTypeError, dtype_of, type_str
+from hlokit.dtypes import SUB_BYTE_UINTS, UnsupportedTypeError, bit_width, dtype_of, type_str
 
 __all__ = ["compile", "initialize", "prepare_devices", "set_host_device_count", "Executable", "BackendError", "TensorSpec", "signature", "PLATFORMS"]
 
@@ -109,6 +109,36 @@ def _entry_text(module: ir.Module, function: str) -> str:
     ir.SymbolTable.set_symbol_name(fn, "main")
     if "sym_visibility" in fn.attributes:
         del fn.attributes["sym_visibility"]  # public
+    return clone.operation.get_asm(enable_debug_info=True)
+
+
+def _sub_byte_results(out_specs: Sequence["TensorSpec"]) -> list[int]:
+    """The results of 2 or 4 bits that are not unsigned integers (``i2``, ``i4``, ``f4E2M1FN``): see
+    :func:`_results_as_unsigned_bits`."""
+    return [i for i, s in enumerate(out_specs) if bit_width(s.dtype) in (2, 4) and s.dtype not in SUB_BYTE_UINTS]
+
+
+def _results_as_unsigned_bits(text: str, context: ir.Context, which: Sequence[int]) -> str:
+    """``text`` with the results ``which`` of its ``@main`` returned as their bits, ``bitcast_convert`` to the
+    unsigned integer type of the same width. XLA CPU's ``rng_bit_generator`` hands back a sub-byte result in
+    that unsigned type whatever type the program declares (as it does a u32 for an f32, see :func:`_as_spec`),
+    and jax 0.12 refuses to copy such a buffer to the host as the declared type ("Shape mismatch during
+    ToLiteral conversion u4[...] vs s4[...]"); returned as unsigned bits, every result copies, and
+    :func:`_as_spec` reinterprets them (ml_dtypes keeps a sub-byte value's bits in the low bits of its byte)."""
+    from jaxlib.mlir.dialects import stablehlo
+
+    clone = ir.Module.parse(text, context)
+    fn = _find_function(clone, "main")
+    ret = list(fn.regions[0].blocks[0].operations)[-1].operation
+    ftype = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
+    results = list(ftype.results)
+    with context, ir.Location.unknown(context), ir.InsertionPoint(ret):
+        for i in which:
+            t = ir.RankedTensorType(results[i])
+            bits = ir.RankedTensorType.get(t.shape, ir.IntegerType.get_unsigned(bit_width(dtype_of(t))), t.encoding)
+            ret.operands[i] = stablehlo.BitcastConvertOp(bits, ret.operands[i]).result
+            results[i] = bits
+        fn.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(list(ftype.inputs), results))
     return clone.operation.get_asm(enable_debug_info=True)
 
 
@@ -396,7 +426,8 @@ class Executable:
 def _as_spec(a: np.ndarray, spec: TensorSpec) -> np.ndarray:
     """``a`` with the element type the signature declares: XLA may hand back a buffer of another type of
     the same width for the same bits (seen: ``rng_bit_generator`` to f32 returning u32 from a second
-    compile in a process); those bits are reinterpreted, never converted."""
+    compile in a process; sub-byte results leave XLA as unsigned bits, :func:`_results_as_unsigned_bits`);
+    those bits are reinterpreted, never converted."""
     if a.dtype != spec.dtype and a.dtype.itemsize == spec.dtype.itemsize:
         return a.view(spec.dtype)
     return a
@@ -445,6 +476,9 @@ def compile(module: ir.Module | str, platform: str = "cpu", *, function: str = "
         module = hlokit.parse(module, context=hlokit.make_context())
     in_specs, out_specs = signature(module, function)
     text = _entry_text(module, function)
+    sub_byte = _sub_byte_results(out_specs)
+    if sub_byte:
+        text = _results_as_unsigned_bits(text, module.context, sub_byte)
     num_replicas, num_partitions = module_device_needs(module)
     needed = num_replicas * num_partitions
     if num_partitions > 1:

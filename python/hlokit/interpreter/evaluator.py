@@ -140,8 +140,7 @@ class _Plan:
                     pass
             operands = tuple(map(get, operation.operands))  # defined before use: numbered already
             if None in operands:  # (read from env at run time: a located error if nothing put it there)
-                operands = tuple([get(v) if get(v) is not None else _number(ids, v, foreign)
-                                  for v in operation.operands])
+                operands = tuple([_number(ids, v, foreign) for v in operation.operands])
             res = operation.results
             n = len(ids)
             if len(res) == 1:  # (most ops: one dict store, no zip)
@@ -163,7 +162,7 @@ class _Plan:
             raw.append((adapter, op, operands, results, _NO_VALUES))
         ret_ids = tuple(map(get, terminator.operands)) if terminator is not None else ()
         if None in ret_ids:
-            ret_ids = tuple([get(v) if get(v) is not None else _number(ids, v, foreign) for v in terminator.operands])
+            ret_ids = tuple([_number(ids, v, foreign) for v in terminator.operands])
         end = len(ids)
         for k, operation in nested:  # (numbered after this block's own values: see the class doc)
             inner: set[int] = set()
@@ -175,8 +174,7 @@ class _Plan:
         used.update(ret_ids)
         #: values this block (or a region nested in it) reads but does not define: what its parent's op
         #: captures. Nested regions are planned here (bottom-up), so each block is read once.
-        self.free = {v for v in used if v < base or v >= end or v in foreign} if foreign else \
-            {v for v in used if v < base or v >= end}
+        self.free = {v for v in used if not base <= v < end or v in foreign}
         self._parts = (nargs, raw, ret_ids, consts, base, end, foreign)
         self.fn = _first_run(self)  # the walker is built on the first run (many blocks never run: branches not
         # taken, regions planned only for what they capture); it compiles the block after COMPILE_AFTER runs
@@ -225,7 +223,9 @@ class _Plan:
         regions read (kept in ``env`` from their definition to their last use) and each step's form (see
         :func:`_step`)."""
         nargs, raw, ret_ids, consts, base, end, foreign = self._parts
-        local = (lambda v: base <= v < end and v not in foreign) if foreign else (lambda v: base <= v < end)
+        def local(v):  # a value of this block
+            return base <= v < end and v not in foreign
+
         slot_of: dict[int, int] = {}  # the slots of the values of enclosing blocks that ops read, after the others
         for step in raw:
             for v in step[2]:
@@ -461,51 +461,35 @@ def _first_run(plan: _Plan):
 
 def _one_step_walker(step: tuple, template: list, nargs: int):
     """The walker of a block of one kernel step (:func:`_step`, kind 1 or 2) that returns the step's result:
-    the kernel called on the block arguments and plan-time constants (in a block of one step, every operand of
-    a kernel step is one or the other) directly, with no list of slots (compiled Python would be no faster: it
-    is never compiled)."""
+    the kernel called directly on its operands, each a block argument (slot below ``nargs``) or a plan-time
+    constant (in a block of one step and no values of enclosing blocks, there is nothing else), with no list
+    of slots (compiled Python would be no faster: it is never compiled)."""
     kind, fn, i0, i1, _, _, op = step
     a0, c0 = i0 < nargs, template[i0]
-    a1, c1 = (kind == 2 and i1 < nargs), (template[i1] if kind == 2 else None)
-    if kind == 1 and a0:
+    if kind == 1:
         def walk(env, interp, values):
             try:
-                return [fn(values[i0])]
+                return [fn(values[i0] if a0 else c0)]
             except BaseException as err:
                 _reraise(err, op)
-    elif kind == 2 and a0 and a1:
-        def walk(env, interp, values):
-            try:
-                return [fn(values[i0], values[i1])]
-            except BaseException as err:
-                _reraise(err, op)
-    elif kind == 2 and a0 and c1 is not None:  # (e.g. a loop condition: compare LT, %i, %constant)
-        def walk(env, interp, values):
-            try:
-                return [fn(values[i0], c1)]
-            except BaseException as err:
-                _reraise(err, op)
-    elif kind == 2 and a1 and c0 is not None:
-        def walk(env, interp, values):
-            try:
-                return [fn(c0, values[i1])]
-            except BaseException as err:
-                _reraise(err, op)
-    else:
-        def walk(env, interp, values):
-            regs = template.copy()
-            regs[:nargs] = values
-            try:
-                return [fn(regs[i0], regs[i1])] if kind == 2 else [fn(regs[i0])]
-            except BaseException as err:
-                _reraise(err, op)
+        return walk
+    a1, c1 = i1 < nargs, template[i1]
+
+    def walk(env, interp, values):  # (e.g. a loop condition: compare LT, %i, %constant)
+        try:
+            return [fn(values[i0] if a0 else c0, values[i1] if a1 else c1)]
+        except BaseException as err:
+            _reraise(err, op)
     return walk
 
 
 def _number(ids: dict, value: ir.Value, foreign: set) -> int:
-    """A new id for ``value``, an operand that has none (see :class:`_Plan`), recorded in ``foreign``."""
-    i = ids[value] = len(ids)
-    foreign.add(i)
+    """The id of ``value``; for an operand that has none (see :class:`_Plan`), a new one, recorded in
+    ``foreign``."""
+    i = ids.get(value)
+    if i is None:
+        i = ids[value] = len(ids)
+        foreign.add(i)
     return i
 
 

@@ -40,6 +40,7 @@ __all__ = [
     "check_nesting",
     "make_context",
     "parse",
+    "parse_module_op",
     "parse_file",
     "load",
     "verify",
@@ -194,30 +195,61 @@ def parse(
         # verifier and passes see them too); every other unregistered op is still refused below.
         ctx.allow_unregistered_dialects = True
         _TEXT_DIALECT_CONTEXTS.add(ctx)
+    if is_bytecode:
+        with ctx, ir.Location.unknown(ctx):
+            check_bytecode(bytes(source), source_name=source_name)
+            try:
+                module = ir.Module.parse(bytes(source), ctx)
+            except ir.MLIRError as err:
+                raise ParseError(diagnostics_from_mlir_error(err), file=source_name) from None
+            except (ValueError, MemoryError, OverflowError) as err:
+                raise ParseError(f"the MLIR parser gave up on this input: {err}", file=source_name) from None
+        return _verified(module, source_name, verify_after_parse)
+    op = _parse_top_level(source, ctx, source_name)
+    # MLIR's parser verifies what it parsed: a whole builtin.module needs no second verification once
+    # its ops are moved into the new module (a lone op is verified again, inside its module)
+    verified = op.name == "builtin.module"
+    module = _to_module(op, ir.Location.file(source_name, 1, 1, 1, 1, ctx))
+    if ctx in _TEXT_DIALECT_CONTEXTS:
+        _check_registered(module, text_dialects, source_name)
+    return module if verified else _verified(module, source_name, verify_after_parse)
+
+
+def _parse_top_level(source: str, ctx: ir.Context, source_name: str) -> ir.Operation:
+    """MLIR's parse of ``source`` (text whose nesting :func:`check_nesting` accepted) in ``ctx``: its one
+    top-level op, or a ``builtin.module`` around several (:func:`_wrap_in_module`). MLIR verifies the ops
+    it parses. Raises :class:`ParseError` (located) when the text does not parse."""
     with ctx, ir.Location.unknown(ctx):
         try:
-            if is_bytecode:
-                check_bytecode(bytes(source), source_name=source_name)
-                return _verified(ir.Module.parse(bytes(source), ctx), source_name, verify_after_parse)
             try:
-                op = ir.Operation.parse(source, source_name=source_name, context=ctx)
+                return ir.Operation.parse(source, source_name=source_name, context=ctx).operation
             except ir.MLIRError as err:
-                if not isinstance(source, str) or _MULTI_TOP not in str(err):
+                if _MULTI_TOP not in str(err):
                     raise
-                op = ir.Operation.parse(_wrap_in_module(source), source_name=source_name, context=ctx)
+                return ir.Operation.parse(_wrap_in_module(source), source_name=source_name, context=ctx).operation
         except ir.MLIRError as err:
             raise ParseError(diagnostics_from_mlir_error(err), file=source_name) from None
         except (ValueError, MemoryError, OverflowError) as err:
             # MLIR's parser can fail outside its diagnostics, e.g. a dimension of 2**32 makes an
             # llvm::SmallVector refuse to grow ("SmallVector unable to grow ..."): still a parse error.
             raise ParseError(f"the MLIR parser gave up on this input: {err}", file=source_name) from None
-        # MLIR's parser verifies what it parsed: a whole builtin.module needs no second verification once
-        # its ops are moved into the new module (a lone op is verified again, inside its module)
-        verified = op.operation.name == "builtin.module"
-        module = _to_module(op.operation, ir.Location.file(source_name, 1, 1, 1, 1, ctx))
-    if ctx in _TEXT_DIALECT_CONTEXTS:
-        _check_registered(module, text_dialects, source_name)
-    return module if verified else _verified(module, source_name, verify_after_parse)
+
+
+def parse_module_op(text: str, *, context: ir.Context, source_name: str = "-") -> ir.Operation | ir.Module:
+    """Parse MLIR text that holds one ``builtin.module`` and return that op as MLIR parsed and verified it,
+    without :func:`parse`'s move of its contents into a new ``ir.Module`` (a reader that only walks the
+    module saves that copy). Text of another form (no ``module``, several top-level ops) comes back as
+    :func:`parse`'s ``ir.Module``. For text without the ``check`` dialect's ops (whose syntax :func:`parse`
+    rewrites first); nesting is checked as :func:`parse` does. Raises :class:`ParseError` /
+    :class:`VerifyError` as :func:`parse`."""
+    if only_comments(text):
+        return parse(text, context=context, source_name=source_name)
+    check_nesting(text, source_name=source_name)
+    op = _parse_top_level(text, context, source_name)
+    if op.name == "builtin.module":
+        return op
+    module = _to_module(op, ir.Location.file(source_name, 1, 1, 1, 1, context))
+    return _verified(module, source_name, True)
 
 
 #: The first line of MLIR text that holds something other than whitespace and a ``//`` comment.

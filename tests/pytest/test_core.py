@@ -265,3 +265,40 @@ def test_bytecode_check_kills_a_reader_that_does_not_finish():
     t0 = time.monotonic()
     finished, _ = core._wait_child(pid, 0.3)
     assert not finished and time.monotonic() - t0 < 5
+
+
+def test_parse_module_op_returns_the_parsed_module_op(ctx):
+    from hlokit.core import parse_module_op
+
+    text = "module @m attributes {mhlo.num_replicas = 1 : i32} {\n" + ADD + "}\n"
+    op = parse_module_op(text, context=ctx, source_name="m.mlir")
+    assert isinstance(op, ir.Operation) and op.name == "builtin.module"
+    assert str(op.attributes["sym_name"]) == '"m"'
+    func = op.regions[0].blocks[0].operations[0]
+    assert str(func.location) == 'loc("m.mlir":2:1)'
+    # another form (one func, no module) comes back as parse's verified ir.Module
+    m = parse_module_op(ADD, context=ctx, source_name="f.mlir")
+    assert isinstance(m, ir.Module) and m.body.operations[0].operation.name == "func.func"
+
+
+@pytest.mark.parametrize("bad", ["parse", "verify", "nesting"])
+def test_parse_module_op_errors_as_parse(bad, ctx):
+    from hlokit.core import parse_module_op
+
+    if bad == "parse":
+        text = "module {\n" + ADD.replace("func.return %0 : tensor<2xf32>", "func.return %0 : tensor<3xf32>") + "}"
+    elif bad == "verify":
+        text = '''module {
+func.func @f(%a: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = "stablehlo.add"(%a, %a) : (tensor<2xf32>, tensor<2xf32>) -> tensor<3xf32>
+  func.return %a : tensor<2xf32>
+}
+}'''
+    else:
+        text = _deep("array")
+    with pytest.raises(hlokit.HlokitError) as info:
+        parse_module_op(text, context=ctx, source_name="bad.mlir")
+    with pytest.raises(hlokit.HlokitError) as expected:
+        hlokit.parse(text, context=ctx, source_name="bad.mlir")
+    assert str(info.value) == str(expected.value)
+    assert str(info.value).startswith("bad.mlir:")

@@ -10,6 +10,7 @@ import threading
 import ml_dtypes
 import numpy as np
 import pytest
+from jaxlib.mlir import ir
 
 import hlokit
 from hlokit.interpreter import InterpreterError, api, registry
@@ -583,3 +584,27 @@ func.func @main(%a: tensor<{element}>, %b: tensor<{element}>) -> tensor<i1> {{
         got = kernel(lhs, rhs)
         assert type(got) is np.ndarray and got.shape == () and got.dtype == np.bool_
         assert bool(got) == bool(E.compare(lhs, rhs, direction, kind)), (lhs, rhs)
+
+
+def test_module_text_runs_on_the_parsed_module_op():
+    """Text of one ``builtin.module`` that needs no legalization runs on the op MLIR parsed (no copy into a new
+    ``ir.Module``); its results, the entry function's lookup and its errors' locations are those of the copy."""
+    text = """module @m {
+  func.func @main(%a: tensor<4xf32>, %i: tensor<i32>) -> tensor<1xf32> {
+    %0 = stablehlo.add %a, %a : tensor<4xf32>
+    %1 = stablehlo.dynamic_slice %0, %i, sizes = [1] : (tensor<4xf32>, tensor<i32>) -> tensor<1xf32>
+    return %1 : tensor<1xf32>
+  }
+}
+"""
+    interp = api._load_for_run(text)
+    assert isinstance(interp.module, ir.Operation) and interp.module.name == "builtin.module"
+    x = np.arange(4, dtype=np.float32)
+    (out,) = hlokit.interpret(text, [x, np.array(2, np.int32)])
+    np.testing.assert_array_equal(out, [4.0])
+    (via_module,) = hlokit.interpret(hlokit.parse(text), [x, np.array(2, np.int32)])
+    np.testing.assert_array_equal(out, via_module)
+    with pytest.raises(InterpreterError, match=r"^<input>:2:3: error: argument #0 of function '@main'"):
+        hlokit.interpret(text, [x[:2], np.array(0, np.int32)])
+    with pytest.raises(InterpreterError, match=r"^<input>:1:1: error: function .@nope. not found"):
+        hlokit.interpret(text, [], function="nope")

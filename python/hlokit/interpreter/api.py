@@ -19,7 +19,7 @@ from jaxlib.mlir import ir
 
 import hlokit
 from hlokit import passes
-from hlokit.core import only_comments, read_source
+from hlokit.core import only_comments, parse_module_op, read_source
 from hlokit.diagnostics import Diagnostic, HlokitError, ParseError, location_position
 from hlokit.passes.stablehlo_legalize_lapack_custom_calls import lapack_routine
 from hlokit.dialects.check_syntax import OPS as CHECK_OPS
@@ -241,7 +241,9 @@ def _shared_context(nbytes: int) -> ir.Context:
 def _load_for_run(program, **kwargs) -> Interpreter:
     """An :class:`Interpreter` (``kwargs``: its options) of :func:`load_program` + :func:`check_registered`
     + :func:`prepare_module`, as :func:`interpret` needs them: one walk of the module; text up to
-    :data:`SHARED_CONTEXT_MAX_TEXT` parses in the thread's shared context."""
+    :data:`SHARED_CONTEXT_MAX_TEXT` parses in the thread's shared context. Text that the survey of its text
+    settles (nothing to legalize or rewrite, every generic-form op registered) is run on the
+    ``builtin.module`` op MLIR parsed (:func:`hlokit.core.parse_module_op`: no copy into a new module)."""
     if isinstance(program, ir.Module):
         prepare_module(program)
         return Interpreter(program, **kwargs)
@@ -251,6 +253,8 @@ def _load_for_run(program, **kwargs) -> Interpreter:
         kwargs["source_text"] = text
         if len(text) <= SHARED_CONTEXT_MAX_TEXT:
             context = _shared_context(len(text))
+            if rewrite_newer_ops(text) is text and _survey_from_text(text, context) == []:
+                return Interpreter(parse_module_op(text, context=context, source_name="<input>"), **kwargs)
     module = load_program(program, context=context, allow_unregistered=True)
     needed = _survey_from_text(text, module.context) if text is not None else None
     if needed is None:  # (errors name the file load_program gave the module's location)

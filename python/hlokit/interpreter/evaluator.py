@@ -575,7 +575,7 @@ def _located(err: BaseException, op) -> BaseException:
 
 
 class Interpreter:
-    """Evaluates the functions of one ``ir.Module``.
+    """Evaluates the functions of one ``ir.Module`` (or of the ``builtin.module`` op it holds).
 
     ``probe_dir``: where ``interpreter.probe`` writes its files (None: probes pass values through).
     ``out``: the stream ``interpreter.print`` writes to. ``print_lock`` serialises prints of
@@ -594,7 +594,9 @@ class Interpreter:
         max_steps: int | None = None,
         source_text: str | None = None,
     ):
+        #: the module: an ``ir.Module``, or the ``builtin.module`` op MLIR parsed (api: text run at once)
         self.module = module
+        body = module.body if isinstance(module, ir.Module) else module.regions[0].blocks[0]
         #: the plan-time wrappers this module needs (``source_text``: the text it was parsed from, if any,
         #: lets the planner leave out wrappers of types the program never names; registry.wrappers_for)
         self.wrappers = registry.wrappers_for(source_text)
@@ -606,7 +608,7 @@ class Interpreter:
         self.print_dense = print_dense
         self.print_lock = threading.Lock()
         self.functions: dict[str, ir.OpView] = {}
-        for op in module.body.operations:
+        for op in body.operations:
             if op.operation.name == "func.func":
                 self.functions[attributes.str_value(op, "sym_name")] = op
         self._plans: dict[Any, _Plan] = {}

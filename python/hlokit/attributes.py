@@ -60,7 +60,7 @@ REQUIRED: Any = _Required()
 
 
 def _op(op) -> ir.Operation:
-    return op.operation if hasattr(op, "operation") else op
+    return getattr(op, "operation", op)
 
 
 def has(op, name: str) -> bool:
@@ -70,9 +70,9 @@ def has(op, name: str) -> bool:
 
 def get(op, name: str, default: Any = REQUIRED) -> ir.Attribute | Any:
     """The raw ``ir.Attribute`` ``name`` of ``op`` (``default`` when absent; AttributeReadError without one)."""
-    attrs = _op(op).attributes
-    if name in attrs:
-        return attrs[name]
+    a = _op(op).attributes.get(name, _ABSENT)  # (one read of the bindings, present or not)
+    if a is not _ABSENT:
+        return a
     if default is REQUIRED:
         raise AttributeReadError(f"'{_op(op).name}' has no attribute '{name}'")
     return default
@@ -141,7 +141,8 @@ def int_array_of(a: ir.Attribute) -> list[int] | None:
     for cls in _DENSE_INT_ARRAYS:
         if isinstance(a, cls):
             # indexed, not iterated: the bindings' iteration ends in an IndexError, which costs more than the reads
-            a = cls(a)
+            if a.__class__ is not cls:  # (the bindings hand most attributes out as their own class already)
+                a = cls(a)
             return [int(a[i]) for i in range(len(a))]
     if isinstance(a, ir.ArrayAttr):
         out = []

@@ -199,10 +199,31 @@ _ENUM_CLASSES = (
 _ENUM_CACHE: dict[str, str] = {}
 
 
+#: enum_of's answers by attribute (a dict look-up by the uniqued attribute's pointer: no printing), for the
+#: attributes of one context at a time (``_ENUM_BY_ATTR_CONTEXT``): an attribute of another context starts a new
+#: table, so the table keeps at most one context alive (and no attribute of another context can equal a key).
+_ENUM_BY_ATTR: dict = {}
+_ENUM_BY_ATTR_CONTEXT = None
+
+
 def enum_of(a: ir.Attribute) -> str | None:
     """The case name of a StableHLO / CHLO enum attribute (``#stablehlo<comparison_direction GE>`` ->
-    ``"GE"``); None when ``a`` is no such attribute. Memoized on the attribute's text, so loops that
-    read an enum once per iteration pay one dictionary look-up."""
+    ``"GE"``); None when ``a`` is no such attribute. Memoized on the attribute (and its text), so loops and
+    programs that read the same enum again pay one dictionary look-up."""
+    global _ENUM_BY_ATTR, _ENUM_BY_ATTR_CONTEXT
+    hit = _ENUM_BY_ATTR.get(a)
+    if hit is not None:
+        return hit
+    value = _enum_by_text(a)
+    if value is not None:
+        ctx = a.context
+        if ctx is not _ENUM_BY_ATTR_CONTEXT or len(_ENUM_BY_ATTR) >= 1024:
+            _ENUM_BY_ATTR, _ENUM_BY_ATTR_CONTEXT = {}, ctx
+        _ENUM_BY_ATTR[a] = value
+    return value
+
+
+def _enum_by_text(a: ir.Attribute) -> str | None:
     key = str(a)
     hit = _ENUM_CACHE.get(key)
     if hit is not None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import math
 from typing import Callable, Sequence
 
 import numpy as np
@@ -228,20 +229,27 @@ def result_shape(op: ir.OpView, index: int = 0) -> list[int]:
 
 
 def _prepare_broadcast_in_dim(op):
-    operand_shape = list(ir.RankedTensorType(op.operation.operands[0].type).shape)
-    # a 0-d operand (JAX broadcasts scalars this way) has no dimensions to map: nothing else to read
-    dims = attributes.i64_array(op, "broadcast_dimensions") if operand_shape else []
-    shape = result_shape(op)
-    if list(dims) == sorted(dims) and all(d >= 0 for d in operand_shape + shape):
+    operation = op.operation
+    dims = attributes.i64_array(operation, "broadcast_dimensions")
+    shape = tuple(operation.result.type.shape)
+    if any(d < 0 for d in shape):  # (a dynamic result: the general form)
+        return with_kernel(lambda x: broadcast_in_dim(x, dims, shape))
+    if not dims:  # a 0-d operand (the verifier: one dimension per operand dimension), as JAX broadcasts scalars
+        size = math.prod(shape)
+        if len(shape) == 1:
+            return with_kernel(lambda x: x.repeat(size))  # (its one element copied: the same bits)
+        return with_kernel(lambda x: x.repeat(size).reshape(shape))
+    operand_shape = list(operation.operands[0].type.shape)
+    if dims == sorted(dims) and all(d >= 0 for d in operand_shape):
         # dimensions in order (no transpose): the operand, reshaped to the result's rank, is assigned into
         # a fresh array (numpy broadcasts the size-1 dimensions)
         expanded = [1] * len(shape)
         for d, n in zip(dims, operand_shape):
             expanded[int(d)] = n
-        expanded_t, shape_t, empty = tuple(expanded), tuple(shape), np.empty
+        expanded_t, empty = tuple(expanded), np.empty
 
         def fast(x):
-            out = empty(shape_t, x.dtype)
+            out = empty(shape, x.dtype)
             out[...] = x.reshape(expanded_t)
             return out
 

@@ -138,9 +138,6 @@ class _Plan:
                     adapter = prepare(op)
                 except Exception:  # reported when (if) the op runs
                     pass
-            operands = tuple(map(get, operation.operands))  # defined before use: numbered already
-            if None in operands:  # (read from env at run time: a located error if nothing put it there)
-                operands = tuple([_number(ids, v, foreign) for v in operation.operands])
             res = operation.results
             n = len(ids)
             if len(res) == 1:  # (most ops: one dict store, no zip)
@@ -149,10 +146,13 @@ class _Plan:
             else:
                 results = tuple(range(n, n + len(res)))
                 ids.update(zip(res, results))
-            folded = getattr(adapter, "folded", None)  # results its prepare computed (registry: a constant)
-            if folded is not None:
+            folded = getattr(adapter, "folded", None)  # results its prepare computed (registry: a constant, which
+            if folded is not None:  # has no operands)
                 consts.update(zip(results, folded))
                 continue
+            operands = tuple(map(get, operation.operands))  # defined before use: numbered already
+            if None in operands:  # (read from env at run time: a located error if nothing put it there)
+                operands = tuple([_number(ids, v, foreign) for v in operation.operands])
             used.update(operands)
             if name in foldable:  # (ops without regions)
                 if all(map(is_const, operands)) and fold(adapter, op, operands, results, consts, interp):
@@ -229,13 +229,12 @@ class _Plan:
         slot_of: dict[int, int] = {}  # the slots of the values of enclosing blocks that ops read, after the others
         for step in raw:
             for v in step[2]:
-                if not local(v) and v not in slot_of:
+                if (v < base or v >= end or v in foreign) and v not in slot_of:
                     slot_of[v] = end - base + len(slot_of)
         template: list = [None] * (end - base + len(slot_of))
         for v, c in consts.items():
             template[v - base] = c
         imports = tuple([(sl, v) for v, sl in slot_of.items()])
-        slot = (lambda v: v - base if local(v) else slot_of[v]) if slot_of else (lambda v: v - base)
         captured: set[int] = set()
         for step in raw:
             if step[4]:
@@ -246,18 +245,31 @@ class _Plan:
         steps: list = [None] * len(raw)
         for k in range(len(raw) - 1, -1, -1):
             adapter, op, operands, results, inner = raw[k]
-            drops = [r for r in results if r not in later]  # (results nothing reads: dropped at once)
+            drops = [r - base for r in results if r not in later]  # (results nothing reads: dropped at once)
             env_drops = ()
             for v in (*operands, *inner) if inner else operands:  # (inner: values the op's regions read)
                 if v not in later:  # the value's last use: its slot freed after this step (and env's entry)
                     later.add(v)
-                    if v not in consts and (local(v) or v in slot_of):
-                        drops.append(v)
+                    if v not in consts:
+                        if base <= v < end and v not in foreign:
+                            drops.append(v - base)
+                        elif v in slot_of:
+                            drops.append(slot_of[v])
                     if v in captured:
                         env_drops += (v,)
+            if slot_of:
+                srcs = tuple([v - base if base <= v < end and v not in foreign else slot_of[v] for v in operands])
+            else:
+                srcs = tuple([v - base for v in operands])
             exports = tuple([(r - base, r) for r in results if r in captured]) if captured else ()
-            steps[k] = _step(adapter, op, tuple(map(slot, operands)), tuple([r - base for r in results]), exports,
-                             tuple(map(slot, drops)), env_drops)
+            kernel = getattr(adapter, "kernel", None)
+            if kernel is not None and len(results) == 1 and not exports and not env_drops and 0 < len(srcs) < 3:
+                # (a kernel step, as _step makes it, in line: most steps of a loop body)
+                steps[k] = (len(srcs), kernel, srcs[0], srcs[1] if len(srcs) == 2 else None, results[0] - base,
+                            tuple(drops), op)
+            else:
+                steps[k] = _step(adapter, op, srcs, tuple([r - base for r in results]), exports, tuple(drops),
+                                 env_drops)
         cap_consts = tuple([(v - base, v) for v in consts if v in captured]) if captured else ()
         args = range(base, base + nargs)
         arg_exports = tuple([(a - base, a) for a in args if a in captured and a in later])
@@ -505,12 +517,12 @@ def _step(adapter, op, srcs, outs, exports, drops, env_drops) -> tuple:
       ``srcs``, checks the number of results, stores them in the slots ``outs`` (and in ``env`` for
       ``exports``), frees the slots ``drops`` (and the ``env`` entries ``env_drops``); it raises its errors
       located at ``op`` (:func:`_located`).
+
+    (:meth:`_Plan._walker` builds the kernel steps itself, in line: the same test as here.)
     """
     kernel = getattr(adapter, "kernel", None)
-    if kernel is not None and not exports and not env_drops and len(outs) == 1 and len(srcs) in (1, 2):
-        if len(srcs) == 1:
-            return (1, kernel, srcs[0], None, outs[0], drops, op)
-        return (2, kernel, srcs[0], srcs[1], outs[0], drops, op)
+    if kernel is not None and not exports and not env_drops and len(outs) == 1 and 0 < len(srcs) < 3:
+        return (len(srcs), kernel, srcs[0], srcs[1] if len(srcs) == 2 else None, outs[0], drops, op)
     return (0, _general_step(adapter, op, srcs, outs, exports, drops, env_drops), None, None, None, (), op)
 
 

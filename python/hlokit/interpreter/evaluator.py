@@ -22,6 +22,7 @@ call per op and iteration and no MLIR-binding overhead.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import operator
 import sys
@@ -178,6 +179,14 @@ class _Plan:
         self._parts = (nargs, raw, ret_ids, consts, base, end, foreign)
         self.fn = _first_run(self)  # the walker is built on the first run (many blocks never run: branches not
         # taken, regions planned only for what they capture); it compiles the block after COMPILE_AFTER runs
+
+    def runner(self):
+        """``fn``, with the walker built now if the block has not run yet: a loop calls what this returns on
+        every iteration (the walker compiles itself after :attr:`COMPILE_AFTER` runs, whoever holds it)."""
+        fn = self.fn
+        if getattr(fn, "first_run", False):
+            fn = self.fn = self._walker()
+        return fn
 
     @property
     def steps(self) -> list:
@@ -468,6 +477,7 @@ def _first_run(plan: _Plan):
         walk = ref().fn = ref()._walker()
         return walk(env, interp, values)
 
+    first.first_run = True  # (see _Plan.runner)
     return first
 
 
@@ -622,7 +632,7 @@ class Interpreter:
         self.functions: dict[str, ir.OpView] = {}
         for op in body.operations:
             if op.operation.name == "func.func":
-                self.functions[attributes.str_value(op, "sym_name")] = op
+                self.functions[_symbol_name(op)] = op
         self._plans: dict[Any, _Plan] = {}
         self._ids: dict[ir.Value, int] = {}
         self._plan_lock = threading.RLock()
@@ -709,7 +719,7 @@ class Interpreter:
             plan = self._plan_of(region)
             if plan.nargs != nargs:
                 raise InterpreterError(f"region expects {plan.nargs} arguments, got {nargs}", region.owner.location)
-            fns.append(lambda values, plan=plan: plan.fn(env, self, values))
+            fns.append(functools.partial(plan.runner(), env, self))  # (a C-level call per iteration)
         return fns
 
     def _frame(self) -> dict:
@@ -766,9 +776,17 @@ class Interpreter:
         return plan.fn(self._frames[-1], self, args)
 
 
+def _symbol_name(func: ir.OpView) -> str:
+    """A ``func.func``'s ``sym_name`` (one read of the bindings where they hand out its ``StringAttr``)."""
+    a = func.operation.attributes.get("sym_name")
+    return a.value if isinstance(a, ir.StringAttr) else attributes.str_value(func, "sym_name")
+
+
 def check_arguments(func: ir.OpView, args: Sequence[Value]) -> None:
     """Raise :class:`InterpreterError` (at the function) unless ``args`` match ``func``'s signature."""
-    inputs = ir.FunctionType(attributes.type_value(func, "function_type")).inputs
+    a = func.operation.attributes.get("function_type")  # (the bindings hand out a TypeAttr of a FunctionType)
+    ft = a.value if isinstance(a, ir.TypeAttr) else attributes.type_value(func, "function_type")
+    inputs = (ft if isinstance(ft, ir.FunctionType) else ir.FunctionType(ft)).inputs
     if len(args) != len(inputs):
         raise InterpreterError(
             f"function '@{attributes.str_value(func, 'sym_name')}' takes {len(inputs)} arguments, got {len(args)}",

@@ -171,7 +171,7 @@ def matches_type(value: Value, t: ir.Type) -> bool:
         )
     if not isinstance(value, np.ndarray) or not isinstance(t, ir.RankedTensorType):
         return False
-    rt = ir.RankedTensorType(t)
+    rt = t if t.__class__ is ir.RankedTensorType else ir.RankedTensorType(t)  # (most types come downcast)
     try:
         if dtype_of(rt) != value.dtype:
             return False

@@ -237,8 +237,12 @@ def _prepare_broadcast_in_dim(op):
     if not dims:  # a 0-d operand (the verifier: one dimension per operand dimension), as JAX broadcasts scalars
         size = math.prod(shape)
         if len(shape) == 1:
-            return with_kernel(lambda x: x.repeat(size))  # (its one element copied: the same bits)
-        return with_kernel(lambda x: x.repeat(size).reshape(shape))
+            adapter = with_kernel(lambda x: x.repeat(size))  # (its one element copied: the same bits)
+        else:
+            adapter = with_kernel(lambda x: x.repeat(size).reshape(shape))
+        if shape:  # (registry: a planner may hand the 0-d operand to elementwise readers that broadcast it)
+            adapter.scalar_broadcast = shape
+        return adapter
     operand_shape = list(operation.operands[0].type.shape)
     if dims == sorted(dims) and all(d >= 0 for d in operand_shape):
         # dimensions in order (no transpose): the operand, reshaped to the result's rank, is assigned into

@@ -1027,6 +1027,18 @@ def _binary(name: str, fn):
             return asarray(out)
         return fn(lhs, rhs)
 
+    def broadcasting(shape: tuple[int, ...]):
+        """The kernel for operands one of which is 0-d and stands for its broadcast to ``shape`` (rank >= 1,
+        the other operand's shape): numpy's ufunc broadcasts it (the same elementwise operation, so the same
+        bits as on the broadcast array); the semantics function gets both at ``shape`` (read-only views)."""
+        def broadcast_kernel(lhs, rhs):
+            ufunc = native(lhs.dtype)
+            if ufunc is not None:
+                return ufunc(lhs, rhs)
+            return fn(np.broadcast_to(lhs, shape), np.broadcast_to(rhs, shape))
+        return broadcast_kernel
+
+    kernel.broadcasting = broadcasting  # (registry: a planner may fold a broadcast of a 0-d operand into the op)
     return register(name)(with_kernel(kernel, "_" + short))
 
 

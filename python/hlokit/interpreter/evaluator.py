@@ -182,9 +182,15 @@ class _Plan:
 
     def runner(self):
         """``fn``, with the walker built now if the block has not run yet: a loop calls what this returns on
-        every iteration (the walker compiles itself after :attr:`COMPILE_AFTER` runs, whoever holds it)."""
+        every iteration (the walker compiles itself after :attr:`COMPILE_AFTER` runs, whoever holds it). A block
+        run by a loop first hands the 0-d operands of its scalar broadcasts to the elementwise ops that read them
+        (:func:`_elide_scalar_broadcasts`): one numpy call less per broadcast and iteration."""
         fn = self.fn
         if getattr(fn, "first_run", False):
+            nargs, raw, *rest = self._parts
+            elided = _elide_scalar_broadcasts(raw, rest[0])
+            if elided is not raw:
+                self._parts = (nargs, elided, *rest)
             fn = self.fn = self._walker()
         return fn
 
@@ -465,6 +471,44 @@ class _Plan:
         ns["_fail"] = fail
         exec(compile("\n".join(lines), f"<plan of {len(raw)} ops>", "exec"), ns)  # noqa: S102 - our own code
         return ns["_block"]
+
+
+def _elide_scalar_broadcasts(raw: list, ret_ids: Sequence[int]) -> list:
+    """``raw`` (a block's steps) without the ``broadcast_in_dim`` steps of a 0-d value (their adapter carries
+    ``scalar_broadcast``, the result's shape) whose every reader is a two-operand elementwise step whose
+    kernel carries ``broadcasting`` (registry): each reader reads the 0-d value and runs the kernel that
+    broadcasts it (the same elementwise operation: the same bits). A broadcast that the block returns, that a
+    nested region reads, or whose reader reads it twice or has another elided operand stays. ``raw`` itself
+    when nothing changes."""
+    candidates = [k for k, step in enumerate(raw) if getattr(step[0], "scalar_broadcast", None) is not None]
+    if not candidates:
+        return raw
+    readers: dict[int, list[int]] = {}
+    for k, (_, _, operands, _, inner) in enumerate(raw):
+        for v in operands:
+            readers.setdefault(v, []).append(k)
+        for v in inner:
+            readers.setdefault(v, []).append(-1)  # (read by a nested region: stays)
+    returned = set(ret_ids)
+    raw = list(raw)
+    taken: set[int] = set()  # readers with an elided operand already
+    removed: set[int] = set()
+    for k in candidates:
+        adapter, _, operands, results, _ = raw[k]
+        if len(operands) != 1 or len(results) != 1 or results[0] in returned:
+            continue
+        (s,), (r,) = operands, results
+        ks = readers.get(r, ())
+        if not ks or any(j < 0 or j in taken or len(raw[j][2]) != 2 or raw[j][2].count(r) != 1
+                         or getattr(getattr(raw[j][0], "kernel", None), "broadcasting", None) is None for j in ks):
+            continue
+        for j in ks:
+            a, op, ops, res, inner = raw[j]
+            kernel = a.kernel.broadcasting(adapter.scalar_broadcast)
+            raw[j] = (registry.with_kernel(kernel, a.__name__), op, tuple([s if v == r else v for v in ops]), res, inner)
+            taken.add(j)
+        removed.add(k)
+    return [step for k, step in enumerate(raw) if k not in removed] if removed else raw
 
 
 def _first_run(plan: _Plan):

@@ -689,3 +689,50 @@ def test_a_loop_body_hands_scalar_broadcasts_to_their_elementwise_readers():
     for g, w in zip(got, want):
         assert g.dtype == w.dtype and g.shape == w.shape == (4,)
         assert g.tobytes() == w.tobytes()
+
+
+_CHLO_IN_LOOP = """
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  interpreter.print %x : tensor<4xf32>
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %r:2 = stablehlo.while(%i = %c0, %acc = %x) : tensor<i32>, tensor<4xf32>
+   cond {
+    %n = stablehlo.constant dense<2> : tensor<i32>
+    %c = stablehlo.compare LT, %i, %n : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %i2 = stablehlo.add %i, %one : tensor<i32>
+    %e = chlo.erf %acc : tensor<4xf32> -> tensor<4xf32>
+    stablehlo.return %i2, %e : tensor<i32>, tensor<4xf32>
+  }
+  return %r#1 : tensor<4xf32>
+}
+"""
+
+
+def test_a_module_of_one_function_is_legalized_when_its_planner_meets_an_op_that_needs_it(monkeypatch):
+    """``interpret(ir.Module)`` of one function does not walk the module first: the planner, which reads every op
+    of the function before any runs, stops at the CHLO op in the loop body; the module is then legalized and run
+    from the start (the print before the loop runs once). The result is the text path's, bit for bit."""
+    import io
+
+    x = np.array([0.5, -1.0, 2.0, np.nan], np.float32)
+    out_text = io.StringIO()
+    (want,) = hlokit.interpret(_CHLO_IN_LOOP, [x], out=out_text)
+    walks: list = []
+    real = api.prepare_module
+    monkeypatch.setattr(api, "prepare_module", lambda m, *a, **k: walks.append(m) or real(m, *a, **k))
+    out = io.StringIO()
+    (got,) = hlokit.interpret(hlokit.parse(_CHLO_IN_LOOP), [x], out=out)
+    assert len(walks) == 1  # legalized once, after the planner met chlo.erf
+    assert out.getvalue() == out_text.getvalue() and out.getvalue().count("tensor<4xf32>") == 1
+    assert got.tobytes() == want.tobytes()
+    # a module that needs nothing is never walked; one of several functions is walked first, as before
+    walks.clear()
+    plain = _CHLO_IN_LOOP.replace("chlo.erf %acc : tensor<4xf32> -> tensor<4xf32>", "stablehlo.tanh %acc : tensor<4xf32>")
+    hlokit.interpret(hlokit.parse(plain), [x], out=io.StringIO())
+    assert walks == []
+    two = _CHLO_IN_LOOP + "\nfunc.func private @other(%a: tensor<f32>) -> tensor<f32> {\n  return %a : tensor<f32>\n}\n"
+    (got2,) = hlokit.interpret(hlokit.parse(two), [x], out=io.StringIO())
+    assert len(walks) == 1 and got2.tobytes() == want.tobytes()

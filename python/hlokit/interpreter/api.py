@@ -25,7 +25,7 @@ from hlokit.passes.stablehlo_legalize_lapack_custom_calls import lapack_routine
 from hlokit.dialects.check_syntax import OPS as CHECK_OPS
 from hlokit.dialects.check_syntax import to_generic
 from hlokit.interpreter.collectives import NEWER_OPS, rewrite_newer_ops
-from hlokit.interpreter.evaluator import Interpreter, InterpreterError
+from hlokit.interpreter.evaluator import Interpreter, InterpreterError, NeedsLegalization
 from hlokit.interpreter.process import DEFAULT_TIMEOUT, ProcessGrid
 from hlokit.interpreter.values import TOKEN, Token, Value, type_name
 
@@ -105,9 +105,10 @@ def _survey(module: ir.Module, name: str, *, check: bool) -> list[str]:
                         file or name, line, col,
                     )
                 )
-        for flag, test in LEGALIZATIONS:
-            if flag not in needed and test(op):
-                needed.add(flag)
+        if first:  # (the name settles every test but the LAPACK one, which reads each call's target)
+            needed.update(flag for flag, test in _LEGALIZE_BY_NAME if test(opname))
+        if opname == "stablehlo.custom_call" and _LAPACK_FLAG not in needed and lapack_routine(op) is not None:
+            needed.add(_LAPACK_FLAG)
         return ir.WalkResult.ADVANCE
 
     module.operation.walk(visit)
@@ -119,14 +120,20 @@ def _survey(module: ir.Module, name: str, *, check: bool) -> list[str]:
 #: Ops the interpreter does not run itself but through one of hlokit's passes, in pipeline order:
 #: ``(pass flag, test on an op)``. Every other op is interpreted directly (``dot`` and ``create_token``,
 #: deprecated but still in the op table, included).
-LEGALIZATIONS: tuple[tuple[str, Callable[[ir.Operation], bool]], ...] = (
-    ("stablehlo-legalize-lapack-custom-calls", lambda op: op.name == "stablehlo.custom_call" and lapack_routine(op) is not None),
-    ("chlo-legalize-to-stablehlo", lambda op: op.name.startswith("chlo.")),
-    ("stablehlo-legalize-deprecated-ops", lambda op: op.name in (
+_LAPACK_FLAG = "stablehlo-legalize-lapack-custom-calls"
+#: The legalizations after the LAPACK one, each with its test on an op's name (what :func:`_survey` reads once
+#: per name).
+_LEGALIZE_BY_NAME: tuple[tuple[str, Callable[[str], bool]], ...] = (
+    ("chlo-legalize-to-stablehlo", lambda name: name.startswith("chlo.")),
+    ("stablehlo-legalize-deprecated-ops", lambda name: name in (
         "stablehlo.broadcast", "stablehlo.einsum", "stablehlo.unary_einsum", "stablehlo.torch_index_select",
         "stablehlo.cross-replica-sum")),
-    ("shape-legalize-to-stablehlo", lambda op: op.name.startswith(("shape.", "tensor.", "arith."))),
-    ("stablehlo-expand-batch-norm", lambda op: op.name.startswith("stablehlo.batch_norm_")),
+    ("shape-legalize-to-stablehlo", lambda name: name.startswith(("shape.", "tensor.", "arith."))),
+    ("stablehlo-expand-batch-norm", lambda name: name.startswith("stablehlo.batch_norm_")),
+)
+LEGALIZATIONS: tuple[tuple[str, Callable[[ir.Operation], bool]], ...] = (
+    (_LAPACK_FLAG, lambda op: op.name == "stablehlo.custom_call" and lapack_routine(op) is not None),
+    *((flag, lambda op, test=test: test(op.name)) for flag, test in _LEGALIZE_BY_NAME),
 )
 
 
@@ -238,13 +245,31 @@ def _shared_context(nbytes: int) -> ir.Context:
     return ctx
 
 
-def _load_for_run(program, **kwargs) -> Interpreter:
+def _needs_legalization(name: str, op: ir.Operation) -> bool:
+    """Whether one of :data:`LEGALIZATIONS` must rewrite ``op`` (named ``name``) first."""
+    flags = _FLAGS_BY_NAME.get(name)
+    if flags is None:
+        flags = _FLAGS_BY_NAME[name] = any(test(name) for _, test in _LEGALIZE_BY_NAME)
+    return flags or (name == "stablehlo.custom_call" and lapack_routine(op) is not None)
+
+
+_FLAGS_BY_NAME: dict[str, bool] = {}
+
+
+def _load_for_run(program, *, optimistic: bool = False, **kwargs) -> Interpreter:
     """An :class:`Interpreter` (``kwargs``: its options) of :func:`load_program` + :func:`check_registered`
     + :func:`prepare_module`, as :func:`interpret` needs them: one walk of the module; text up to
     :data:`SHARED_CONTEXT_MAX_TEXT` parses in the thread's shared context. Text that the survey of its text
     settles (nothing to legalize or rewrite, every generic-form op registered) is run on the
-    ``builtin.module`` op MLIR parsed (:func:`hlokit.core.parse_module_op`: no copy into a new module)."""
+    ``builtin.module`` op MLIR parsed (:func:`hlokit.core.parse_module_op`: no copy into a new module).
+    ``optimistic``: an ``ir.Module`` of one function is not walked first; its planner raises
+    :class:`~hlokit.interpreter.evaluator.NeedsLegalization` at an op that needs a legalization, before
+    anything runs (the caller then legalizes: :func:`interpret`)."""
     if isinstance(program, ir.Module):
+        if optimistic:
+            interp = Interpreter(program, legalization_check=_needs_legalization, **kwargs)
+            if len(interp.functions) == 1:  # (one function: the planner reads every op before any runs)
+                return interp
         prepare_module(program)
         return Interpreter(program, **kwargs)
     text = program if isinstance(program, str) and "\n" in program else None  # (else bytes or a path)
@@ -339,7 +364,8 @@ def interpret(
     collective's peers never arrive; :class:`hlokit.ParseError` / :class:`hlokit.VerifyError` for a
     program that does not load.
     """
-    interp = _load_for_run(program, probe_dir=probe_dir, out=out, max_steps=max_steps)
+    single = num_replicas is None and num_partitions is None and not infeed and outfeed is None
+    interp = _load_for_run(program, probe_dir=probe_dir, out=out, max_steps=max_steps, optimistic=single)
     name = entry_function(interp, function)
     if num_replicas is None and num_partitions is None:
         if process_args is not None:
@@ -350,7 +376,11 @@ def interpret(
             values = [as_value(a) for a in args]
         except TypeError as err:
             raise InterpreterError(str(err), interp.functions[name].location) from None
-        results = interp.call(name, values)  # (numpy's floating-point warnings off inside: Interpreter.call)
+        try:
+            results = interp.call(name, values)  # (numpy's floating-point warnings off inside: Interpreter.call)
+        except NeedsLegalization:  # (an ir.Module not walked first: legalize it, then run it from the start)
+            interp = _load_for_run(program, probe_dir=probe_dir, out=out, max_steps=max_steps)
+            results = interp.call(name, values)
         return [_writable(r) for r in results]
     R = 1 if num_replicas is None else int(num_replicas)
     P = 1 if num_partitions is None else int(num_partitions)

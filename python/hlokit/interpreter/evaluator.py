@@ -41,7 +41,7 @@ from hlokit.interpreter.values import Token, UnsupportedTypeError, Value, matche
 if TYPE_CHECKING:  # pragma: no cover
     from hlokit.interpreter.process import Process
 
-__all__ = ["Interpreter", "InterpreterError"]
+__all__ = ["Interpreter", "InterpreterError", "NeedsLegalization"]
 
 
 class InterpreterError(LocatedError):
@@ -127,9 +127,12 @@ class _Plan:
         is_const = consts.__contains__
         nested = []  # (step, operation) of the ops whose regions are planned once this block's ops are read
         foreign: set[int] = set()  # ids given to operands with none (not SSA order; never in a verified block)
+        check = interp.legalization_check
         for op in ops:
             operation = op.operation  # (an OpView's own properties may shadow name / operands / ...)
             name = operation.name
+            if check is not None and check(name, operation):
+                raise NeedsLegalization(name)
             adapter = ops_table.get(name, _unsupported)
             for wrap in wrappers:  # e.g. quantized types: dequantize -> op -> quantize
                 adapter = wrap(op, adapter)
@@ -640,6 +643,11 @@ def _located(err: BaseException, op) -> BaseException:
     return err  # KeyboardInterrupt, SystemExit, ...
 
 
+class NeedsLegalization(Exception):
+    """Raised by the planner of an :class:`Interpreter` with a ``legalization_check`` at the first op the check
+    accepts: the module needs one of hlokit's legalization passes before it can run (nothing has run yet)."""
+
+
 class Interpreter:
     """Evaluates the functions of one ``ir.Module`` (or of the ``builtin.module`` op it holds).
 
@@ -659,6 +667,7 @@ class Interpreter:
         print_dense: bool = False,
         max_steps: int | None = None,
         source_text: str | None = None,
+        legalization_check: Callable[[str, ir.Operation], bool] | None = None,
     ):
         #: the module: an ``ir.Module``, or the ``builtin.module`` op MLIR parsed (api: text run at once)
         self.module = module
@@ -687,6 +696,10 @@ class Interpreter:
         #: probe_id -> number of times it was probed (``interpreter.probe`` / ``expect_serialized_eq``).
         self.probe_counts: dict[str, int] = {}
         self.probe_lock = threading.Lock()
+        #: ``check(op name, op)``, true for an op that one of hlokit's legalization passes must rewrite first:
+        #: the planner raises :class:`NeedsLegalization` at such an op, before anything runs (a caller that
+        #: has not looked for them: hlokit.interpret of an ``ir.Module``); None: the module is ready.
+        self.legalization_check = legalization_check
 
     # --------------------------------------------------------------------------------------------
 

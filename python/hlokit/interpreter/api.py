@@ -266,11 +266,14 @@ def _load_for_run(program, *, optimistic: bool = False, **kwargs) -> Interpreter
     :class:`~hlokit.interpreter.evaluator.NeedsLegalization` at an op that needs a legalization, before
     anything runs (the caller then legalizes: :func:`interpret`)."""
     if isinstance(program, ir.Module):
-        if optimistic:
-            interp = Interpreter(program, legalization_check=_needs_legalization, **kwargs)
-            if len(interp.functions) == 1:  # (one function: the planner reads every op before any runs)
-                return interp
-        prepare_module(program)
+        interp = Interpreter(program, legalization_check=_needs_legalization if optimistic else None, **kwargs)
+        if optimistic and len(interp.functions) == 1:  # (one function: the planner reads every op before any runs)
+            return interp
+        interp.legalization_check = None
+        needed = legalizations_needed(program)
+        if not needed:
+            return interp
+        prepare_module(program, needed=needed)  # (passes rewrite the module: a new interpreter reads it)
         return Interpreter(program, **kwargs)
     text = program if isinstance(program, str) and "\n" in program else None  # (else bytes or a path)
     context = None

@@ -486,24 +486,18 @@ def _elide_scalar_broadcasts(raw: list, ret_ids: Sequence[int]) -> list:
     candidates = [k for k, step in enumerate(raw) if getattr(step[0], "scalar_broadcast", None) is not None]
     if not candidates:
         return raw
-    readers: dict[int, list[int]] = {}
-    for k, (_, _, operands, _, inner) in enumerate(raw):
-        for v in operands:
-            readers.setdefault(v, []).append(k)
-        for v in inner:
-            readers.setdefault(v, []).append(-1)  # (read by a nested region: stays)
-    returned = set(ret_ids)
     raw = list(raw)
     taken: set[int] = set()  # readers with an elided operand already
     removed: set[int] = set()
     for k in candidates:
         adapter, _, operands, results, _ = raw[k]
-        if len(operands) != 1 or len(results) != 1 or results[0] in returned:
+        if len(operands) != 1 or len(results) != 1 or results[0] in ret_ids:
             continue
         (s,), (r,) = operands, results
-        ks = readers.get(r, ())
-        if not ks or any(j < 0 or j in taken or len(raw[j][2]) != 2 or raw[j][2].count(r) != 1
-                         or getattr(getattr(raw[j][0], "kernel", None), "broadcasting", None) is None for j in ks):
+        ks = [j for j in range(k + 1, len(raw)) if r in raw[j][2]]  # (SSA: its readers come after it)
+        if not ks or any(r in step[4] for step in raw) or any(  # (a nested region reads it: it stays)
+                j in taken or len(raw[j][2]) != 2 or raw[j][2].count(r) != 1
+                or getattr(getattr(raw[j][0], "kernel", None), "broadcasting", None) is None for j in ks):
             continue
         for j in ks:
             a, op, ops, res, inner = raw[j]

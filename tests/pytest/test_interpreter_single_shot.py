@@ -736,3 +736,22 @@ def test_a_module_of_one_function_is_legalized_when_its_planner_meets_an_op_that
     two = _CHLO_IN_LOOP + "\nfunc.func private @other(%a: tensor<f32>) -> tensor<f32> {\n  return %a : tensor<f32>\n}\n"
     (got2,) = hlokit.interpret(hlokit.parse(two), [x], out=io.StringIO())
     assert len(walks) == 1 and got2.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("literal", [
+    "dense<1.5> : tensor<f32>", "dense<[1.0, -0.0]> : tensor<2xf32>", "dense<0x7FC00001> : tensor<f32>",
+    "dense<[[1, 2], [3, 4]]> : tensor<2x2xi8>", "dense<true> : tensor<i1>", "dense<[true, false]> : tensor<2xi1>",
+    "dense<3> : tensor<ui8>", "dense<[1, 2]> : tensor<2xui64>", "dense<-3> : tensor<si16>", "dense<> : tensor<0xf32>",
+    "dense<1.0> : tensor<f16>", "dense<1.0> : tensor<bf16>", "dense<1> : tensor<i4>", "dense<2.0> : tensor<4xf64>",
+    "dense<> : tensor<2x0x3xi4>", "dense<> : tensor<0x2xi32>",  # (empty: the bindings' buffer is f64 of shape (0,))
+])
+def test_a_dense_attribute_read_from_its_buffer_is_the_one_read_by_its_type(literal):
+    """``to_array`` without a type reads the bindings' buffer once where it holds the element type exactly (not
+    a splat of several elements): the same dtype, shape and bits as the reading through the attribute's type
+    (which bf16, i4 and the broadcast splat take)."""
+    from hlokit.interpreter.values import to_array
+
+    with hlokit.make_context():
+        attr = ir.Attribute.parse(literal)
+        fast, typed = to_array(attr), to_array(attr, attr.type)
+    assert fast.dtype == typed.dtype and fast.shape == typed.shape and fast.tobytes() == typed.tobytes()

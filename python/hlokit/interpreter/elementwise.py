@@ -208,31 +208,8 @@ def iota(shape: Sequence[int], dtype: np.dtype, iota_dimension: int) -> np.ndarr
     return convert(np.broadcast_to(idx, shape), np.dtype(dtype))
 
 
-#: The dtypes in which the bindings' buffer of a ``DenseElementsAttr`` holds its elements exactly as the element
-#: type's dtype (i1 as bool, signless / signed / unsigned integers, f16 / f32 / f64); the bindings have no
-#: buffer for every other element type (sub-byte integers, bf16, f8, complex, ...): TypeError.
-_BUFFER_DTYPES = frozenset(np.dtype(t) for t in (
-    np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
-    np.float16, np.float32, np.float64))
-
-
-def constant_value(op) -> np.ndarray:
-    """The ``value`` of a ``constant`` op as an array: a dense attribute that is not a splat of several elements
-    (JAX's scalar constants, literal arrays) in one read of the bindings' buffer when its dtype is one of
-    :data:`_BUFFER_DTYPES` (the buffer has the tensor's shape); else :func:`dense_attribute`."""
-    try:
-        attr = op.operation.attributes["value"]
-        if not attr.is_splat or len(attr) == 1:  # (a splat of many elements: a broadcast view, not a buffer)
-            arr = np.array(attr)
-            if arr.dtype in _BUFFER_DTYPES:
-                return arr
-    except (TypeError, ValueError, AttributeError, KeyError):
-        pass
-    return dense_attribute(op, "value")
-
-
 def _prepare_constant(op):
-    value = constant_value(op)
+    value = dense_attribute(op, "value")
     value.flags.writeable = False  # read once per op, shared by every execution (values are immutable)
     adapter = lambda op, operands, interp: [value]  # noqa: E731
     adapter.folded = (value,)  # (registry: a plan-time constant, the op never runs)

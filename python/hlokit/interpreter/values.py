@@ -221,8 +221,18 @@ def to_array(attr: ir.Attribute, t: ir.Type | None = None) -> np.ndarray:
     Uses the attribute's buffer where the bindings expose one; otherwise reads its text (hex form
     or literal list), so NaN payloads and signed zeros survive. A splat of more than one element comes
     back as a read-only broadcast view of its one element (``numpy.broadcast_to``): no memory per
-    element, and runtime values are never written in place.
+    element, and runtime values are never written in place. Without ``t``, an attribute that is not such a
+    splat, that has elements and whose buffer has one of :data:`_BUFFER_DTYPES` is that buffer, read once
+    (JAX's scalar constants, literal arrays: no read of its type).
     """
+    if t is None:
+        try:
+            if not attr.is_splat or len(attr) == 1:  # (a splat of many elements: a broadcast view, below)
+                arr = np.array(attr)
+                if arr.size and arr.dtype in _BUFFER_DTYPES:  # (an empty one's buffer says nothing of its type)
+                    return arr
+        except (TypeError, ValueError, AttributeError):  # (no buffer, or not a DenseElementsAttr)
+            pass
     t = t if t is not None else attr.type
     shaped = ir.ShapedType(t)
     dtype = dtype_of(t)  # (cached: dtypes.dtype_of)
@@ -250,6 +260,14 @@ def to_array(attr: ir.Attribute, t: ir.Type | None = None) -> np.ndarray:
         else:
             arr = np.broadcast_to(arr.reshape(()) if arr.size == 1 else arr, shape).copy()
     return arr
+
+
+#: The dtypes in which the bindings' buffer of a ``DenseElementsAttr`` holds its elements exactly as the element
+#: type's dtype, in the tensor's shape (i1 as bool, signless / signed / unsigned integers, f16 / f32 / f64); the
+#: bindings have no buffer for the other element types (sub-byte integers, bf16, f8, complex, ...): TypeError.
+_BUFFER_DTYPES = frozenset(np.dtype(t) for t in (
+    np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
+    np.float16, np.float32, np.float64))
 
 
 def _splat_element(attr: ir.Attribute, shaped: ir.ShapedType) -> np.ndarray | None:

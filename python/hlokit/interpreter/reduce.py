@@ -133,63 +133,11 @@ def _one_ufunc_kernel(known: str, dt: np.dtype, axes: tuple[int, ...]):
     return kernel
 
 
-def _one_ufunc_reduce(op):
-    """The kernel step of a ``reduce`` of one static, non-empty input whose body is a known reduction
-    (``%r = OP %arg0, %arg1; return %r``, OP in ``REDUCTION_UFUNCS``) on a numpy-native element type that the
-    input, the init value and the body share; None for any other ``reduce`` (:func:`_prepare_reduce` reads it
-    in full). The same tests as that full reading, in about half the reads of the bindings."""
-    operation = op.operation
-    operands = operation.operands
-    if len(operands) != 2:
-        return None
-    x, init = operands
-    block = operation.regions[0].blocks[0]
-    ops = block.operations
-    if len(ops) != 2:
-        return None
-    body_op, ret = ops[0].operation, ops[1].operation
-    known = body_op.name
-    if known not in REDUCTION_UFUNCS or ret.name not in _BODY_TERMINATORS:
-        return None
-    args = block.arguments
-    body_operands, returned = body_op.operands, ret.operands
-    if len(args) != 2 or len(body_operands) != 2 or len(returned) != 1:
-        return None
-    a0, a1 = args
-    o0, o1 = body_operands
-    if not ((o0 == a0 and o1 == a1) or (o0 == a1 and o1 == a0)) or returned[0] != body_op.result:
-        return None
-    t = init.type
-    if a0.type != t or a1.type != t or not isinstance(t, ir.RankedTensorType):
-        return None
-    if not isinstance(t.element_type, _PLAIN_ELEMENT_TYPES):  # (quantized: rounds at every step)
-        return None
-    dt = dtype_of(t)
-    if dt not in NATIVE_DTYPES or dt.kind not in REDUCTION_UFUNCS[known][1]:
-        return None
-    x_type = x.type
-    if not isinstance(x_type, ir.RankedTensorType) or not x_type.has_static_shape or 0 in x_type.shape \
-            or dtype_of(x_type) != dt:
-        return None
-    axes = tuple(sorted({int(d) for d in attributes.i64_array(operation, "dimensions")}))
-    if not axes:
-        return None
-    adapter = with_kernel(_one_ufunc_kernel(known, dt, axes), "_reduce_one_ufunc")
-    adapter.isolated_regions = True
-    return adapter
-
-
-_BODY_TERMINATORS = ("stablehlo.return", "func.return")
-_PLAIN_ELEMENT_TYPES = (ir.IntegerType, ir.FloatType, ir.ComplexType)
-
-
 def _prepare_reduce(op):
-    fast = _one_ufunc_reduce(op)
-    if fast is not None:
-        return fast
-    region = op.regions[0]
-    n = len(op.operands) // 2
-    dims = attributes.i64_array(op, "dimensions")
+    operation = op.operation
+    region = operation.regions[0]
+    n = len(operation.operands) // 2
+    dims = attributes.i64_array(operation, "dimensions")
     body_dtypes = block_arg_dtypes(region)[:n]
     known = known_reduction(region)
     dt = body_dtypes[0] if n == 1 else None
@@ -199,7 +147,7 @@ def _prepare_reduce(op):
     kernel = _one_ufunc_kernel(known, dt, axes) if native else None
 
     if native and axes:
-        x_type, init_type = (v.type for v in op.operation.operands)
+        x_type, init_type = (v.type for v in operation.operands)
         if _dtype_or_none(x_type) == dt and _dtype_or_none(init_type) == dt and x_type.has_static_shape \
                 and 0 not in x_type.shape:
             # a static, non-empty operand whose element type is the body's (the verified types): the one-ufunc

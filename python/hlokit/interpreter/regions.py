@@ -106,7 +106,10 @@ def known_reduction(region: ir.Region) -> str | None:
         return None
     a0, a1 = args
     t = a0.type
-    if not isinstance(t, ir.ShapedType) or not isinstance(ir.ShapedType(t).element_type, _PLAIN_ELEMENT_TYPES):
+    if not isinstance(t, ir.ShapedType):
+        return None
+    if not isinstance((t if t.__class__ is ir.RankedTensorType else ir.ShapedType(t)).element_type,
+                      _PLAIN_ELEMENT_TYPES):  # (the bindings hand out most types downcast already)
         return None
     operands = op.operands
     if len(operands) != 2:

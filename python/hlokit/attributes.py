@@ -126,7 +126,7 @@ def str_value(op, name: str, default: Any = REQUIRED) -> str:
     if a is _ABSENT:
         return _absent(op, name, default)
     if isinstance(a, ir.StringAttr):
-        return ir.StringAttr(a).value
+        return (a if a.__class__ is ir.StringAttr else ir.StringAttr(a)).value  # (most come downcast already)
     if isinstance(a, ir.FlatSymbolRefAttr):
         return ir.FlatSymbolRefAttr(a).value
     raise _bad(op, name, a, "a string")
@@ -272,7 +272,7 @@ def type_value(op, name: str, default: Any = REQUIRED) -> ir.Type:
     if a is _ABSENT:
         return _absent(op, name, default)
     if isinstance(a, ir.TypeAttr):
-        return ir.TypeAttr(a).value
+        return (a if a.__class__ is ir.TypeAttr else ir.TypeAttr(a)).value  # (most come downcast already)
     raise _bad(op, name, a, "a type")
 
 

@@ -679,7 +679,7 @@ class Interpreter:
         self.functions: dict[str, ir.OpView] = {}
         for op in body.operations:
             if op.operation.name == "func.func":
-                self.functions[_symbol_name(op)] = op
+                self.functions[attributes.str_value(op, "sym_name")] = op
         self._plans: dict[Any, _Plan] = {}
         self._ids: dict[ir.Value, int] = {}
         self._plan_lock = threading.RLock()
@@ -827,17 +827,10 @@ class Interpreter:
         return plan.fn(self._frames[-1], self, args)
 
 
-def _symbol_name(func: ir.OpView) -> str:
-    """A ``func.func``'s ``sym_name`` (one read of the bindings where they hand out its ``StringAttr``)."""
-    a = func.operation.attributes.get("sym_name")
-    return a.value if isinstance(a, ir.StringAttr) else attributes.str_value(func, "sym_name")
-
-
 def check_arguments(func: ir.OpView, args: Sequence[Value]) -> None:
     """Raise :class:`InterpreterError` (at the function) unless ``args`` match ``func``'s signature."""
-    a = func.operation.attributes.get("function_type")  # (the bindings hand out a TypeAttr of a FunctionType)
-    ft = a.value if isinstance(a, ir.TypeAttr) else attributes.type_value(func, "function_type")
-    inputs = (ft if isinstance(ft, ir.FunctionType) else ir.FunctionType(ft)).inputs
+    ft = attributes.type_value(func, "function_type")
+    inputs = (ft if ft.__class__ is ir.FunctionType else ir.FunctionType(ft)).inputs  # (most come downcast)
     if len(args) != len(inputs):
         raise InterpreterError(
             f"function '@{attributes.str_value(func, 'sym_name')}' takes {len(inputs)} arguments, got {len(args)}",

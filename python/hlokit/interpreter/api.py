@@ -9,6 +9,7 @@ hlokit's own passes (:func:`prepare_module`; never jaxlib's).
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import threading
@@ -106,8 +107,8 @@ def _survey(module: ir.Module, name: str, *, check: bool) -> list[str]:
                     )
                 )
         if first:  # (the name settles every test but the LAPACK one, which reads each call's target)
-            needed.update(flag for flag, test in _LEGALIZE_BY_NAME if test(opname))
-        if opname == "stablehlo.custom_call" and _LAPACK_FLAG not in needed and lapack_routine(op) is not None:
+            needed.update(_flags_of_name(opname))
+        if _LAPACK_FLAG not in needed and _is_lapack_call(opname, op):
             needed.add(_LAPACK_FLAG)
         return ir.WalkResult.ADVANCE
 
@@ -132,9 +133,20 @@ _LEGALIZE_BY_NAME: tuple[tuple[str, Callable[[str], bool]], ...] = (
     ("stablehlo-expand-batch-norm", lambda name: name.startswith("stablehlo.batch_norm_")),
 )
 LEGALIZATIONS: tuple[tuple[str, Callable[[ir.Operation], bool]], ...] = (
-    (_LAPACK_FLAG, lambda op: op.name == "stablehlo.custom_call" and lapack_routine(op) is not None),
+    (_LAPACK_FLAG, lambda op: _is_lapack_call(op.name, op)),
     *((flag, lambda op, test=test: test(op.name)) for flag, test in _LEGALIZE_BY_NAME),
 )
+
+
+def _is_lapack_call(name: str, op: ir.Operation) -> bool:
+    """Whether ``op`` (named ``name``) is a custom call of jaxlib's LAPACK kernels (``_LAPACK_FLAG`` rewrites it)."""
+    return name == "stablehlo.custom_call" and lapack_routine(op) is not None
+
+
+@functools.lru_cache(maxsize=1024)
+def _flags_of_name(name: str) -> tuple[str, ...]:
+    """The flags of :data:`_LEGALIZE_BY_NAME` whose test accepts an op named ``name``."""
+    return tuple(flag for flag, test in _LEGALIZE_BY_NAME if test(name))
 
 
 #: For each flag of :data:`LEGALIZATIONS`, strings one of which the MLIR text of every op its test accepts
@@ -247,13 +259,7 @@ def _shared_context(nbytes: int) -> ir.Context:
 
 def _needs_legalization(name: str, op: ir.Operation) -> bool:
     """Whether one of :data:`LEGALIZATIONS` must rewrite ``op`` (named ``name``) first."""
-    flags = _FLAGS_BY_NAME.get(name)
-    if flags is None:
-        flags = _FLAGS_BY_NAME[name] = any(test(name) for _, test in _LEGALIZE_BY_NAME)
-    return flags or (name == "stablehlo.custom_call" and lapack_routine(op) is not None)
-
-
-_FLAGS_BY_NAME: dict[str, bool] = {}
+    return bool(_flags_of_name(name)) or _is_lapack_call(name, op)
 
 
 def _load_for_run(program, *, optimistic: bool = False, **kwargs) -> Interpreter:

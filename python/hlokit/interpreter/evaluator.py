@@ -280,14 +280,7 @@ class _Plan:
             else:
                 srcs = tuple([v - base for v in operands])
             exports = tuple([(r - base, r) for r in results if r in captured]) if captured else ()
-            kernel = getattr(adapter, "kernel", None)
-            if kernel is not None and len(results) == 1 and not exports and not env_drops and 0 < len(srcs) < 3:
-                # (a kernel step, as _step makes it, in line: most steps of a loop body)
-                steps[k] = (len(srcs), kernel, srcs[0], srcs[1] if len(srcs) == 2 else None, results[0] - base,
-                            tuple(drops), op)
-            else:
-                steps[k] = _step(adapter, op, srcs, tuple([r - base for r in results]), exports, tuple(drops),
-                                 env_drops)
+            steps[k] = _step(adapter, op, srcs, tuple([r - base for r in results]), exports, tuple(drops), env_drops)
         cap_consts = tuple([(v - base, v) for v in consts if v in captured]) if captured else ()
         args = range(base, base + nargs)
         arg_exports = tuple([(a - base, a) for a in args if a in captured and a in later])
@@ -568,8 +561,6 @@ def _step(adapter, op, srcs, outs, exports, drops, env_drops) -> tuple:
       ``srcs``, checks the number of results, stores them in the slots ``outs`` (and in ``env`` for
       ``exports``), frees the slots ``drops`` (and the ``env`` entries ``env_drops``); it raises its errors
       located at ``op`` (:func:`_located`).
-
-    (:meth:`_Plan._walker` builds the kernel steps itself, in line: the same test as here.)
     """
     kernel = getattr(adapter, "kernel", None)
     if kernel is not None and not exports and not env_drops and len(outs) == 1 and 0 < len(srcs) < 3:

@@ -209,6 +209,81 @@ def test_elementwise_dtype_dispatch_matches_the_semantics_functions(dtype):
             np.testing.assert_array_equal(got.view(np.uint8), getattr(E, short)(a).view(np.uint8), err_msg=short)
 
 
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int8, np.uint16, np.int64, ml_dtypes.bfloat16, np.bool_])
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_a_specialized_elementwise_kernel_has_the_bits_of_the_kernel(dtype):
+    """``kernel.specialize(*operands)`` (what a walker step runs from its second call on) computes what the kernel
+    does for operands of those dtypes and ranks, or is None: never for 0-d operands (whose numpy scalar result the
+    kernel turns into an array), nor for dtypes the kernel hands to the semantics function."""
+    rng = np.random.default_rng(1)
+    if np.dtype(dtype) == np.bool_:
+        a, b = rng.integers(0, 2, (3, 5)).astype(bool), rng.integers(0, 2, (3, 5)).astype(bool)
+    elif np.dtype(dtype).kind in "iu":
+        info = np.iinfo(dtype)
+        a, b = (rng.integers(info.min, info.max, (3, 5), endpoint=True).astype(dtype) for _ in range(2))
+    else:
+        a, b = (np.concatenate([rng.normal(0, 50, 11), [np.nan, -0.0, np.inf, 1e30]]).reshape(3, 5).astype(dtype)
+                for _ in range(2))
+    native = np.dtype(dtype) in (np.float32, np.float64) or np.dtype(dtype).kind in "iu"
+    for short in ("add", "subtract", "multiply", "divide", "and", "xor", "maximum"):
+        if np.dtype(dtype).kind in "fV" and short in ("and", "xor") or np.dtype(dtype).kind in "iub" and short == "divide":
+            continue
+        kernel = registry.OPS["stablehlo." + short].kernel
+        assert kernel.specialize(a[0, 0][()].reshape(()), b[0, 0].reshape(())) is None
+        fast = kernel.specialize(a, b)
+        if short == "maximum" or not native:
+            assert fast is None, short
+            continue
+        assert fast is not None, short
+        got, want = fast(a, b), kernel(a, b)
+        assert isinstance(got, np.ndarray) and got.dtype == want.dtype and got.shape == want.shape
+        assert got.tobytes() == want.tobytes(), short
+        wide = kernel.broadcasting((3, 5))  # (a 0-d operand standing for its broadcast)
+        got, want = wide.specialize(a[0, 0].reshape(()), b)(a[0, 0].reshape(()), b), wide(a[0, 0].reshape(()), b)
+        assert isinstance(got, np.ndarray) and got.tobytes() == want.tobytes(), short
+    if np.dtype(dtype).kind in "fV":
+        for short in ("sine", "exponential", "log", "sqrt", "tanh", "floor", "negate", "abs"):
+            kernel = registry.OPS["stablehlo." + short].kernel
+            assert kernel.specialize(a[0, 0].reshape(())) is None
+            fast = kernel.specialize(a)
+            if short == "abs" or np.dtype(dtype) == ml_dtypes.bfloat16:
+                assert fast is None, short
+                continue
+            got, want = fast(a), kernel(a)
+            assert isinstance(got, np.ndarray) and got.dtype == want.dtype == np.dtype(dtype)
+            assert got.tobytes() == want.tobytes(), short
+
+
+@pytest.mark.parametrize("trips", [3, _Plan.COMPILE_AFTER + 20])  # walked step by step; compiled to Python after COMPILE_AFTER runs
+def test_a_kernel_step_runs_its_specialization_after_its_first_call(monkeypatch, trips):
+    """The first call of a kernel step runs the kernel and asks it for its ``specialize`` of those operands; every
+    later call, walked or compiled, runs that function instead. Its errors are located at the op."""
+    x = np.arange(4, dtype=np.float32)
+    calls = {"kernel": 0, "fast": 0}
+
+    def fast(a):
+        calls["fast"] += 1
+        if calls["fast"] == fail_at:
+            raise ValueError("specialization refused")
+        return -a
+
+    def kernel(a):
+        calls["kernel"] += 1
+        return -a
+
+    kernel.specialize = lambda a: fast
+    monkeypatch.setitem(registry.OPS, "stablehlo.negate", registry.with_kernel(kernel))
+    fail_at = None
+    (out,) = hlokit.interpret(_LOOP_NEGATE, [x, np.array(trips, np.int32)])
+    np.testing.assert_array_equal(out, x if trips % 2 == 0 else -x)
+    assert calls == {"kernel": 1, "fast": trips - 1}
+    calls.update(kernel=0, fast=0)
+    fail_at = trips - 1
+    with pytest.raises(InterpreterError, match=r"<input>:11:11: error: 'stablehlo.negate': internal error: "
+                                               r"ValueError: specialization refused"):
+        hlokit.interpret(_LOOP_NEGATE, [x, np.array(trips, np.int32)])
+
 def test_a_failing_step_is_located_at_its_op():
     text = """
 func.func @main(%x: tensor<2xi32>) -> tensor<2xi32> {

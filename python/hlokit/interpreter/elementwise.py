@@ -934,6 +934,17 @@ def _unary(name: str, fn):
         run = native(x.dtype)
         return run(x) if run is not None else fn(x)
 
+    def specialize(x):
+        """What ``kernel`` runs for every operand of ``x``'s dtype and rank, without the dispatch (registry)."""
+        if not x.ndim or native(x.dtype) is None:  # (0-d: numpy's scalar result must become an array)
+            return None
+        if transcendental is None:
+            return exact
+        if x.dtype == _F32:
+            return lambda x: transcendental(x, dtype=_F64).astype(_F32)
+        return transcendental
+
+    kernel.specialize = specialize
     return register(name)(with_kernel(kernel, "_" + short))
 
 
@@ -1013,8 +1024,15 @@ def _binary(name: str, fn):
             if ufunc is not None:
                 return ufunc(lhs, rhs)
             return fn(np.broadcast_to(lhs, shape), np.broadcast_to(rhs, shape))
+
+        broadcast_kernel.specialize = lambda lhs, rhs: native(lhs.dtype)  # (the result has ``shape``: an array)
         return broadcast_kernel
 
+    def specialize(lhs, rhs):
+        """What ``kernel`` runs for all operands of these dtypes and ranks, without the dispatch (registry)."""
+        return native(lhs.dtype) if lhs.ndim else None  # (0-d: the scalar form, see _SCALAR_OPERATORS)
+
+    kernel.specialize = specialize
     kernel.broadcasting = broadcasting  # (registry: a planner may fold a broadcast of a 0-d operand into the op)
     return register(name)(with_kernel(kernel, "_" + short))
 

@@ -310,6 +310,9 @@ class _Plan:
         if len(steps) == 1 and steps[0][0] and not (cap_consts or arg_exports or imports) and len(ret_ids) == 1 \
                 and local(ret_ids[0]) and ret_ids[0] - base == steps[0][4]:  # (dead arguments: no slots to free)
             return _one_step_walker(steps[0], template, nargs)  # (e.g. a loop condition: one compare)
+        for k, step in enumerate(steps):  # kernels that specialize on their first operands (registry)
+            if step[0] and getattr(step[1], "specialize", None) is not None:
+                steps[k] = (step[0], _specializing(steps, k), *step[2:])
 
         runs = 0
         compile_after = self.COMPILE_AFTER
@@ -323,7 +326,8 @@ class _Plan:
             if runs > compile_after:  # (a caller may still hold this walker: it runs the compiled block)
                 if compiled is None:
                     plan = plan_ref()
-                    compiled = _Plan._compile(*self_parts)
+                    compiled = _Plan._compile(*self_parts, kernels=[
+                        getattr(s[1], "unspecialized", s[1]) if s[0] else None for s in steps])
                     if plan is not None:
                         plan.fn = compiled
                 return compiled(env, interp, values)
@@ -383,7 +387,10 @@ class _Plan:
         return True
 
     @staticmethod
-    def _compile(nargs, raw, ret_ids, consts, base, end, foreign):
+    def _compile(nargs, raw, ret_ids, consts, base, end, foreign, kernels=None):
+        """The block as the code of one Python function (what the walker does, step for step). ``kernels``: for
+        each step, the function the walker calls for it now (a kernel specialized on its first run), or None:
+        the adapter's ``kernel``."""
         args = list(range(base, base + nargs))
         defined = set(range(base, end)) - foreign
         last: dict[int, int] = {}  # the step of each value's last use (len(raw): the terminator)
@@ -435,6 +442,8 @@ class _Plan:
             ns[f"O{k}"] = op
             emit(pad + f"_s = {k}")
             kernel = getattr(adapter, "kernel", None)
+            if kernel is not None and kernels is not None and kernels[k] is not None:
+                kernel = kernels[k]
             if kernel is not None and len(results) == 1:  # (see registry: a one-result op's direct form)
                 ns[f"A{k}"] = kernel
                 emit(pad + f"v{results[0]} = A{k}(" + ", ".join(ref(v) for v in operands) + ")")
@@ -537,6 +546,23 @@ def _one_step_walker(step: tuple, template: list, nargs: int):
         except BaseException as err:
             _reraise(err, op)
     return walk
+
+
+def _specializing(steps: list, k: int):
+    """The function of kernel step ``steps[k]`` (kind 1 or 2, :func:`_step`) until its first call, which puts
+    in its place the kernel's ``specialize(*operands)`` for the operands of that call, or the kernel itself
+    (registry): an op's operand types are static, so each later call has operands of the same element types and
+    ranks. (Threads that share the walker may both specialize the step: either result is the same function.)"""
+    kernel = steps[k][1]
+
+    def first(*operands):
+        fast = kernel.specialize(*operands)
+        step = steps[k]
+        steps[k] = (step[0], fast if fast is not None else kernel, *step[2:])
+        return kernel(*operands)
+
+    first.unspecialized = kernel  # (a step not run yet: _Plan._compile calls the kernel)
+    return first
 
 
 def _number(ids: dict, value: ir.Value, foreign: set) -> int:

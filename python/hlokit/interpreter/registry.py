@@ -28,7 +28,10 @@ An *adapter* unpacks one MLIR op and calls the op's pure semantics function::
   (``constant``): the planner keeps them as plan-time constants and never runs the op.
 * An adapter of a one-result op may carry a ``kernel(*operands) -> value`` attribute (made by
   :func:`with_kernel`): the same computation without the op, the interpreter and the lists; the walker calls
-  it directly (the adapter itself stays the reference).
+  it directly (the adapter itself stays the reference). A kernel may carry ``specialize(*operands) -> function
+  | None``: for the runtime values of one call, a function that computes the kernel's result for every call
+  whose operands have the same element types and ranks (an op's types are static: every call of the op), with
+  no dispatch of its own; the walker runs it in place of the kernel from the step's second call on.
 * An adapter whose op's regions read nothing but their own block arguments (e.g. a ``reduce`` whose body is
   one ``add`` of its arguments) may say so with ``isolated_regions = True``: the planner then does not plan
   those regions to learn which enclosing values they capture (they are planned if and when they run).

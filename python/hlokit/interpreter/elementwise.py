@@ -1030,7 +1030,21 @@ def _binary(name: str, fn):
 
     def specialize(lhs, rhs):
         """What ``kernel`` runs for all operands of these dtypes and ranks, without the dispatch (registry)."""
-        return native(lhs.dtype) if lhs.ndim else None  # (0-d: the scalar form, see _SCALAR_OPERATORS)
+        ufunc = native(lhs.dtype)
+        if ufunc is None or lhs.ndim:
+            return ufunc
+        if scalar is None:
+            return None
+        if lhs.dtype.kind in "iu":  # (wrapping integer arithmetic: never a NaN)
+            return lambda lhs, rhs: asarray(scalar(lhs[()], rhs[()]))
+
+        def scalar_kernel(lhs, rhs):  # (0-d floats: see _SCALAR_OPERATORS)
+            out = scalar(lhs[()], rhs[()])
+            if out != out:
+                return asarray(ufunc(lhs, rhs))
+            return asarray(out)
+
+        return scalar_kernel
 
     kernel.specialize = specialize
     kernel.broadcasting = broadcasting  # (registry: a planner may fold a broadcast of a 0-d operand into the op)

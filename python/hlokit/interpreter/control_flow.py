@@ -75,9 +75,13 @@ def while_(
     zero or more times. The spec leaves an infinite loop undefined (TBD); with ``max_iterations`` the loop
     raises :class:`LoopLimitError` after that many runs of the body instead of never returning."""
     results = list(operand)
+    if max_iterations is None:  # (no count to keep)
+        while cond(results)[0]:  # (a 0-d bool array is true or false)
+            results = body(results)
+        return list(results)
     n = 0
-    while cond(results)[0]:  # (a 0-d bool array is true or false)
-        if max_iterations is not None and n >= max_iterations:
+    while cond(results)[0]:
+        if n >= max_iterations:
             raise LoopLimitError(max_iterations)
         results = body(results)
         n += 1

@@ -46,7 +46,8 @@ from jaxlib.mlir import ir
 
 import hlokit
 from hlokit import opsets
-from hlokit.backend import BackendError, TensorSpec, compile, initialize, module_device_needs, prepare_devices, signature
+from hlokit import backend  # (its XLA part, and jax, load on the first use of backend.compile & co.)
+from hlokit.backend import BackendError, TensorSpec, module_device_needs, signature
 from hlokit.dialects.check import ulp_distance
 from hlokit.interpreter import interpret
 from hlokit.passes import run_pipeline
@@ -417,13 +418,13 @@ def run(argv: Sequence[str]) -> int:
     if args.engine in ("xla", "both"):
         t0 = time.perf_counter()
         try:
-            prepare_devices(module, args.platform, args.devices, args.num_processes, args.process_id,
-                            args.coordinator, args.timeout)
-            initialize(args.platform)
+            backend.prepare_devices(module, args.platform, args.devices, args.num_processes, args.process_id,
+                                    args.coordinator, args.timeout)
+            backend.initialize(args.platform)
             t_init = time.perf_counter() - t0
             t0 = time.perf_counter()
-            exe = compile(xla_module, args.platform, function=args.function,
-                          devices=None if args.num_processes > 1 else args.devices)
+            exe = backend.compile(xla_module, args.platform, function=args.function,
+                                  devices=None if args.num_processes > 1 else args.devices)
         except BackendError as err:
             raise hlokit.HlokitError(err.diagnostics, file=name) from None
         t_compile = time.perf_counter() - t0

@@ -53,6 +53,25 @@ def test_interpreter_engine_writes_the_interpreters_results(tmp_path, capsys):
     assert int(got["output_1"]) == int((a * b).sum())
 
 
+
+def test_the_interpreter_engine_never_imports_jax(tmp_path):
+    """``hlokit-run --engine interpreter`` (and ``import hlokit.backend``, its signature reading) run without
+    importing jax: the XLA part of the backend loads on first use of ``backend.compile`` & co., which imports it."""
+    src = tmp_path / "p.mlir"
+    src.write_text(INT_PROGRAM)
+    code = (
+        "import sys\n"
+        "from hlokit.tools import hlokit_run\n"
+        "from hlokit import backend\n"
+        f"assert hlokit_run.main([{str(src)!r}, '--engine', 'interpreter']) == 0\n"
+        "assert 'jax' not in sys.modules, 'the interpreter engine imported jax'\n"
+        "backend.compile\n"
+        "assert 'jax' in sys.modules\n"
+        "print('ok')\n"
+    )
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0 and p.stdout.strip().endswith("ok"), p.stderr[-2000:]
+
 def test_max_ulp_fails_the_run_and_keeps_the_output_unwritten(tmp_path, capsys):
     """hlokit's CHLO expansions (lgamma, digamma, ...) are not XLA's: the engines differ by more than 0 ULP."""
     out = tmp_path / "out.npz"

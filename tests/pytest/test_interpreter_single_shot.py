@@ -291,6 +291,7 @@ def test_a_kernel_step_runs_its_specialization_after_its_first_call(monkeypatch,
                                                r"ValueError: specialization refused"):
         hlokit.interpret(_LOOP_NEGATE, [x, np.array(trips, np.int32)])
 
+
 def test_a_failing_step_is_located_at_its_op():
     text = """
 func.func @main(%x: tensor<2xi32>) -> tensor<2xi32> {

@@ -64,6 +64,7 @@ def test_the_interpreter_engine_never_imports_jax(tmp_path):
         "from hlokit.tools import hlokit_run\n"
         "from hlokit import backend\n"
         f"assert hlokit_run.main([{str(src)!r}, '--engine', 'interpreter']) == 0\n"
+        "assert 'compile' in dir(backend) and 'Executable' in dir(backend)\n"
         "assert 'jax' not in sys.modules, 'the interpreter engine imported jax'\n"
         "backend.compile\n"
         "assert 'jax' in sys.modules\n"
@@ -71,6 +72,7 @@ def test_the_interpreter_engine_never_imports_jax(tmp_path):
     )
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert p.returncode == 0 and p.stdout.strip().endswith("ok"), p.stderr[-2000:]
+
 
 def test_max_ulp_fails_the_run_and_keeps_the_output_unwritten(tmp_path, capsys):
     """hlokit's CHLO expansions (lgamma, digamma, ...) are not XLA's: the engines differ by more than 0 ULP."""

@@ -96,3 +96,8 @@ def __getattr__(name: str):
     if name not in _XLA_NAMES:
         raise AttributeError(f"module 'hlokit.backend' has no attribute '{name}'")
     return getattr(importlib.import_module("hlokit.backend.xla"), name)
+
+
+def __dir__() -> list[str]:
+    """This package's names and those of :func:`__getattr__` (what ``dir`` and completion offer)."""
+    return sorted(set(globals()) | _XLA_NAMES)

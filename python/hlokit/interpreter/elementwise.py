@@ -913,36 +913,27 @@ def _unary(name: str, fn):
     transcendental = _NATIVE_FLOAT_UNARY.get(short)
     exact = _EXACT_FLOAT_UNARY.get(short)
     asarray = np.asarray
-    # the operand's dtype picks the computation (a dict lookup per call, nothing read from the op's types)
+    # the operand's dtype picks the computation (a dict lookup per call, nothing read from the op's types); on a
+    # 0-d operand numpy's ufunc gives a numpy scalar, which the kernel makes an array
     if transcendental is not None:
         def f32(x):
-            return asarray(transcendental(x, dtype=_F64)).astype(_F32)
+            return transcendental(x, dtype=_F64).astype(_F32)
 
-        def f64(x):
-            return asarray(transcendental(x))
-
-        native = {_F32: f32, _F64: f64}.get
+        native = {_F32: f32, _F64: transcendental}.get
     elif exact is not None:
-        def same(x):
-            return asarray(exact(x))
-
-        native = {_F32: same, _F64: same}.get
+        native = {_F32: exact, _F64: exact}.get
     else:
         native = {}.get
 
     def kernel(x):
         run = native(x.dtype)
-        return run(x) if run is not None else fn(x)
+        if run is None:
+            return fn(x)
+        return run(x) if x.ndim else asarray(run(x))
 
     def specialize(x):
         """What ``kernel`` runs for every operand of ``x``'s dtype and rank, without the dispatch (registry)."""
-        if not x.ndim or native(x.dtype) is None:  # (0-d: numpy's scalar result must become an array)
-            return None
-        if transcendental is None:
-            return exact
-        if x.dtype == _F32:
-            return lambda x: transcendental(x, dtype=_F64).astype(_F32)
-        return transcendental
+        return native(x.dtype) if x.ndim else None
 
     kernel.specialize = specialize
     return register(name)(with_kernel(kernel, "_" + short))
@@ -996,24 +987,37 @@ def scalar_operator(short: str, dtype: np.dtype):
     return operator_
 
 
+def _scalar_form(ufunc: np.ufunc, operator_, dtype: np.dtype):
+    """The binary op ``ufunc`` on two 0-d operands of ``dtype`` (one of its native dtypes) as numpy's scalar
+    arithmetic (``operator_``, see ``_SCALAR_OPERATORS``), the result a 0-d array: wrapping integers never give
+    a NaN; a float NaN is computed again by the ufunc, whose choice of operand payload every shape gets."""
+    asarray = np.asarray
+    if dtype.kind in "iu":
+        return lambda lhs, rhs: asarray(operator_(lhs[()], rhs[()]))
+
+    def scalar_kernel(lhs, rhs):
+        out = operator_(lhs[()], rhs[()])
+        if out != out:
+            return asarray(ufunc(lhs, rhs))
+        return asarray(out)
+
+    return scalar_kernel
+
+
 def _binary(name: str, fn):
     short = name.split(".")[-1]
-    native = _native_binary_ufuncs(short).get
-    scalar = _SCALAR_OPERATORS.get(short)
-    asarray = np.asarray
+    table = _native_binary_ufuncs(short)
+    native = table.get
+    # dtype -> the op on 0-d operands (every op with a native ufunc has a Python operator: _SCALAR_OPERATORS)
+    scalar_form = {dt: _scalar_form(ufunc, _SCALAR_OPERATORS[short], dt) for dt, ufunc in table.items()}.get
 
     def kernel(lhs, rhs):
         ufunc = native(lhs.dtype)
-        if ufunc is not None:
-            if lhs.ndim:  # (operands of one shape: the result is an array, never a numpy scalar)
-                return ufunc(lhs, rhs)
-            if scalar is None:
-                return asarray(ufunc(lhs, rhs))
-            out = scalar(lhs[()], rhs[()])  # (a 0-d operand: see _SCALAR_OPERATORS)
-            if out != out:  # NaN: which operand's payload it carries is the ufunc's choice, not the operator's
-                return asarray(ufunc(lhs, rhs))
-            return asarray(out)
-        return fn(lhs, rhs)
+        if ufunc is None:
+            return fn(lhs, rhs)
+        if lhs.ndim:  # (operands of one shape: the result is an array, never a numpy scalar)
+            return ufunc(lhs, rhs)
+        return scalar_form(lhs.dtype)(lhs, rhs)
 
     def broadcasting(shape: tuple[int, ...]):
         """The kernel for operands one of which is 0-d and stands for its broadcast to ``shape`` (rank >= 1,
@@ -1030,21 +1034,7 @@ def _binary(name: str, fn):
 
     def specialize(lhs, rhs):
         """What ``kernel`` runs for all operands of these dtypes and ranks, without the dispatch (registry)."""
-        ufunc = native(lhs.dtype)
-        if ufunc is None or lhs.ndim:
-            return ufunc
-        if scalar is None:
-            return None
-        if lhs.dtype.kind in "iu":  # (wrapping integer arithmetic: never a NaN)
-            return lambda lhs, rhs: asarray(scalar(lhs[()], rhs[()]))
-
-        def scalar_kernel(lhs, rhs):  # (0-d floats: see _SCALAR_OPERATORS)
-            out = scalar(lhs[()], rhs[()])
-            if out != out:
-                return asarray(ufunc(lhs, rhs))
-            return asarray(out)
-
-        return scalar_kernel
+        return native(lhs.dtype) if lhs.ndim else scalar_form(lhs.dtype)
 
     kernel.specialize = specialize
     kernel.broadcasting = broadcasting  # (registry: a planner may fold a broadcast of a 0-d operand into the op)

@@ -310,9 +310,8 @@ class _Plan:
         if len(steps) == 1 and steps[0][0] and not (cap_consts or arg_exports or imports) and len(ret_ids) == 1 \
                 and local(ret_ids[0]) and ret_ids[0] - base == steps[0][4]:  # (dead arguments: no slots to free)
             return _one_step_walker(steps[0], template, nargs)  # (e.g. a loop condition: one compare)
-        for k, step in enumerate(steps):  # kernels that specialize on their first operands (registry)
-            if step[0] and getattr(step[1], "specialize", None) is not None:
-                steps[k] = (step[0], _specializing(steps, k), *step[2:])
+        # kernels that specialize on the operands of their first call (registry): the block's first run asks them
+        specializing = any(step[0] and getattr(step[1], "specialize", None) is not None for step in steps)
 
         runs = 0
         compile_after = self.COMPILE_AFTER
@@ -326,8 +325,7 @@ class _Plan:
             if runs > compile_after:  # (a caller may still hold this walker: it runs the compiled block)
                 if compiled is None:
                     plan = plan_ref()
-                    compiled = _Plan._compile(*self_parts, kernels=[
-                        getattr(s[1], "unspecialized", s[1]) if s[0] else None for s in steps])
+                    compiled = _Plan._compile(*self_parts, kernels=[s[1] if s[0] else None for s in steps])
                     if plan is not None:
                         plan.fn = compiled
                 return compiled(env, interp, values)
@@ -347,15 +345,18 @@ class _Plan:
                     _reraise(err, next(reader for _, reader, operands, _, _ in raw if err.args[0] in operands))
             kind = 0
             try:
-                for kind, fn, i0, i1, o0, drops, op in steps:  # (see _step)
-                    if kind == 2:
-                        regs[o0] = fn(regs[i0], regs[i1])
-                    elif kind:
-                        regs[o0] = fn(regs[i0])
-                    else:
-                        fn(regs, env, interp)
-                    for d in drops:
-                        regs[d] = None
+                if runs == 1 and specializing:  # (the first run: see _first_walk_loop)
+                    _first_walk_loop(steps, regs, env, interp)
+                else:
+                    for kind, fn, i0, i1, o0, drops, op in steps:  # (see _step)
+                        if kind == 2:
+                            regs[o0] = fn(regs[i0], regs[i1])
+                        elif kind:
+                            regs[o0] = fn(regs[i0])
+                        else:
+                            fn(regs, env, interp)
+                        for d in drops:
+                            regs[d] = None
             except BaseException as err:
                 if not kind:  # (a general step raised its error located already)
                     raise
@@ -548,21 +549,33 @@ def _one_step_walker(step: tuple, template: list, nargs: int):
     return walk
 
 
-def _specializing(steps: list, k: int):
-    """The function of kernel step ``steps[k]`` (kind 1 or 2, :func:`_step`) until its first call, which puts
-    in its place the kernel's ``specialize(*operands)`` for the operands of that call, or the kernel itself
-    (registry): an op's operand types are static, so each later call has operands of the same element types and
-    ranks. (Threads that share the walker may both specialize the step: either result is the same function.)"""
-    kernel = steps[k][1]
-
-    def first(*operands):
-        fast = kernel.specialize(*operands)
-        step = steps[k]
-        steps[k] = (step[0], fast if fast is not None else kernel, *step[2:])
-        return kernel(*operands)
-
-    first.unspecialized = kernel  # (a step not run yet: _Plan._compile calls the kernel)
-    return first
+def _first_walk_loop(steps: list, regs: list, env: dict, interp) -> None:
+    """The walk loop of a block's first run (:meth:`_Plan._walker`): the steps of :func:`_step`, where each kernel
+    step whose kernel has ``specialize`` first asks it for ``specialize(*operands)`` on the operands of this call
+    (registry) and puts the function it gets in its place in ``steps``: an op's operand types are static, so
+    every later call has operands of the same element types and ranks. The kernel itself computes this run's
+    result. Errors are located at the step's op, as in the walk loop. (Threads that share the walker may both
+    specialize a step: either result is the same function.)"""
+    kind = 0
+    try:
+        for k, (kind, fn, i0, i1, o0, drops, op) in enumerate(steps):
+            if kind:
+                operands = (regs[i0], regs[i1]) if kind == 2 else (regs[i0],)
+                specialize = getattr(fn, "specialize", None)
+                if specialize is not None:
+                    fast = specialize(*operands)
+                    if fast is not None:
+                        steps[k] = (kind, fast, i0, i1, o0, drops, op)
+                regs[o0] = fn(*operands)
+                operands = None  # (a dead operand is freed by its drop below, as in the walk loop)
+            else:
+                fn(regs, env, interp)
+            for d in drops:
+                regs[d] = None
+    except BaseException as err:
+        if not kind:  # (a general step raised its error located already)
+            raise
+        _reraise(err, op)
 
 
 def _number(ids: dict, value: ir.Value, foreign: set) -> int:

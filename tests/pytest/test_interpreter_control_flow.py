@@ -403,6 +403,85 @@ def test_max_steps_stops_a_loop_that_never_ends_at_the_while():
     assert "'stablehlo.while' ran 100 iterations" in msg and ":3:" in msg
 
 
+@pytest.mark.parametrize("compile_after", [0, 100])
+def test_max_steps_counts_the_iterations_of_a_compiled_loop(monkeypatch, compile_after):
+    """Past ``compile_after`` iterations a loop runs compiled (Interpreter.compiled_loop); the limit still counts
+    every iteration, walked or compiled."""
+    from hlokit.interpreter.evaluator import _Plan
+
+    monkeypatch.setattr(_Plan, "COMPILE_AFTER", compile_after)
+    with pytest.raises(hlokit.interpreter.InterpreterError, match=r"<input>:3:8: error: 'stablehlo.while' ran 150 "):
+        hlokit.interpret(_ENDLESS, [np.int32(0)], max_steps=150)
+    text = _ENDLESS.replace("dense<true>", "dense<false>")
+    assert int(hlokit.interpret(text, [np.int32(5)], max_steps=0)[0]) == 5
+
+
+#: An outer loop of 3 trips around an inner loop of 150 trips whose body has an ``if`` reading a value of the
+#: body (%m), a block argument of the body (%acc) and an argument of the function (%k); the inner loop's
+#: condition and body read constants of the function.
+_NESTED_LOOPS = """
+func.func @main(%x: tensor<4xf32>, %k: tensor<4xf32>) -> tensor<4xf32> {
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %three = stablehlo.constant dense<3> : tensor<i32>
+  %n = stablehlo.constant dense<150> : tensor<i32>
+  %seventy = stablehlo.constant dense<70> : tensor<i32>
+  %half = stablehlo.constant dense<0.5> : tensor<4xf32>
+  %r:2 = stablehlo.while(%o = %zero, %y = %x) : tensor<i32>, tensor<4xf32>
+   cond {
+    %c = stablehlo.compare LT, %o, %three : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %o2 = stablehlo.add %o, %one : tensor<i32>
+    %s:2 = stablehlo.while(%j = %zero, %acc = %y) : tensor<i32>, tensor<4xf32>
+     cond {
+      %c = stablehlo.compare LT, %j, %n : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %c : tensor<i1>
+    } do {
+      %j2 = stablehlo.add %j, %one : tensor<i32>
+      %m = stablehlo.multiply %acc, %half : tensor<4xf32>
+      %p = stablehlo.compare LT, %j, %seventy : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      %b = "stablehlo.if"(%p) ({
+        %u = stablehlo.add %m, %k : tensor<4xf32>
+        stablehlo.return %u : tensor<4xf32>
+      }, {
+        %u = stablehlo.subtract %acc, %k : tensor<4xf32>
+        stablehlo.return %u : tensor<4xf32>
+      }) : (tensor<i1>) -> tensor<4xf32>
+      stablehlo.return %j2, %b : tensor<i32>, tensor<4xf32>
+    }
+    stablehlo.return %o2, %s#1 : tensor<i32>, tensor<4xf32>
+  }
+  return %r#1 : tensor<4xf32>
+}
+"""
+
+
+def test_a_long_loop_runs_compiled_once_per_while(monkeypatch):
+    """The inner loop runs its first COMPILE_AFTER iterations walked, then compiled with its condition as one
+    function; its later runs (the outer loop's next trips) run compiled from the start, and the loop is compiled
+    once. The values its nested ``if`` reads reach it, and the results are the walked loop's, bit for bit."""
+    from hlokit.interpreter.evaluator import Interpreter
+
+    compiled = []
+    original = Interpreter.compiled_loop
+
+    def counting(self, *args):
+        compiled.append(1)
+        return original(self, *args)
+
+    monkeypatch.setattr(Interpreter, "compiled_loop", counting)
+    rng = np.random.default_rng(7)
+    x, k = rng.standard_normal(4).astype(np.float32), rng.standard_normal(4).astype(np.float32)
+    (out,) = hlokit.interpret(_NESTED_LOOPS, [x, k])
+    want = x.copy()
+    for _ in range(3):
+        for j in range(150):
+            want = want * np.float32(0.5) + k if j < 70 else want - k
+    assert out.tobytes() == want.tobytes()
+    assert compiled == [1]
+
+
 def test_max_steps_lets_a_loop_below_the_limit_finish():
     text = _ENDLESS.replace("dense<true>", "dense<false>")
     assert int(hlokit.interpret(text, [np.int32(5)], max_steps=1)[0]) == 5

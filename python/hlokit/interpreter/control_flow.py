@@ -18,6 +18,7 @@ and Python tuples.
 
 from __future__ import annotations
 
+import functools
 from typing import Callable, Sequence
 
 import numpy as np
@@ -25,7 +26,7 @@ from jaxlib.mlir import ir
 
 from hlokit import attributes
 from hlokit.interpreter.evaluator import InterpreterError
-from hlokit.interpreter.registry import register
+from hlokit.interpreter.registry import prepared, register
 from hlokit.interpreter.values import TOKEN, Token, Value
 
 __all__ = [
@@ -69,12 +70,33 @@ def while_(
     cond: Callable[[list[Value]], Sequence[Value]],
     body: Callable[[list[Value]], Sequence[Value]],
     max_iterations: int | None = None,
+    *,
+    compiled: Callable[[], Callable[[list[Value], int | None], Sequence[Value]]] | None = None,
+    compile_after: int = 0,
 ) -> list[Value]:
     """Spec ``while``: ``results = operand``; while ``cond(results)[0]`` (a 0-d i1) is true,
     ``results = body(results)`` (the regions take the list of their arguments' values). Runs the body
     zero or more times. The spec leaves an infinite loop undefined (TBD); with ``max_iterations`` the loop
-    raises :class:`LoopLimitError` after that many runs of the body instead of never returning."""
+    raises :class:`LoopLimitError` after that many runs of the body instead of never returning.
+
+    ``compiled``: a function that makes the same loop as one function ``run(results, limit) -> results`` (the
+    interpreter's two regions compiled together, :meth:`~hlokit.interpreter.evaluator.Interpreter.compiled_loop`;
+    ``limit``: what is left of ``max_iterations``). The first ``compile_after`` iterations run through ``cond``
+    and ``body``, the rest in ``run``; ``compiled`` is called only when the loop gets that far."""
     results = list(operand)
+    if compiled is not None:
+        n = 0
+        while n < compile_after and cond(results)[0]:
+            if max_iterations is not None and n >= max_iterations:
+                raise LoopLimitError(max_iterations)
+            results = body(results)
+            n += 1
+        if n < compile_after:  # (the condition was false)
+            return list(results)
+        try:
+            return list(compiled()(results, None if max_iterations is None else max_iterations - n))
+        except LoopLimitError:  # (raised with what was left of the limit)
+            raise LoopLimitError(max_iterations) from None
     if max_iterations is None:  # (no count to keep)
         while cond(results)[0]:  # (a 0-d bool array is true or false)
             results = body(results)
@@ -138,15 +160,36 @@ def _case(op, operands, interp):
     return case(operands[0], [_branch(interp, r) for r in op.regions])
 
 
+def _prepare_while(op):
+    loop = None  # the op's loop compiled as one function, once it has run COMPILE_AFTER iterations
+
+    def adapter(op, operands, interp):
+        nonlocal loop
+        regions = op.regions
+        limit = interp.max_loop_iterations
+        try:
+            if loop is not None:  # (an earlier run compiled it: the whole loop runs compiled)
+                return loop(interp, list(operands), limit)
+
+            def compiled():
+                nonlocal loop
+                loop = interp.compiled_loop(regions[0], regions[1], LoopLimitError)
+                return functools.partial(loop, interp)
+
+            return while_(operands, *interp.loop_functions(regions[0], regions[1], nargs=len(operands)), limit,
+                          compiled=compiled, compile_after=interp.compile_after)
+        except LoopLimitError as err:
+            raise InterpreterError(
+                f"'stablehlo.while' ran {err.limit} iterations and its condition is still true "
+                "(the limit is --max-steps / interpret(max_steps=...))", op.location) from None
+
+    return adapter
+
+
 @register("stablehlo.while")
+@prepared(_prepare_while)
 def _while(op, operands, interp):
-    try:
-        return while_(operands, *interp.loop_functions(op.regions[0], op.regions[1], nargs=len(operands)),
-                      interp.max_loop_iterations)
-    except LoopLimitError as err:
-        raise InterpreterError(
-            f"'stablehlo.while' ran {err.limit} iterations and its condition is still true "
-            "(the limit is --max-steps / interpret(max_steps=...))", op.location) from None
+    return _prepare_while(op)(op, operands, interp)
 
 
 @register("stablehlo.optimization_barrier")

@@ -104,7 +104,7 @@ class _Plan:
     enclosing blocks that this block (or a region nested in it) reads.
     """
 
-    __slots__ = ("nargs", "fn", "block", "free", "_parts", "__weakref__")
+    __slots__ = ("nargs", "fn", "block", "free", "_parts", "_walk_steps", "__weakref__")
 
     def __init__(self, block: ir.Block, ids: dict, interp: "Interpreter"):
         get = ids.get
@@ -307,6 +307,7 @@ class _Plan:
                 except KeyError:
                     raise InterpreterError("a region uses a value that has no runtime value", None) from None
 
+        self._walk_steps = steps  # (what a loop compiled with another block calls: _compile_loop)
         if len(steps) == 1 and steps[0][0] and not (cap_consts or arg_exports or imports) and len(ret_ids) == 1 \
                 and local(ret_ids[0]) and ret_ids[0] - base == steps[0][4]:  # (dead arguments: no slots to free)
             return _one_step_walker(steps[0], template, nargs)  # (e.g. a loop condition: one compare)
@@ -389,94 +390,180 @@ class _Plan:
 
     @staticmethod
     def _compile(nargs, raw, ret_ids, consts, base, end, foreign, kernels=None):
-        """The block as the code of one Python function (what the walker does, step for step). ``kernels``: for
-        each step, the function the walker calls for it now (a kernel specialized on its first run), or None:
-        the adapter's ``kernel``."""
-        args = list(range(base, base + nargs))
-        defined = set(range(base, end)) - foreign
-        last: dict[int, int] = {}  # the step of each value's last use (len(raw): the terminator)
-        captured: set[int] = set()
-        for k, (_, _, operands, _, inner) in enumerate(raw):
-            for v in operands:
-                last[v] = k
-            for v in inner:
-                last[v] = k
-            captured |= inner
-        for v in ret_ids:
-            last[v] = len(raw)
-        captured &= defined
-        ns: dict[str, Any] = {"_Arity": _Arity, "_len": len}
+        """The block as the code of one Python function ``_block(env, interp, args) -> list`` (what the walker
+        does, step for step). ``kernels``: for each step, the function the walker calls for it now (a kernel
+        specialized on its first run), or None: the adapter's ``kernel``."""
         lines = ["def _block(env, interp, args):", "    _s = -1", "    try:"]
-        emit = lines.append
-        pad = "        "
+        ops: list = []
+        ns: dict[str, Any] = {}
 
-        def ref(v: int) -> str:
-            if v in consts:
-                return f"K{v}"
-            if v in defined:
-                return f"v{v}"
-            return f"env[{v}]"  # defined by an enclosing block
+        def terminator(emit, pad, refs):
+            emit(pad + f"_s = {len(raw)}")
+            emit(pad + "_r = [" + ", ".join(refs) + "]")
 
-        def drop(vs) -> None:
-            names = [f"v{v}" for v in vs if v not in consts]
-            if names:
-                emit(pad + "del " + ", ".join(names))
-            for v in vs:
-                if v in captured:
-                    emit(pad + f"del env[{v}]")
+        _emit_block(lines.append, ns, ops, (nargs, raw, ret_ids, consts, base, end, foreign), kernels, "        ",
+                    "args", terminator)
+        lines.append("        return _r")
+        return _code_of(lines, ns, ops, "_block", f"<plan of {len(raw)} ops>")
 
-        for v, c in consts.items():
-            ns[f"K{v}"] = c
+    @staticmethod
+    def _compile_loop(cond: "_Plan", body: "_Plan", limit_error: Callable[[int], BaseException]):
+        """A ``while`` loop of the blocks ``cond`` and ``body`` (plans whose walkers have run) as the code of one
+        Python function ``_loop(interp, values, limit) -> list`` (in the frame of ``interp``'s current scope, where
+        the walkers of the blocks read and write): from the loop-carried ``values``, run
+        ``cond`` and, while its result is true, ``body``, whose results carry to the next iteration (StableHLO
+        spec, ``while``); return the carried values. Each block's steps are its walker's (kernels specialized on
+        their first run), with its frees, exports to ``env`` and located errors; the loop adds no call per
+        iteration. After ``limit`` runs of ``body`` (None: no limit), a true condition raises
+        ``limit_error(limit)``."""
+        n = cond.nargs
+        carried = [f"L{i}" for i in range(n)]
+        lines = ["def _loop(interp, values, limit):", "    env = interp._frame()", "    _s = -1", "    try:",
+                 "        (" + "".join(f"{c}, " for c in carried) + ") = values", "        _n = 0",
+                 "        while True:"]
+        ops: list = []
+        ns: dict[str, Any] = {"_LoopLimit": limit_error}
+        pad = "            "
+
+        def cond_result(emit, pad, refs):
+            emit(pad + "_s = -1")
+            emit(pad + f"_c = {refs[0]}")
+
+        def body_results(emit, pad, refs):
+            emit(pad + "_s = -1")
+            emit(pad + "(" + "".join(f"{c}, " for c in carried) + ") = (" + "".join(f"{r}, " for r in refs) + ")")
+
+        loop: list[str] = []
+        outer: dict[int, int] = {}  # values of enclosing blocks the loop reads: read once, before it starts
+        _emit_block(loop.append, ns, ops, cond._parts, cond._kernels(), pad, carried, cond_result, outer)
+        loop += [pad + "if not _c:", pad + "    break", pad + "if _n == limit:", pad + "    raise _LoopLimit(limit)"]
+        _emit_block(loop.append, ns, ops, body._parts, body._kernels(), pad, carried, body_results, outer)
+        for v, s in outer.items():  # (SSA values: they cannot change while the loop runs; a missing one is
+            lines.insert(-1, f"        _s = {s}")  # reported at the first op that reads it, as the walker does)
+            lines.insert(-1, f"        E{v} = env[{v}]")
+        lines.insert(-1, "        _s = -1")
+        lines += loop + [pad + "_n += 1", "        return [" + ", ".join(carried) + "]"]
+        return _code_of(lines, ns, ops, "_loop", f"<loop of {len(ops)} ops>")
+
+    def _kernels(self) -> list | None:
+        """For each step of this block, the function its walker calls now (:meth:`_compile`'s ``kernels``); None
+        before the walker is built."""
+        steps = getattr(self, "_walk_steps", None)
+        return None if steps is None else [s[1] if s[0] else None for s in steps]
+
+
+def _emit_block(emit, ns: dict, ops: list, parts: tuple, kernels, pad: str, args_from, terminator,
+                outer: dict | None = None) -> None:
+    """Emit, at indentation ``pad``, the statements of one block of generated code (:meth:`_Plan._compile`,
+    :meth:`_Plan._compile_loop`): what the walker does, step for step. ``parts``: the plan's
+    ``(nargs, raw, ret_ids, consts, base, end, foreign)``; ``kernels``: as :meth:`_Plan._compile`'s. Values are
+    locals ``v<id>``, plan-time constants globals ``K<id>``, values of enclosing blocks ``env[<id>]``; each value
+    is deleted after its last use. ``args_from``: the name of the sequence of the block's arguments (unpacked
+    whole), or one name per argument (only the arguments the block reads are bound). The ops of the steps are
+    appended to ``ops`` (``_s``, the number of the running step, indexes it: errors are located at that op);
+    their adapters and ops go in the globals ``ns``. ``terminator(emit, pad, refs)`` emits what reads the
+    terminator's operands (the expressions ``refs``), after which the values whose last use it is are
+    deleted. ``outer``: when given, a value of an enclosing block is read as the local ``E<id>`` instead of from
+    ``env``, and recorded in ``outer`` (id -> the first step that reads it) for the caller to read once."""
+    nargs, raw, ret_ids, consts, base, end, foreign = parts
+    args = list(range(base, base + nargs))
+    defined = set(range(base, end)) - foreign
+    last: dict[int, int] = {}  # the step of each value's last use (len(raw): the terminator)
+    captured: set[int] = set()
+    for k, (_, _, operands, _, inner) in enumerate(raw):
+        for v in operands:
+            last[v] = k
+        for v in inner:
+            last[v] = k
+        captured |= inner
+    for v in ret_ids:
+        last[v] = len(raw)
+    captured &= defined
+    step0 = len(ops)
+    reader = [-1]  # the step being emitted (-1: the terminator)
+
+    def ref(v: int) -> str:
+        if v in consts:
+            return f"K{v}"
+        if v in defined:
+            return f"v{v}"
+        if outer is not None:
+            outer.setdefault(v, reader[0])
+            return f"E{v}"
+        return f"env[{v}]"  # defined by an enclosing block
+
+    def drop(vs) -> None:
+        names = [f"v{v}" for v in vs if v not in consts]
+        if names:
+            emit(pad + "del " + ", ".join(names))
+        for v in vs:
             if v in captured:
-                emit(pad + f"env[{v}] = K{v}")
+                emit(pad + f"del env[{v}]")
+
+    for v, c in consts.items():
+        ns[f"K{v}"] = c
+        if v in captured:
+            emit(pad + f"env[{v}] = K{v}")
+    if isinstance(args_from, str):
         if args:
-            emit(pad + "(" + "".join(f"v{a}, " for a in args) + ") = args")
-            for a in args:
-                if a in captured:
-                    emit(pad + f"env[{a}] = v{a}")
-            drop([a for a in args if a not in last])
-        ends: dict[int, list] = {}
-        for v, k in last.items():
-            if v in defined:
-                ends.setdefault(k, []).append(v)
-        for k, (adapter, op, operands, results, _) in enumerate(raw):
-            ns[f"O{k}"] = op
-            emit(pad + f"_s = {k}")
-            kernel = getattr(adapter, "kernel", None)
-            if kernel is not None and kernels is not None and kernels[k] is not None:
-                kernel = kernels[k]
-            if kernel is not None and len(results) == 1:  # (see registry: a one-result op's direct form)
-                ns[f"A{k}"] = kernel
-                emit(pad + f"v{results[0]} = A{k}(" + ", ".join(ref(v) for v in operands) + ")")
-            else:
-                ns[f"A{k}"] = adapter
-                emit(pad + f"_o = A{k}(O{k}, [" + ", ".join(ref(v) for v in operands) + "], interp)")
-                emit(pad + f"if _len(_o) != {len(results)}: raise _Arity(_len(_o))")
-                if results:
-                    emit(pad + "(" + "".join(f"v{r}, " for r in results) + ") = _o")
+            emit(pad + "(" + "".join(f"v{a}, " for a in args) + f") = {args_from}")
+        bound = args
+    else:
+        bound = [a for a in args if a in last]
+        for a in bound:
+            emit(pad + f"v{a} = {args_from[a - base]}")
+    for a in bound:
+        if a in captured:
+            emit(pad + f"env[{a}] = v{a}")
+    drop([a for a in bound if a not in last])
+    ends: dict[int, list] = {}
+    for v, k in last.items():
+        if v in defined:
+            ends.setdefault(k, []).append(v)
+    for k, (adapter, op, operands, results, _) in enumerate(raw):
+        s = reader[0] = step0 + k
+        ops.append(op)
+        ns[f"O{s}"] = op
+        emit(pad + f"_s = {s}")
+        kernel = getattr(adapter, "kernel", None)
+        if kernel is not None and kernels is not None and kernels[k] is not None:
+            kernel = kernels[k]
+        if kernel is not None and len(results) == 1:  # (see registry: a one-result op's direct form)
+            ns[f"A{s}"] = kernel
+            emit(pad + f"v{results[0]} = A{s}(" + ", ".join(ref(v) for v in operands) + ")")
+        else:
+            ns[f"A{s}"] = adapter
+            emit(pad + f"_o = A{s}(O{s}, [" + ", ".join(ref(v) for v in operands) + "], interp)")
+            emit(pad + f"if _len(_o) != {len(results)}: raise _Arity(_len(_o))")
             if results:
-                for r in results:
-                    if r in captured:
-                        emit(pad + f"env[{r}] = v{r}")
-            drop([r for r in results if r not in last] + sorted(ends.get(k, [])))
-        emit(pad + f"_s = {len(raw)}")
-        emit(pad + "_r = [" + ", ".join(ref(v) for v in ret_ids) + "]")
-        drop(sorted(ends.get(len(raw), [])))
-        emit(pad + "return _r")
-        emit("    except BaseException as _err:")
-        emit("        _e = _fail(_err, _s)")
-        emit("        raise _e from _e.__cause__")
-        steps = [(a, op) for a, op, _, _, _ in raw]
+                emit(pad + "(" + "".join(f"v{r}, " for r in results) + ") = _o")
+        if results:
+            for r in results:
+                if r in captured:
+                    emit(pad + f"env[{r}] = v{r}")
+        drop([r for r in results if r not in last] + sorted(ends.get(k, [])))
+    reader[0] = -1
+    terminator(emit, pad, [ref(v) for v in ret_ids])
+    drop(sorted(ends.get(len(raw), [])))
 
-        def fail(err: BaseException, s: int) -> BaseException:
-            if s < 0 or s >= len(steps):
-                return err if not isinstance(err, KeyError) else InterpreterError(
-                    "a region uses a value that has no runtime value", None)
-            return _located(err, steps[s][1])
 
-        ns["_fail"] = fail
-        exec(compile("\n".join(lines), f"<plan of {len(raw)} ops>", "exec"), ns)  # noqa: S102 - our own code
-        return ns["_block"]
+def _code_of(lines: list, ns: dict, ops: list, name: str, filename: str):
+    """The function ``name`` of the generated code ``lines`` (a ``try:`` body, from :func:`_emit_block`), with
+    the ``except`` clause that locates an error at the op of the step ``_s`` (``ops[_s]``; none when ``_s`` is
+    -1 or past the last step) and the globals ``ns``."""
+    lines.append("    except BaseException as _err:")
+    lines.append("        _e = _fail(_err, _s)")
+    lines.append("        raise _e from _e.__cause__")
+
+    def fail(err: BaseException, s: int) -> BaseException:
+        if s < 0 or s >= len(ops):
+            return err if not isinstance(err, KeyError) else InterpreterError(
+                "a region uses a value that has no runtime value", None)
+        return _located(err, ops[s])
+
+    ns.update(_Arity=_Arity, _len=len, _fail=fail)
+    exec(compile("\n".join(lines), filename, "exec"), ns)  # noqa: S102 - our own code
+    return ns[name]
 
 
 def _elide_scalar_broadcasts(raw: list, ret_ids: Sequence[int]) -> list:
@@ -802,6 +889,22 @@ class Interpreter:
                 raise InterpreterError(f"region expects {plan.nargs} arguments, got {nargs}", region.owner.location)
             fns.append(functools.partial(plan.runner(), env, self))  # (a C-level call per iteration)
         return fns
+
+    @property
+    def compile_after(self) -> int:
+        """How many times a block runs step by step before it runs as compiled Python (:attr:`_Plan.COMPILE_AFTER`):
+        also the iterations a ``while`` runs through :meth:`loop_functions` before :meth:`compiled_loop`."""
+        return _Plan.COMPILE_AFTER
+
+    def compiled_loop(self, cond: ir.Region, body: ir.Region,
+                      limit_error: Callable[[int], BaseException]) -> Callable[..., list[Value]]:
+        """The ``while`` loop of the regions ``cond`` and ``body`` (one block each, whose :meth:`loop_functions` have
+        run) compiled as one function ``run(interp, values, limit) -> values`` (:meth:`_Plan._compile_loop`): from
+        the loop-carried ``values`` it runs ``body`` while ``cond`` is true, in the current scope of ``interp`` (this
+        interpreter or a fork of it), and returns the carried values; after ``limit`` runs of the body (None: no
+        limit) a true condition raises ``limit_error(limit)``. Errors are located at the op that raised them."""
+        with self._plan_lock:
+            return _Plan._compile_loop(self._plan_of(cond), self._plan_of(body), limit_error)
 
     def _frame(self) -> dict:
         """The current scope's frame (the values nested regions read), made when none is open yet."""

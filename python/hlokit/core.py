@@ -197,7 +197,8 @@ def parse(
         _TEXT_DIALECT_CONTEXTS.add(ctx)
     if is_bytecode:
         with ctx, ir.Location.unknown(ctx):
-            check_bytecode(bytes(source), source_name=source_name)
+            check_bytecode(bytes(source), source_name=source_name,
+                           allow_unregistered_dialects=ctx.allow_unregistered_dialects)
             try:
                 module = ir.Module.parse(bytes(source), ctx)
             except ir.MLIRError as err:
@@ -321,8 +322,12 @@ def bytecode_time_limit(nbytes: int) -> float:
     return 10.0 + nbytes / 2**20
 
 
-def check_bytecode(data: bytes, *, source_name: str = "-", timeout: float | None = None) -> None:
-    """Raise :class:`ParseError` when MLIR's bytecode reader would crash or hang on ``data``.
+def check_bytecode(data: bytes, *, source_name: str = "-", timeout: float | None = None,
+                   allow_unregistered_dialects: bool = True) -> None:
+    """Raise :class:`ParseError` when MLIR's bytecode reader would crash or hang on ``data``, read in a context
+    that accepts unregistered dialects or not (``allow_unregistered_dialects``: as the context that reads it
+    next does, so that the same paths of the reader run; a corrupt op name that is not UTF-8 aborts the process
+    only where it is refused).
 
     jaxlib's bytecode reader aborts the process on some corrupt input (an op or attribute name that is
     not UTF-8 throws inside the bindings: ``terminate called ... str_from_cstr_and_size()``) and can
@@ -345,7 +350,7 @@ def check_bytecode(data: bytes, *, source_name: str = "-", timeout: float | None
             os.close(read_end)
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, 2)  # the reader's own abort text is replaced by our diagnostic
-            ctx = make_context(allow_unregistered_dialects=True)
+            ctx = make_context(allow_unregistered_dialects=allow_unregistered_dialects)
             try:
                 module = ir.Module.parse(data, ctx)
             except ir.MLIRError as err:

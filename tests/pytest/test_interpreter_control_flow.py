@@ -482,6 +482,37 @@ def test_a_long_loop_runs_compiled_once_per_while(monkeypatch):
     assert compiled == [1]
 
 
+_REPLICA_LOOP = """
+module @m attributes {mhlo.num_replicas = 2 : i32, mhlo.num_partitions = 1 : i32} {
+  func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+    %zero = stablehlo.constant dense<0> : tensor<i32>
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %n = stablehlo.constant dense<300> : tensor<i32>
+    %rid = stablehlo.replica_id : tensor<ui32>
+    %r = stablehlo.convert %rid : (tensor<ui32>) -> tensor<f32>
+    %rb = stablehlo.broadcast_in_dim %r, dims = [] : (tensor<f32>) -> tensor<4xf32>
+    %w:2 = stablehlo.while(%i = %zero, %acc = %x) : tensor<i32>, tensor<4xf32>
+     cond {
+      %c = stablehlo.compare LT, %i, %n : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %c : tensor<i1>
+    } do {
+      %i2 = stablehlo.add %i, %one : tensor<i32>
+      %a = stablehlo.add %acc, %rb : tensor<4xf32>
+      stablehlo.return %i2, %a : tensor<i32>, tensor<4xf32>
+    }
+    return %w#1 : tensor<4xf32>
+  }
+}
+"""
+
+
+def test_each_process_runs_a_compiled_loop_in_its_own_scope():
+    """The processes of a grid share their plans, and so a loop compiled by one of them; each runs it on the values
+    of its own scope (here its replica id, read by the body from the enclosing block)."""
+    outs = hlokit.interpret(_REPLICA_LOOP, [np.full(4, 0.5, np.float32)], num_replicas=2)
+    assert [o[0].tolist() for o in outs] == [[0.5] * 4, [300.5] * 4]
+
+
 def test_max_steps_lets_a_loop_below_the_limit_finish():
     text = _ENDLESS.replace("dense<true>", "dense<false>")
     assert int(hlokit.interpret(text, [np.int32(5)], max_steps=1)[0]) == 5

@@ -173,7 +173,8 @@ def _prepare_while(op):
 
             def compiled():
                 nonlocal loop
-                loop = interp.compiled_loop(regions[0], regions[1], LoopLimitError)
+                if loop is None:  # (another process of a grid, sharing the plan, may have compiled it meanwhile)
+                    loop = interp.compiled_loop(regions[0], regions[1], LoopLimitError)
                 return functools.partial(loop, interp)
 
             return while_(operands, *interp.loop_functions(regions[0], regions[1], nargs=len(operands)), limit,

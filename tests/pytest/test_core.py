@@ -177,6 +177,33 @@ def test_nesting_at_the_limit_still_parses(ctx):
         hlokit.parse(nested(MAX_NESTING), context=ctx)
 
 
+_CONV = """func.func @f(%x: tensor<1x4x4x1xf32>, %w: tensor<3x3x1x1xf32>) -> tensor<1x2x2x1xf32> {
+  %0 = stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, SPATIAL, f],
+    window = {stride = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64}
+    : (tensor<1x4x4x1xf32>, tensor<3x3x1x1xf32>) -> tensor<1x2x2x1xf32>
+  return %0 : tensor<1x2x2x1xf32>
+}"""
+
+
+@pytest.mark.parametrize("spatial", ["2147483647", "99999999999999999999"])
+def test_a_huge_convolution_dimension_number_is_a_located_error(spatial, ctx):
+    """MLIR's parser lists the spatial dimensions left out of a convolution's dimension numbers, in memory and
+    time proportional to the largest one (17 GB for 2147483647): one larger than the text is long is refused
+    first, at the number."""
+    text = _CONV.replace("SPATIAL", spatial)
+    with pytest.raises(hlokit.ParseError) as info:
+        hlokit.parse(text, context=ctx, source_name="conv.mlir")
+    d = info.value.diagnostics[0]
+    assert (d.file, d.line) == ("conv.mlir", 2) and text.split("\n")[1][d.col - 1:].startswith(spatial)
+    assert f"spatial dimension {spatial} is out of range" in d.message
+
+
+def test_smaller_convolution_dimension_numbers_are_left_to_mlir(ctx):
+    assert hlokit.parse(_CONV.replace("SPATIAL", "1"), context=ctx) is not None
+    with pytest.raises(hlokit.ParseError, match="Expected spatial dimensions"):  # (MLIR's own message)
+        hlokit.parse(_CONV.replace("SPATIAL", "7"), context=ctx)
+
+
 def test_brackets_in_strings_comments_and_arrows_do_not_count(ctx):
     from hlokit.core import check_nesting
 

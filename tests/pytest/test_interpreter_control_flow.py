@@ -482,6 +482,44 @@ def test_a_long_loop_runs_compiled_once_per_while(monkeypatch):
     assert compiled == [1]
 
 
+#: A loop whose condition is a carried value (no ops) and whose body carries a constant and a value unchanged.
+_FLAG_LOOP = """
+func.func @main(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<i32>, tensor<3xf32>) {
+  %t = stablehlo.constant dense<true> : tensor<i1>
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %lim = stablehlo.constant dense<137> : tensor<i32>
+  %k = stablehlo.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
+  %r:4 = stablehlo.while(%go = %t, %i = %zero, %a = %x, %s = %x) : tensor<i1>, tensor<i32>, tensor<3xf32>, tensor<3xf32>
+   cond {
+    stablehlo.return %go : tensor<i1>
+  } do {
+    %i2 = stablehlo.add %i, %one : tensor<i32>
+    %g = stablehlo.compare LT, %i2, %lim : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    %s2 = stablehlo.add %s, %a : tensor<3xf32>
+    stablehlo.return %g, %i2, %k, %s2 : tensor<i1>, tensor<i32>, tensor<3xf32>, tensor<3xf32>
+  }
+  return %r#3, %r#1, %r#2 : tensor<3xf32>, tensor<i32>, tensor<3xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("compile_after", [0, 5, 100])
+def test_a_compiled_loop_carries_constants_and_arguments(monkeypatch, compile_after):
+    """Compiled after ``compile_after`` iterations, a loop whose condition only returns a carried value and whose
+    body returns a constant gives the walked loop's results."""
+    from hlokit.interpreter.evaluator import _Plan
+
+    x = np.array([0.5, 1.5, -2.0], np.float32)
+    monkeypatch.setattr(_Plan, "COMPILE_AFTER", 10**9)
+    walked = hlokit.interpret(_FLAG_LOOP, [x])
+    monkeypatch.setattr(_Plan, "COMPILE_AFTER", compile_after)
+    got = hlokit.interpret(_FLAG_LOOP, [x])
+    assert [g.tobytes() for g in got] == [w.tobytes() for w in walked]
+    assert int(got[1]) == 137 and got[2].tolist() == [1.0, 2.0, 3.0]
+    assert got[0].tolist() == (x + x + np.array([1, 2, 3], np.float32) * 136).tolist()  # (exact: small halves)
+
+
 _REPLICA_LOOP = """
 module @m attributes {mhlo.num_replicas = 2 : i32, mhlo.num_partitions = 1 : i32} {
   func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {

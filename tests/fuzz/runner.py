@@ -3,7 +3,9 @@
     python benchmarks/fuzz.py --seed 0 --count 2000 --jobs 2 [--save] [--show CLASS]
 
 ``--save`` writes every failing case to ``tests/fuzz/reproducers/`` (a JSON file per case);
-``--show CLASS`` prints the stderr tail of the cases of that class. Exit 1 when a case failed.
+``--show CLASS`` prints the stderr tail of the cases of that class; ``--slow SECONDS`` lists the cases that ran
+longer (whatever their class: a clean error that takes a minute, or gigabytes, is still worth a look). Exit 1
+when a case failed.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ def main(argv=None) -> int:
     p.add_argument("--no-fork", action="store_true", help="a new Python process per case (no fork server)")
     p.add_argument("--save", action="store_true", help=f"save failures to {REPRODUCERS}")
     p.add_argument("--show", action="append", default=[], metavar="CLASS", help="print the failures of CLASS")
+    p.add_argument("--slow", type=float, default=10.0, metavar="SECONDS", help="list the cases that ran longer")
     args = p.parse_args(argv)
     t0 = time.perf_counter()
     done = [0]
@@ -49,4 +52,9 @@ def main(argv=None) -> int:
             print("    " + r.stderr[-1500:].replace("\n", "\n    "))
         if args.save:
             save_reproducer(r)
+    for r in sorted((r for r in results if r.seconds > args.slow), key=lambda r: -r.seconds):
+        c = r.case
+        line = [l for l in r.stderr.splitlines() if l.strip()][-1:] or [""]
+        print(f"SLOW {r.seconds:6.1f} s {r.cls:<12} #{c.index:<5} {c.mode:<22} {c.mutation:<24} {c.input_name}: "
+              f"{line[0][:160]}")
     return 1 if bad else 0

@@ -297,7 +297,7 @@ def check_conv_dimension_numbers(text: str, *, source_name: str = "-") -> None:
     1, i, o]->[b, 0, 1, f]``) larger than the text is long: no tensor type written in the text has that many
     dimensions, and MLIR's parser, which lists the spatial dimensions left out, takes memory and time in
     proportion to the largest one (17 GB and 33 s for 2147483647 with jaxlib 0.10.2). Smaller ones are left to
-    MLIR's parser and verifier. Texts without ``]x[`` are not scanned further."""
+    MLIR's parser and verifier. Texts without an ``x`` or a ``->`` are not scanned further."""
     if "x" not in text or "->" not in text:
         return
     limit = len(text)
@@ -305,13 +305,18 @@ def check_conv_dimension_numbers(text: str, *, source_name: str = "-") -> None:
         for group in (1, 2, 3):
             for n in _INTEGER.finditer(m.group(group)):
                 if len(n.group()) > 9 or int(n.group()) > limit:
-                    at = m.start(group) + n.start()
-                    line = text.count("\n", 0, at) + 1
-                    col = at - (text.rfind("\n", 0, at) + 1) + 1
-                    raise ParseError(Diagnostic(
-                        "error", f"convolution dimension numbers: spatial dimension {n.group()} is out of range (no "
-                        f"tensor type in this {limit}-character input has that many dimensions)",
-                        file=source_name, line=line, col=col))
+                    raise _error_at(text, m.start(group) + n.start(), source_name,
+                                    f"convolution dimension numbers: spatial dimension {n.group()} is out of range "
+                                    f"(no tensor type in this {limit}-character input has that many dimensions)")
+
+
+def _error_at(text: str | bytes, at: int, source_name: str, message: str) -> ParseError:
+    """A :class:`ParseError` located at offset ``at`` of ``text`` (line and column from 1; for bytes, the column
+    counts bytes)."""
+    newline = "\n" if isinstance(text, str) else b"\n"
+    line = text.count(newline, 0, at) + 1
+    col = at - (text.rfind(newline, 0, at) + 1) + 1
+    return ParseError(Diagnostic("error", message, file=source_name, line=line, col=col))
 
 
 def check_nesting(text: str, *, source_name: str = "-", limit: int = MAX_NESTING) -> None:
@@ -330,19 +335,8 @@ def check_nesting(text: str, *, source_name: str = "-", limit: int = MAX_NESTING
     over = np.flatnonzero(depth > limit)
     if over.size == 0:
         return
-    at = int(over[0])
-    line = data.count(b"\n", 0, at) + 1
-    col = at - (data.rfind(b"\n", 0, at) + 1) + 1
-    raise ParseError(
-        Diagnostic(
-            "error",
-            f"brackets nested more than {limit} levels deep: MLIR's recursive parser would overflow "
-            "its stack on such input",
-            file=source_name,
-            line=line,
-            col=col,
-        )
-    )
+    raise _error_at(data, int(over[0]), source_name, f"brackets nested more than {limit} levels deep: MLIR's "
+                    "recursive parser would overflow its stack on such input")
 
 
 def bytecode_time_limit(nbytes: int) -> float:

@@ -45,8 +45,7 @@ def main(argv=None) -> int:
     bad = [r for r in results if r.cls not in OK_CLASSES]
     for r in bad:
         c = r.case
-        line = [l for l in r.stderr.splitlines() if l.strip()][-1:] or [""]
-        print(f"FAIL {r.cls:<16} #{c.index:<5} {c.mode:<22} {c.mutation:<24} {c.input_name}: {line[0][:200]}")
+        print(f"FAIL {r.cls:<16} #{c.index:<5} {c.mode:<22} {c.mutation:<24} {c.input_name}: {_last_line(r)[:200]}")
         if r.cls in args.show:
             print("    argv:", c.argv)
             print("    " + r.stderr[-1500:].replace("\n", "\n    "))
@@ -54,7 +53,12 @@ def main(argv=None) -> int:
             save_reproducer(r)
     for r in sorted((r for r in results if r.seconds > args.slow), key=lambda r: -r.seconds):
         c = r.case
-        line = [l for l in r.stderr.splitlines() if l.strip()][-1:] or [""]
         print(f"SLOW {r.seconds:6.1f} s {r.cls:<12} #{c.index:<5} {c.mode:<22} {c.mutation:<24} {c.input_name}: "
-              f"{line[0][:160]}")
+              f"{_last_line(r)[:160]}")
     return 1 if bad else 0
+
+
+def _last_line(result) -> str:
+    """The last line of a run's stderr that is not blank ("" when there is none)."""
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    return lines[-1] if lines else ""

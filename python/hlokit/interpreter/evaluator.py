@@ -326,7 +326,7 @@ class _Plan:
             if runs > compile_after:  # (a caller may still hold this walker: it runs the compiled block)
                 if compiled is None:
                     plan = plan_ref()
-                    compiled = _Plan._compile(*self_parts, kernels=[s[1] if s[0] else None for s in steps])
+                    compiled = _Plan._compile(*self_parts, kernels=_kernels_of(steps))
                     if plan is not None:
                         plan.fn = compiled
                 return compiled(env, interp, values)
@@ -408,7 +408,7 @@ class _Plan:
 
     @staticmethod
     def _compile_loop(cond: "_Plan", body: "_Plan", limit_error: Callable[[int], BaseException]):
-        """A ``while`` loop of the blocks ``cond`` and ``body`` (plans whose walkers have run) as the code of one
+        """A ``while`` loop of the blocks ``cond`` and ``body`` (plans whose walkers are built) as the code of one
         Python function ``_loop(interp, values, limit) -> list`` (in the frame of ``interp``'s current scope, where
         the walkers of the blocks read and write): from the loop-carried ``values``, run
         ``cond`` and, while its result is true, ``body``, whose results carry to the next iteration (StableHLO
@@ -435,9 +435,11 @@ class _Plan:
 
         loop: list[str] = []
         outer: dict[int, int] = {}  # values of enclosing blocks the loop reads: read once, before it starts
-        _emit_block(loop.append, ns, ops, cond._parts, cond._kernels(), pad, carried, cond_result, outer)
+        _emit_block(loop.append, ns, ops, cond._parts, _kernels_of(cond._walk_steps), pad, carried, cond_result,
+                    outer)
         loop += [pad + "if not _c:", pad + "    break", pad + "if _n == limit:", pad + "    raise _LoopLimit(limit)"]
-        _emit_block(loop.append, ns, ops, body._parts, body._kernels(), pad, carried, body_results, outer)
+        _emit_block(loop.append, ns, ops, body._parts, _kernels_of(body._walk_steps), pad, carried, body_results,
+                    outer)
         for v, s in outer.items():  # (SSA values: they cannot change while the loop runs; a missing one is
             lines.insert(-1, f"        _s = {s}")  # reported at the first op that reads it, as the walker does)
             lines.insert(-1, f"        E{v} = env[{v}]")
@@ -445,11 +447,11 @@ class _Plan:
         lines += loop + [pad + "_n += 1", "        return [" + ", ".join(carried) + "]"]
         return _code_of(lines, ns, ops, "_loop", f"<loop of {len(ops)} ops>")
 
-    def _kernels(self) -> list | None:
-        """For each step of this block, the function its walker calls now (:meth:`_compile`'s ``kernels``); None
-        before the walker is built."""
-        steps = getattr(self, "_walk_steps", None)
-        return None if steps is None else [s[1] if s[0] else None for s in steps]
+
+def _kernels_of(steps: list) -> list:
+    """For each step of a walker (:func:`_step`), the function it calls now (a kernel specialized on its first run),
+    or None for a step that calls its adapter: :meth:`_Plan._compile`'s ``kernels``."""
+    return [s[1] if s[0] else None for s in steps]
 
 
 def _emit_block(emit, ns: dict, ops: list, parts: tuple, kernels, pad: str, args_from, terminator,

@@ -358,10 +358,10 @@ def sort(
     moved = [np.moveaxis(x, dim, -1) for x in inputs]
     shape = moved[0].shape
     n = shape[-1] if shape else 1
+    if n <= 1 or moved[0].size == 0:  # (nothing to order; an empty slice makes (-1, n) ambiguous)
+        return [np.array(x, order="C") for x in inputs]
     flat = [np.reshape(m, (-1, n)) for m in moved]
     rows = flat[0].shape[0]
-    if n <= 1 or rows == 0:
-        return [np.array(x, order="C") for x in inputs]
 
     if known is not None:
         key = _sort_key(flat[0], known[1])

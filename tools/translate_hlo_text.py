@@ -14,6 +14,7 @@ from jaxlib.mlir import ir
 
 import hlokit
 from hlokit.core import ContainedError, run_contained
+from hlokit.backend.guards import guarded_text
 from hlokit.diagnostics import Diagnostic, HlokitError
 from hlokit.tools.common import finish, process_chunks
 from hlokit.tools.translate_portable import check_no_chlo
@@ -58,12 +59,14 @@ def hlo_text_to_stablehlo(text: str, context: ir.Context, name: str = "-") -> ir
 def stablehlo_to_hlo_text(module: ir.Module, name: str = "-") -> str:
     """StableHLO module -> XLA HLO text (jaxlib's StableHLO -> HLO converter).
 
-    Raises :class:`~hlokit.diagnostics.HlokitError` for CHLO ops (located) or a module XLA refuses.
+    Integer ``divide`` / ``remainder`` come out with their divisor guarded (``hlokit.backend.guards``: the same
+    results, XLA's for a zero divisor; unguarded, jaxlib's converter kills the process when it folds a division
+    by zero). Raises :class:`~hlokit.diagnostics.HlokitError` for CHLO ops (located) or a module XLA refuses.
     """
     from jaxlib import _jax
 
     check_no_chlo(module, name)
-    text = hlokit.print_module(module)
+    text = guarded_text(hlokit.print_module(module), module.context)  # (jaxlib's converter folds x / 0: SIGFPE)
     try:
         comp = _jax.mlir.mlir_module_to_xla_computation(text, use_tuple_args=False, return_tuple=False)
     except Exception as exc:

@@ -22,6 +22,7 @@ from jaxlib.mlir import ir
 
 from hlokit.backend import PLATFORMS, BackendError, TensorSpec, find_function, signature
 from hlokit.backend import jax_private
+from hlokit.backend.guards import guarded_text
 from hlokit.backend.layout import (
     LayoutError,
     ShardSpec,
@@ -417,6 +418,7 @@ def compile(module: ir.Module | str, platform: str = "cpu", *, function: str = "
     sub_byte = _sub_byte_results(out_specs)
     if sub_byte:
         text = _results_as_unsigned_bits(text, module.context, sub_byte)
+    text = guarded_text(text, module.context)
     num_replicas, num_partitions = module_device_needs(module)
     needed = num_replicas * num_partitions
     if num_partitions > 1:

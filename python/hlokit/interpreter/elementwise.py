@@ -991,12 +991,14 @@ def _scalar_form(ufunc: np.ufunc, operator_, dtype: np.dtype):
     """The binary op ``ufunc`` on two 0-d operands of ``dtype`` (one of its native dtypes) as numpy's scalar
     arithmetic (``operator_``, see ``_SCALAR_OPERATORS``), the result a 0-d array: wrapping integers never give
     a NaN; a float NaN is computed again by the ufunc, whose choice of operand payload every shape gets."""
-    asarray = np.asarray
+    asarray, ndarray = np.asarray, np.ndarray
     if dtype.kind in "iu":
         return lambda lhs, rhs: asarray(operator_(lhs[()], rhs[()]))
 
     def scalar_kernel(lhs, rhs):
         out = operator_(lhs[()], rhs[()])
+        if out.__class__ is ndarray:  # (arrays after all: an elementwise region run on whole arrays, whose 0-d
+            return out  # constants meet its arguments' arrays; the operator is then the ufunc itself)
         if out != out:
             return asarray(ufunc(lhs, rhs))
         return asarray(out)
@@ -1015,8 +1017,8 @@ def _binary(name: str, fn):
         ufunc = native(lhs.dtype)
         if ufunc is None:
             return fn(lhs, rhs)
-        if lhs.ndim:  # (operands of one shape: the result is an array, never a numpy scalar)
-            return ufunc(lhs, rhs)
+        if lhs.ndim or rhs.ndim:  # (an array result, never a numpy scalar; a 0-d operand beside an array: the
+            return ufunc(lhs, rhs)  # constant of an elementwise region run on whole arrays, numpy broadcasts it)
         return scalar_form(lhs.dtype)(lhs, rhs)
 
     def broadcasting(shape: tuple[int, ...]):
@@ -1034,7 +1036,7 @@ def _binary(name: str, fn):
 
     def specialize(lhs, rhs):
         """What ``kernel`` runs for all operands of these dtypes and ranks, without the dispatch (registry)."""
-        return native(lhs.dtype) if lhs.ndim else scalar_form(lhs.dtype)
+        return native(lhs.dtype) if lhs.ndim or rhs.ndim else scalar_form(lhs.dtype)
 
     kernel.specialize = specialize
     kernel.broadcasting = broadcasting  # (registry: a planner may fold a broadcast of a 0-d operand into the op)

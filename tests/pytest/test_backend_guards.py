@@ -14,7 +14,8 @@ import hlokit
 from hlokit import backend
 from hlokit.backend.guards import guard_integer_division, guarded_text
 
-INT_TYPES = [("i8", np.int8), ("i32", np.int32), ("i64", np.int64), ("ui8", np.uint8), ("ui32", np.uint32)]
+INT_TYPES = [("i8", np.int8), ("i32", np.int32), ("i64", np.int64), ("ui8", np.uint8), ("ui32", np.uint32),
+             ("ui64", np.uint64)]
 
 #: Divisors a simplifier turns into a constant zero: each crashed XLA's compile before the guard.
 FOLDED_ZERO = {
@@ -45,8 +46,9 @@ def _division_program(t: str) -> str:
 @pytest.mark.parametrize("t,dt", INT_TYPES, ids=[t for t, _ in INT_TYPES])
 def test_guarded_division_gives_xla_and_interpreter_bits(ctx, t, dt):
     info = np.iinfo(dt)
-    a = np.array([7, -7, info.min, info.min, 0, info.max], np.int64).astype(dt)
-    b = np.array([0, 2, -1, 0, 0, 3], np.int64).astype(dt)
+    wrap = (lambda v: v % (1 << info.bits)) if info.min == 0 else (lambda v: v)  # noqa: E731
+    a = np.array([wrap(v) for v in (7, -7, info.min, info.min, 0, info.max)], dt)
+    b = np.array([wrap(v) for v in (0, 2, -1, 0, 0, 3)], dt)
     text = _division_program(t)
     want = hlokit.interpret(text, [a, b])  # (the spec's results, with XLA's for a zero divisor / INT_MIN / -1)
     module = hlokit.parse(text, context=ctx)

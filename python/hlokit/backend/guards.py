@@ -13,7 +13,6 @@ select: the same results, and nothing left for a folder to divide by zero.
 
 from __future__ import annotations
 
-import numpy as np
 from jaxlib.mlir import ir
 
 __all__ = ["guard_integer_division", "guarded_text", "GUARDED_OPS"]
@@ -62,8 +61,8 @@ def guard_integer_division(module: ir.Module | ir.Operation) -> int:
             safe = stablehlo.SelectOp(is_zero, splat(1), rhs).result
             if op.name == "stablehlo.divide":
                 quotient = stablehlo.DivOp(lhs, safe).result
-                all_ones = int(np.iinfo(np.uint64).max) >> (64 - et.width) if et.is_unsigned else -1
-                out = stablehlo.SelectOp(is_zero, splat(all_ones), quotient).result
+                # (-1: every bit set, the unsigned maximum too; the bindings take a value of int64)
+                out = stablehlo.SelectOp(is_zero, splat(-1), quotient).result
             else:
                 out = stablehlo.SelectOp(is_zero, lhs, stablehlo.RemOp(lhs, safe).result).result
         op.results[0].replace_all_uses_with(out)

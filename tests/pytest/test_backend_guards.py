@@ -12,7 +12,7 @@ import pytest
 
 import hlokit
 from hlokit import backend
-from hlokit.backend.guards import guard_integer_division, guarded_text
+from hlokit.backend.guards import guard_integer_division, guarded_text, unsigned_rng_outputs
 
 INT_TYPES = [("i8", np.int8), ("i32", np.int32), ("i64", np.int64), ("ui8", np.uint8), ("ui32", np.uint32),
              ("ui64", np.uint64)]
@@ -90,3 +90,24 @@ def test_a_divisor_folded_to_zero_compiles_and_runs(tmp_path, divisor, op, want)
                        capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr[-2000:]
     assert f"constant({want})" in p.stdout or "select" in p.stdout  # (folded, or computed with the guards)
+
+
+@pytest.mark.parametrize("et", ["i32", "f32", "i64", "f64", "i8", "ui32"])
+@pytest.mark.parametrize("algorithm", ["THREE_FRY", "PHILOX"])
+def test_random_bits_of_any_type_reach_xla_as_unsigned_integers(ctx, et, algorithm):
+    # XLA makes unsigned bits whatever the declared type: an op reading a signed or float output failed XLA's
+    # verifier ("Clamp with incompatible element types: s32[4], u32[4]"; found by the program fuzzer)
+    text = f"""func.func @main(%s: tensor<2xui64>) -> (tensor<2xui64>, tensor<3x4x{et}>) {{
+  %s2, %bits = "stablehlo.rng_bit_generator"(%s) {{rng_algorithm = #stablehlo<rng_algorithm {algorithm}>}}
+      : (tensor<2xui64>) -> (tensor<2xui64>, tensor<3x4x{et}>)
+  %r = stablehlo.maximum %bits, %bits : tensor<3x4x{et}>
+  func.return %s2, %r : tensor<2xui64>, tensor<3x4x{et}>
+}}"""
+    module = hlokit.parse(text, context=ctx)
+    assert unsigned_rng_outputs(module) == (0 if et.startswith("ui") else 1)
+    module.operation.verify()
+    state = np.array([42, 7], np.uint64)
+    want = hlokit.interpret(text, [state])
+    got = backend.compile(text)(state)
+    for w, g in zip(want, got):
+        assert w.dtype == g.dtype and w.tobytes() == g.tobytes()

@@ -1,4 +1,4 @@
-"""Rewrites that keep jaxlib's StableHLO -> HLO conversion and XLA's compiler from crashing the process.
+"""Rewrites that let jaxlib's StableHLO -> HLO conversion and XLA's compiler take every valid program.
 
 Integer division by zero: XLA defines ``x / 0 = -1`` (all bits set) and ``x % 0 = x`` for integers (XLA
 operation semantics, "Element-wise binary arithmetic operations"; XLA's elemental IR emitter computes them
@@ -9,13 +9,19 @@ that become a constant zero only inside those simplifiers count too: ``7 / (x - 
 converter or XLA as the consumer, :func:`guard_integer_division` makes every integer ``divide`` and
 ``remainder`` divide by ``select(rhs == 0, 1, rhs)`` and put XLA's zero-divisor result back with a second
 select: the same results, and nothing left for a folder to divide by zero.
+
+``rng_bit_generator`` with an output of signed integers or floats: XLA's generator makes unsigned integers of the
+output's width whatever type the program declares, so an op reading the output failed XLA's verifier ("Clamp with
+incompatible element types: s32[4], u32[4]"). :func:`unsigned_rng_outputs` asks for the unsigned type and
+``bitcast_convert``\ s it to the declared one: the same bits (StableHLO spec, ``rng_bit_generator``: the output
+is random bits), in a type every consumer accepts.
 """
 
 from __future__ import annotations
 
 from jaxlib.mlir import ir
 
-__all__ = ["guard_integer_division", "guarded_text", "GUARDED_OPS"]
+__all__ = ["guard_integer_division", "unsigned_rng_outputs", "guarded_text", "GUARDED_OPS"]
 
 #: The ops :func:`guard_integer_division` rewrites (on integer operands).
 GUARDED_OPS = ("stablehlo.divide", "stablehlo.remainder")
@@ -70,12 +76,48 @@ def guard_integer_division(module: ir.Module | ir.Operation) -> int:
     return len(ops)
 
 
+def unsigned_rng_outputs(module: ir.Module | ir.Operation) -> int:
+    """Rewrite every ``stablehlo.rng_bit_generator`` of ``module`` (in place) whose output's elements are not
+    unsigned integers as one that makes unsigned integers of the same width, ``bitcast_convert`` to the declared
+    type (see the module doc). Returns how many ops were rewritten."""
+    from jaxlib.mlir.dialects import stablehlo
+
+    found = []
+
+    def visit(op):
+        if op.name == "stablehlo.rng_bit_generator" and len(op.results) == 2:
+            t = op.results[1].type
+            if isinstance(t, ir.RankedTensorType) and not (isinstance(t.element_type, ir.IntegerType)
+                                                           and ir.IntegerType(t.element_type).is_unsigned):
+                found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    for op in found:
+        t = ir.RankedTensorType(op.results[1].type)
+        with ir.InsertionPoint(op), op.location:
+            bits = ir.RankedTensorType.get(t.shape, ir.IntegerType.get_unsigned(_width(t.element_type)), t.encoding)
+            rng = stablehlo.RngBitGeneratorOp(op.results[0].type, bits, op.attributes["rng_algorithm"], op.operands[0])
+            out = stablehlo.BitcastConvertOp(t, rng.results[1]).result
+        op.results[0].replace_all_uses_with(rng.results[0])
+        op.results[1].replace_all_uses_with(out)
+        op.erase()
+    return len(found)
+
+
+def _width(t: ir.Type) -> int:
+    if isinstance(t, ir.IntegerType):
+        return ir.IntegerType(t).width
+    return ir.FloatType(t).width
+
+
 def guarded_text(text: str, context: ir.Context) -> str:
     """``text`` (a module's MLIR text, for jaxlib's converter or XLA) with its integer divisions guarded
-    (:func:`guard_integer_division`); ``text`` itself when it has none (texts without the op names are not parsed)."""
-    if not any(name in text for name in GUARDED_OPS):
+    (:func:`guard_integer_division`) and its random bits made unsigned (:func:`unsigned_rng_outputs`); ``text``
+    itself when there is nothing to rewrite (texts without the op names are not parsed)."""
+    if not any(name in text for name in (*GUARDED_OPS, "stablehlo.rng_bit_generator")):
         return text
     clone = ir.Module.parse(text, context)
-    if not guard_integer_division(clone):
+    if not guard_integer_division(clone) + unsigned_rng_outputs(clone):
         return text
     return clone.operation.get_asm(enable_debug_info=True)

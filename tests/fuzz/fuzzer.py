@@ -24,8 +24,16 @@ Every case runs in a subprocess with a timeout and is classified (:data:`CLASSES
 ``abort``             killed by a signal (segmentation fault, ``terminate called ...``)
 ``hang``              still running at the timeout
 
-Everything but ``success`` and ``clean_error`` is a failure; failures are saved as JSON reproducers
-(:func:`save_reproducer`) that :func:`replay` runs again.
+The *program* cases (:func:`make_program_case`, ``run_many(programs=True)``, mode ``engine-both``) run a random
+valid program of :mod:`fuzz.programs` with ``hlokit-run --engine both --max-ulp 0`` on its own inputs; besides
+the classes above (``clean_error`` there is ``refused``: a valid program must run):
+
+``mismatch``          the interpreter and XLA differ (more than 0 ULP in an output)
+``refused``           exit 1 with a clean error other than the comparison's
+``ftz``               they differ only where XLA CPU flushed a subnormal to zero (not a failure)
+
+Everything but ``success``, ``clean_error`` (crash cases) and ``ftz`` is a failure; failures are saved as JSON
+reproducers (:func:`save_reproducer`) that :func:`replay` runs again.
 """
 
 from __future__ import annotations
@@ -62,8 +70,11 @@ CLASSES = (
     "traceback",
     "abort",
     "hang",
+    "mismatch",
+    "refused",
+    "ftz",
 )
-OK_CLASSES = ("success", "clean_error")
+OK_CLASSES = ("success", "clean_error", "ftz")
 
 TOOLS = {
     "hlokit-opt": "hlokit.tools.hlokit_opt",
@@ -594,6 +605,32 @@ def make_case(seed: int, index: int) -> Case:
     return Case(seed, index, choice, mname, tool, argv, data, npz, name.replace("#", "_"))
 
 
+#: The program cases' command line (see the module doc).
+PROGRAM_ARGV = ["{input}", "--inputs", "{npz}", "--engine", "both", "--max-ulp", "0"]
+
+
+def make_program_case(seed: int, index: int, max_ops: int = 16) -> Case:
+    """Program case ``index`` of ``seed`` (deterministic): a random program of up to ``max_ops`` ops and its
+    inputs (:func:`fuzz.programs.random_program`) for ``hlokit-run --engine both``."""
+    from fuzz import programs
+
+    r = random.Random(f"hlokit-programs:{seed}:{index}")
+    text, inputs = programs.random_program(r, max_ops)
+    return Case(seed, index, "engine-both", "program", "hlokit-run", list(PROGRAM_ARGV), text.encode(),
+                programs.inputs_npz(inputs), "program.mlir")
+
+
+def classify_program(cls: str, stderr: str) -> str:
+    """The class of a program case from :func:`classify`'s (see the module doc)."""
+    if cls != "clean_error":
+        return cls
+    line = next((l for l in stderr.splitlines() if "differ by more than --max-ulp" in l), None)
+    if line is None:
+        return "refused"
+    outputs = line.split("--max-ulp", 1)[1].split("; ")
+    return "ftz" if all("a subnormal against zero" in o for o in outputs) else "mismatch"
+
+
 # ----------------------------------------------------------------------------------------------
 # running and classifying
 
@@ -691,15 +728,19 @@ def run_case(case: Case, *, timeout: float = 60.0, server: ForkServer | None = N
         seconds = time.perf_counter() - t0
         leftovers = [f for f in os.listdir(tmp) if f.startswith(".hlokit-") and f.endswith(".tmp")]
         cls = classify(rc, stderr, os.path.exists(out) or bool(leftovers))
+        if case.mode == "engine-both":
+            cls = classify_program(cls, stderr)
         return Result(case, cls, rc, stderr[-4000:], seconds)
 
 
 def run_many(seed: int, count: int, *, jobs: int = 2, timeout: float = 60.0, start: int = 0,
-             progress: Callable[[Result], None] | None = None, fork: bool = True) -> list[Result]:
+             progress: Callable[[Result], None] | None = None, fork: bool = True, programs: bool = False,
+             max_ops: int = 16) -> list[Result]:
     """Run cases ``start .. start+count-1`` of ``seed`` on ``jobs`` workers (results in index order).
 
     ``fork`` (default) forks each run from a per-worker :class:`ForkServer`; ``fork=False`` starts a new
-    Python process per case (slower, the exact console-script path).
+    Python process per case (slower, the exact console-script path). ``programs``: the program cases
+    (:func:`make_program_case`, programs of up to ``max_ops`` ops) instead of the crash cases.
     """
     import threading
     from concurrent.futures import ThreadPoolExecutor
@@ -719,7 +760,8 @@ def run_many(seed: int, count: int, *, jobs: int = 2, timeout: float = 60.0, sta
                 server = local.server = ForkServer()
                 with lock:
                     servers.append(server)
-        return run_case(make_case(seed, index), timeout=timeout, server=server)
+        case = make_program_case(seed, index, max_ops) if programs else make_case(seed, index)
+        return run_case(case, timeout=timeout, server=server)
 
     results: list[Result] = []
     try:

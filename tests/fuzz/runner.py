@@ -1,6 +1,7 @@
 """Run the fuzzer and print counts per tool mode and class.
 
     python benchmarks/fuzz.py --seed 0 --count 2000 --jobs 2 [--save] [--show CLASS]
+    python benchmarks/fuzz.py --programs --seed 0 --count 500 [--max-ops 16]   (interpreter against XLA)
 
 ``--save`` writes every failing case to ``tests/fuzz/reproducers/`` (a JSON file per case);
 ``--show CLASS`` prints the stderr tail of the cases of that class; ``--slow SECONDS`` lists the cases that ran
@@ -28,6 +29,9 @@ def main(argv=None) -> int:
     p.add_argument("--save", action="store_true", help=f"save failures to {REPRODUCERS}")
     p.add_argument("--show", action="append", default=[], metavar="CLASS", help="print the failures of CLASS")
     p.add_argument("--slow", type=float, default=10.0, metavar="SECONDS", help="list the cases that ran longer")
+    p.add_argument("--programs", action="store_true",
+                   help="random valid programs through hlokit-run --engine both (interpreter against XLA)")
+    p.add_argument("--max-ops", type=int, default=16, help="ops per program, with --programs")
     args = p.parse_args(argv)
     t0 = time.perf_counter()
     done = [0]
@@ -38,7 +42,7 @@ def main(argv=None) -> int:
             print(f"  ... {done[0]}/{args.count} ({time.perf_counter() - t0:.0f} s)", file=sys.stderr)
 
     results = run_many(args.seed, args.count, jobs=args.jobs, timeout=args.timeout, start=args.start, progress=progress,
-                        fork=not args.no_fork)
+                        fork=not args.no_fork, programs=args.programs, max_ops=args.max_ops)
     print(f"seed {args.seed}, cases {args.start}..{args.start + args.count - 1}, jobs {args.jobs}, "
           f"{time.perf_counter() - t0:.1f} s")
     print(table(results))

@@ -2,6 +2,8 @@
 
 * ``test_fuzz_default`` — a few hundred deterministic cases (seed 1) through every tool and mode.
 * ``test_fuzz_slow`` (``-m slow``) — 2,000 cases (seed 0, the cases of the before/after table).
+* ``test_program_fuzz_default`` — 60 random valid programs (seed 1) through ``hlokit-run --engine both``: the
+  interpreter and XLA agree to 0 ULP (``test_program_fuzz_slow``: 1,000 programs of up to 24 ops, seed 2).
 * ``test_reproducer`` — every saved failure in ``tests/fuzz/reproducers/`` replayed in a new process.
 
 A failure of a class in :data:`KNOWN_OPEN` (bad input that another module still reports badly) is
@@ -22,6 +24,8 @@ from fuzz import fuzzer  # noqa: E402
 
 DEFAULT_CASES = 600  # about 70 s on 2 cores
 SLOW_CASES = 2000
+PROGRAM_CASES = 60  # about 25 s on 2 cores (each hlokit-run starts XLA)
+SLOW_PROGRAM_CASES = 1000
 
 # (class, mode regex, stderr regex, where it is to be fixed): results that are not clean errors yet,
 # tolerated only in exactly this form and listed in the report; anything else fails the test.
@@ -52,6 +56,45 @@ def test_fuzz_default():
 @pytest.mark.slow
 def test_fuzz_slow():
     _check(fuzzer.run_many(0, SLOW_CASES, jobs=2, timeout=120))
+
+
+def test_program_fuzz_default():
+    _check(fuzzer.run_many(1, PROGRAM_CASES, jobs=2, timeout=120, programs=True))
+
+
+@pytest.mark.slow
+def test_program_fuzz_slow():
+    _check(fuzzer.run_many(2, SLOW_PROGRAM_CASES, jobs=2, timeout=120, programs=True, max_ops=24))
+
+
+@pytest.mark.parametrize(
+    "cls, stderr, want",
+    [
+        ("success", "", "success"),
+        ("clean_error", "p.mlir: error: --engine both: the interpreter and XLA differ by more than --max-ulp 0: "
+                        "output_1 (max 3 ULP, max |diff| 1e-07 at [0])\n", "mismatch"),
+        ("clean_error", "p.mlir: error: --engine both: the interpreter and XLA differ by more than --max-ulp 0: "
+                        "output_0 (max 16 ULP, max |diff| 7e-323 at [1] (a subnormal against zero: XLA CPU flushes "
+                        "subnormals to zero)); output_2 (max 1 ULP, max |diff| 1 at [])\n", "mismatch"),
+        ("clean_error", "p.mlir: error: --engine both: the interpreter and XLA differ by more than --max-ulp 0: "
+                        "output_0 (max 16 ULP, max |diff| 7e-323 at [1] (a subnormal against zero: XLA CPU flushes "
+                        "subnormals to zero))\n", "ftz"),
+        ("clean_error", "p.mlir:3:4: error: 'stablehlo.sort': bad\n", "refused"),
+        ("abort", "", "abort"),
+    ],
+)
+def test_classify_program(cls, stderr, want):
+    assert fuzzer.classify_program(cls, stderr) == want
+
+
+def test_program_cases_are_deterministic_and_valid():
+    import hlokit
+
+    for i in (0, 5, 17):
+        a, b = fuzzer.make_program_case(3, i), fuzzer.make_program_case(3, i)
+        assert a.to_json() == b.to_json()
+        hlokit.parse(a.input.decode())  # (verifies)
+    assert fuzzer.make_program_case(3, 1).input != fuzzer.make_program_case(4, 1).input
 
 
 def test_cases_are_deterministic():

@@ -208,7 +208,7 @@ _BINARY = {
     "f": ("add", "subtract", "multiply", "divide", "remainder", "maximum", "minimum"),
     "i": ("add", "subtract", "multiply", "divide", "remainder", "maximum", "minimum", "and", "or", "xor",
           "shift_left", "shift_right_arithmetic", "shift_right_logical"),
-    "b": ("and", "or", "xor", "maximum", "minimum", "multiply"),  # (not add: XLA computes xor, the spec or)
+    "b": ("and", "or", "xor", "maximum", "minimum", "multiply"),  # (not add: XLA's folder computes xor, the spec or)
 }
 _UNARY = {
     "f": ("negate", "abs", "floor", "ceil", "round_nearest_even", "round_nearest_afz", "sign", "sqrt"),

@@ -6,17 +6,19 @@ For each program (same text, same inputs) it times:
   (median of ``--repeat`` runs, after one run that pays the imports);
 * ``warm``   — ``hlokit.interpret(module, args)`` on a module parsed once (plan + run);
 * ``eval``   — jaxlib's C++ ``stablehlo.eval_module`` (upstream's element-by-element reference
-  interpreter, the anchor), in a subprocess (it can abort the process), timed around the call only
-  (the module is parsed before), with a time limit (``--eval-timeout``): the median of up to 5 calls
-  (one when a call takes over a second; its first call is no slower than the next ones);
+  interpreter, the anchor), in a subprocess that stays up for the program's rounds (it can abort the
+  process; :class:`EvalModule`), timed around the call only (the module is parsed before), with a time
+  limit per call (``--eval-timeout``): the median of up to 5 calls (one when a call takes over a second;
+  its first call is no slower than the next ones);
 * ``xla``    — XLA through ``hlokit.backend.compile``: compile + first run, and a warm run;
 
 and prints the ratios ``eval / single`` and ``eval / warm`` (how many times faster hlokit is than the
 C++ reference) and ``single / xla c+r``. It also checks that the three agree (max abs difference).
 
-The speed of a shared machine drifts (2x within minutes was seen), so ``single``, ``warm`` and ``eval``
-are measured in ``--rounds`` alternating rounds (one round when ``eval`` takes over 5 s): each ratio
-is the median of the rounds' ratios, each time the median of the rounds' times.
+The speed of a shared machine drifts (2x within minutes was seen, for the C++ anchor as much as for
+hlokit), so ``single``, ``warm`` and ``eval`` are measured in ``--rounds`` alternating rounds, each a few
+milliseconds long for a small program (one round when ``eval`` takes over 5 s): each ratio is the median of
+the rounds' ratios, each time the median of the rounds' times.
 
 Programs: ``mlp``, ``elementwise``, ``loop`` (written here), and the JAX exports of
 ``examples/interpreter_bench/`` (``export.py`` there writes them and makes their inputs):
@@ -44,6 +46,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import select
 import statistics
 import subprocess
 import sys
@@ -153,9 +156,9 @@ def _jax_program(name: str):
 PROGRAMS = {"mlp": mlp, "elementwise": elementwise, "loop": loop}
 PROGRAMS.update({n: _jax_program(n) for n in ("while_20", "while_1000", "scan_lstm", "sorts", "transformer")})
 
-_EVAL_SCRIPT = textwrap.dedent(
+_EVAL_SERVER = textwrap.dedent(
     """
-    import json, sys, time
+    import sys, time
     import numpy as np
     from jaxlib.mlir import ir
     from jaxlib.mlir._mlir_libs import _stablehlo
@@ -166,36 +169,86 @@ _EVAL_SCRIPT = textwrap.dedent(
         module = hlokit.parse(open(d + "/prog.mlir").read(), context=ctx)
         data = np.load(d + "/args.npz")
         attrs = [ir.DenseElementsAttr.get(np.asarray(data[f"a{i}"], order="C")) for i in range(len(data.files))]
-        times = []
-        for _ in range(5):
+        print("ready", flush=True)
+        out = None
+        for line in sys.stdin:
+            if line.startswith("save"):
+                np.savez(d + "/out.npz", *[np.array(o) for o in out])
+                print("saved", flush=True)
+                continue
             t0 = time.perf_counter()
             out = _stablehlo.eval_module(module, attrs)
-            times.append(time.perf_counter() - t0)
-            if times[-1] > 1.0:
-                break
-        res = [np.array(o) for o in out]
-    np.savez(d + "/out.npz", *res)
-    print(json.dumps({"seconds": sorted(times)[(len(times) - 1) // 2]}))
+            print(time.perf_counter() - t0, flush=True)
     """
 )
 
 
-def time_eval_module(text: str, args, timeout: float):
-    """Seconds of jaxlib's ``stablehlo.eval_module`` on the program (subprocess; the median of up to 5
-    calls, see the module doc), its results, and why not (None when it ran)."""
-    with tempfile.TemporaryDirectory() as d:
+class EvalModule:
+    """jaxlib's C++ ``stablehlo.eval_module`` on one program and its inputs, in a subprocess that stays up
+    (it can abort the process), so that its calls can alternate with hlokit's runs within milliseconds.
+    ``call()`` runs it once on the parsed module and returns the seconds around the call; ``results()`` are
+    the last call's results. Each step waits at most ``timeout`` seconds. Raises ``RuntimeError`` with the
+    reason (a time-out, or the subprocess's last line of stderr) when the subprocess cannot answer; it is
+    killed then. Use it as a context manager."""
+
+    def __init__(self, text: str, args, timeout: float):
+        self.timeout = timeout
+        self._dir = tempfile.TemporaryDirectory()
+        d = self._dir.name
         with open(os.path.join(d, "prog.mlir"), "w") as f:
             f.write(text)
         np.savez(os.path.join(d, "args.npz"), **{f"a{i}": a for i, a in enumerate(args)})
-        try:
-            p = subprocess.run([sys.executable, "-c", _EVAL_SCRIPT, d], capture_output=True, text=True, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            return None, None, f"timed out after {timeout:.0f} s"
-        if p.returncode != 0:
-            return None, None, (p.stderr.strip().splitlines() or ["failed"])[-1]
-        secs = json.loads(p.stdout.strip().splitlines()[-1])["seconds"]
-        out = np.load(os.path.join(d, "out.npz"))
-        return secs, [out[k] for k in sorted(out.files)], None
+        self._stderr = open(os.path.join(d, "stderr"), "w+")
+        self._proc = subprocess.Popen([sys.executable, "-c", _EVAL_SERVER, d], stdin=subprocess.PIPE,
+                                      stdout=subprocess.PIPE, stderr=self._stderr, text=True)
+        self._expect("ready")
+
+    def _expect(self, what: str | None = None) -> str:
+        ready, _, _ = select.select([self._proc.stdout], [], [], self.timeout)
+        line = self._proc.stdout.readline() if ready else None
+        if not line or (what is not None and line.strip() != what):
+            self.close()
+            if line is None:
+                raise RuntimeError(f"timed out after {self.timeout:g} s")
+            self._stderr.seek(0)
+            raise RuntimeError((self._stderr.read().strip().splitlines() or ["failed"])[-1])
+        return line
+
+    def call(self) -> float:
+        self._proc.stdin.write("run\n")
+        self._proc.stdin.flush()
+        return float(self._expect())
+
+    def results(self) -> list:
+        self._proc.stdin.write("save\n")
+        self._proc.stdin.flush()
+        self._expect("saved")
+        out = np.load(os.path.join(self._dir.name, "out.npz"))
+        return [out[k] for k in sorted(out.files, key=lambda k: int(k.split("_")[-1]))]
+
+    def close(self) -> None:
+        if self._proc.poll() is None:
+            self._proc.kill()
+        self._proc.wait()
+        self._stderr.close()
+        self._dir.cleanup()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def time_eval_module(ev: EvalModule) -> float:
+    """The median seconds of up to 5 calls of ``ev`` (one when a call takes over a second; its first call is no
+    slower than the next ones)."""
+    times = []
+    for _ in range(5):
+        times.append(ev.call())
+        if times[-1] > 1.0:
+            break
+    return sorted(times)[(len(times) - 1) // 2]
 
 
 def _median_time(fn, repeat: int) -> float:
@@ -217,15 +270,21 @@ def bench(name: str, repeat: int, eval_timeout: float, rounds: int = 3) -> dict:
     module = hlokit.parse(text, context=hlokit.make_context())
     singles, warms, evals = [], [], []
     eval_out = why = None
-    for _ in range(max(rounds, 1)):
+    try:
+        with EvalModule(text, args, eval_timeout) as ev:
+            for _ in range(max(rounds, 1)):
+                singles.append(_median_time(lambda: hlokit.interpret(text, args), repeat))
+                warms.append(_median_time(lambda: hlokit.interpret(module, args), repeat))
+                evals.append(time_eval_module(ev))
+                if evals[-1] > 5.0:  # (a slow anchor: one round is precise enough)
+                    break
+            eval_out = ev.results()
+    except RuntimeError as err:
+        why = str(err)
+        evals = []
+    if not singles:
         singles.append(_median_time(lambda: hlokit.interpret(text, args), repeat))
         warms.append(_median_time(lambda: hlokit.interpret(module, args), repeat))
-        t_eval, eval_out, why = time_eval_module(text, args, eval_timeout)
-        if t_eval is None:
-            break
-        evals.append(t_eval)
-        if t_eval > 5.0:  # (a slow anchor: one round is precise enough)
-            break
 
     from hlokit import backend
 

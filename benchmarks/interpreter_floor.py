@@ -17,12 +17,13 @@ parser, its Python bindings and numpy run this program from its text?
     make (sine in f64 rounded once to f32, ``add.reduce`` in f32), constants hoisted, no dispatch. Its
     results are checked bit for bit against ``hlokit.interpret``'s;
 
-* ``eval``   — ``stablehlo.eval_module`` (``benchmarks/interpreter.py``'s ``time_eval_module``).
+* ``eval``   — ``stablehlo.eval_module`` (``benchmarks/interpreter.py``'s ``EvalModule``, the median of up to 5
+  calls a round).
 
 It prints the medians and ``eval / single``, ``eval / floor`` (the best ratio any interpreter on these
 layers could reach) and the budget the 10x target leaves for interpretation (``eval / 10 - floor``).
 
-Run:  python benchmarks/interpreter_floor.py [--repeat 200] [--rounds 5]
+Run:  python benchmarks/interpreter_floor.py [--repeat 50] [--rounds 20]
 """
 
 from __future__ import annotations
@@ -99,8 +100,8 @@ def floor_shot(text: str, args: list) -> tuple[list, dict]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeat", type=int, default=200, help="shots per round for single and floor")
-    ap.add_argument("--rounds", type=int, default=5, help="alternating rounds of single, floor and eval")
+    ap.add_argument("--repeat", type=int, default=50, help="shots per round for single and floor")
+    ap.add_argument("--rounds", type=int, default=20, help="alternating rounds of single, floor and eval")
     a = ap.parse_args(argv)
     text, args = bench.PROGRAMS["while_20"]()
     ours = hlokit.interpret(text, args)
@@ -111,6 +112,11 @@ def main(argv=None) -> int:
         return 1
     singles, floors, evals = [], [], []
     parts: dict[str, list[float]] = {"parse": [], "read": [], "run": []}  # (each round's median)
+    try:
+        ev = bench.EvalModule(text, args, 120.0)
+    except RuntimeError as err:
+        print(f"eval_module did not run: {err}", file=sys.stderr)
+        return 1
     for _ in range(a.rounds):
         singles.append(bench._median_time(lambda: hlokit.interpret(text, args), a.repeat))
         shots, split = [], []
@@ -122,11 +128,12 @@ def main(argv=None) -> int:
         floors.append(statistics.median(shots))
         for k in parts:
             parts[k].append(statistics.median([p[k] for p in split]))
-        t_eval, _, why = bench.time_eval_module(text, args, 120.0)
-        if t_eval is None:
-            print(f"eval_module did not run: {why}", file=sys.stderr)
+        try:
+            evals.append(bench.time_eval_module(ev))
+        except RuntimeError as err:
+            print(f"eval_module did not run: {err}", file=sys.stderr)
             return 1
-        evals.append(t_eval)
+    ev.close()
     single, floor, ev = (statistics.median(v) for v in (singles, floors, evals))
     ratio = lambda ts: statistics.median([e / t for e, t in zip(evals, ts)])  # noqa: E731
     print(f"while_20: single {single * 1e3:.3f} ms, floor {floor * 1e3:.3f} ms "

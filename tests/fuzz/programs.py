@@ -123,7 +123,9 @@ class Writer:
         else:
             lit = '"0x' + values.tobytes().hex().upper() + '"'
         c = self.op("constant", [], [(shape, et)], f"value = dense<{lit}> : {tensor_type(shape, et)}")[0]
-        if self.r.random() < self.barrier:  # (see the module doc: XLA folds through nothing but the barrier)
+        # (see the module doc: XLA folds through nothing but the barrier; float constants always go behind one, as
+        # XLA's simplifier rewrites float arithmetic on constants: x * c1 / c2 as x * (c1 / c2), 1 ULP off)
+        if et in FLOATS or self.r.random() < self.barrier:
             self.pool.remove(c)
             c = self.op("optimization_barrier", [c], [(shape, et)])[0]
         return c
@@ -191,9 +193,9 @@ def random_array(r: random.Random, shape, et: str, *, specials: bool = True) -> 
         out = out.astype(dt)
     else:
         info = np.iinfo(dt)
-        small = rng.integers(max(info.min, -8), min(info.max, 8) + 1, n)
+        small = rng.integers(max(info.min, -8), min(info.max, 8) + 1, n).astype(dt)  # (uint64 with int64: float64)
         wide = rng.integers(info.min, info.max, n, endpoint=True, dtype=dt)
-        edge = np.array([info.min, info.max, 0, 1, info.max // 2 + 1] + ([-1] if info.min < 0 else []))
+        edge = np.array([info.min, info.max, 0, 1, info.max // 2 + 1] + ([-1] if info.min < 0 else []), dt)
         pick = rng.random(n)
         out = np.where(pick < 0.5, small, np.where(pick < 0.8 if specials else pick < 1.0, wide,
                                                    edge[rng.integers(0, len(edge), n)]))
@@ -246,6 +248,17 @@ def g_is_finite(w: Writer):
         w.op("is_finite", [a], [(a.shape, BOOL)])
 
 
+def canonical_nan(w: Writer, x: Val) -> Val:
+    """``x`` with every NaN replaced by the positive quiet NaN: which NaN an operation gives (its sign, its
+    payload) is the implementation's (IEEE 754), and XLA's generated code and numpy pick differently (x86's
+    default NaN is negative); a total order or a bitcast would expose it."""
+    if x.et not in FLOATS:
+        return x
+    nan = w.op("compare", [x, x], [(x.shape, BOOL)], "comparison_direction = #stablehlo<comparison_direction NE>, "
+               "compare_type = #stablehlo<comparison_type FLOAT>")[0]
+    return w.op("select", [nan, w.constant(x.shape, x.et, np.full(x.shape, np.nan)), x], [(x.shape, x.et)])[0]
+
+
 def g_compare(w: Writer):
     a = w.pick()
     if a is None:
@@ -254,6 +267,8 @@ def g_compare(w: Writer):
     k = _kind(a.et)
     ctype = w.r.choice(("FLOAT", "TOTALORDER")) if k == "f" else ("UNSIGNED" if a.et.startswith("ui") or k == "b"
                                                                     else "SIGNED")
+    if ctype == "TOTALORDER":
+        a, b = canonical_nan(w, a), canonical_nan(w, b)
     direction = w.r.choice(("EQ", "NE", "LT", "LE", "GT", "GE"))
     w.op("compare", [a, b], [(a.shape, BOOL)],
          f"comparison_direction = #stablehlo<comparison_direction {direction}>, "
@@ -273,7 +288,7 @@ def g_select(w: Writer):
 
 
 def g_clamp(w: Writer):
-    x = w.pick()
+    x = w.pick(lambda v: v.et != BOOL)  # (XLA's folder clamps i1 constants wrongly)
     if x is None:
         return
     # bounds in order (min <= max): XLA rewrites max(min, clamp(min, x, max)) as the clamp, which a min above the
@@ -299,7 +314,7 @@ def g_convert(w: Writer):
 def g_bitcast(w: Writer):
     a = w.pick(lambda v: v.et in BITCASTS)
     if a is not None:
-        w.op("bitcast_convert", [a], [(a.shape, w.r.choice(BITCASTS[a.et]))])
+        w.op("bitcast_convert", [canonical_nan(w, a)], [(a.shape, w.r.choice(BITCASTS[a.et]))])
 
 
 def g_constant(w: Writer):
@@ -471,6 +486,7 @@ def g_sort(w: Writer):
     a = w.pick(lambda v: v.shape != () and v.et not in (BOOL, "ui64"))  # (XLA refuses a ui64 comparator)
     if a is None:
         return
+    a = canonical_nan(w, a)  # (a total order of the keys)
     ops = [a]
     if w.r.random() < 0.5:  # (values sorted along with the keys)
         b = w.pick(lambda v: v.shape == a.shape and v != a)
@@ -523,6 +539,11 @@ def g_select_and_scatter(w: Writer):
     a = w.pick(lambda v: v.shape != () and _kind(v.et) == "i")
     if a is None:
         return
+    # distinct operand values: which of two equal elements a window selects follows the order the implementation
+    # combines them in (the spec defines the selection through reduce_window, whose schedule it leaves open)
+    n = int(np.prod(a.shape))
+    values = (np.array(w.r.sample(range(n), n)) - n // 2) if n else np.zeros(0)
+    a = w.constant(a.shape, a.et, values.astype(DTYPES[a.et]).reshape(a.shape))
     dims, strides, _, _, padding, shape = _windows(w, a.shape, False)
     source = w.pick(lambda v: v.shape == shape and v.et == a.et) or w.constant(shape, a.et)
     init = w.constant((), a.et, np.zeros((), DTYPES[a.et]))
@@ -649,7 +670,8 @@ def g_while(w: Writer):
     carried = [w.pick() for _ in range(w.r.randint(1, 2))]
     carried = [v for v in carried if v is not None]
     zero = w.constant((), "i32", np.array(0))
-    trips = w.r.randint(0, 4)
+    # (past 100 iterations the interpreter runs the rest of a loop compiled: evaluator.COMPILE_AFTER)
+    trips = w.r.randint(0, 4) if w.r.random() < 0.85 else w.r.randint(98, 130)
     types = [((), "i32")] + [(v.shape, v.et) for v in carried]
 
     def cond(w2: Writer, args):

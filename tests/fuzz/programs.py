@@ -109,7 +109,7 @@ class Writer:
         self.pool.extend(vals)
         return vals
 
-    def constant(self, shape, et: str, values: np.ndarray | None = None) -> Val:
+    def constant(self, shape, et: str, values: np.ndarray | None = None, barrier: bool = False) -> Val:
         if values is None:
             values = random_array(self.r, shape, et, specials=self.r.random() < 0.3)
         values = np.asarray(values, DTYPES[et]).reshape(shape)
@@ -125,7 +125,7 @@ class Writer:
         c = self.op("constant", [], [(shape, et)], f"value = dense<{lit}> : {tensor_type(shape, et)}")[0]
         # (see the module doc: XLA folds through nothing but the barrier; float constants always go behind one, as
         # XLA's simplifier rewrites float arithmetic on constants: x * c1 / c2 as x * (c1 / c2), 1 ULP off)
-        if et in FLOATS or self.r.random() < self.barrier:
+        if barrier or et in FLOATS or self.r.random() < self.barrier:
             self.pool.remove(c)
             c = self.op("optimization_barrier", [c], [(shape, et)])[0]
         return c
@@ -331,7 +331,7 @@ def g_broadcast(w: Writer):
     if a is None:
         return
     rank = len(a.shape)
-    targets = [s for s in SHAPES if len(s) >= rank]
+    targets = [s for s in SHAPES if len(s) >= rank] or [a.shape]
     shape = w.r.choice(targets)
     # operand dim i goes to result dim dims[i] (increasing), of the same size or from size 1
     for _ in range(20):
@@ -647,6 +647,37 @@ def g_rng_bit_generator(w: Writer):
          f"{algorithm}>")
 
 
+def g_convolution(w: Writer):
+    """A 1-D or 2-D integer ``convolution`` (exact, wrapping) with strides, padding, dilations and feature groups."""
+    et = w.r.choice(("i32", "i64"))
+    rank = w.r.choice((1, 1, 2))
+    groups = w.r.choice((1, 1, 2))
+    b, f, o = w.r.randint(1, 2), groups * w.r.randint(1, 2), groups * w.r.randint(1, 2)
+    spatial = [w.r.randint(1, 5) for _ in range(rank)]
+    kernel = [w.r.randint(1, 3) for _ in range(rank)]
+    strides = [w.r.randint(1, 2) for _ in range(rank)]
+    ld = [w.r.randint(1, 2) for _ in range(rank)]
+    rd = [w.r.randint(1, 2) for _ in range(rank)]
+    pad = [(w.r.randint(0, 2), w.r.randint(0, 2)) for _ in range(rank)]
+    out = []
+    for n, k, st, a, d, (lo, hi) in zip(spatial, kernel, strides, ld, rd, pad):
+        size = (n - 1) * a + 1 + lo + hi - ((k - 1) * d + 1)
+        if size < 0:
+            return
+        out.append(size // st + 1)
+    lhs_shape, rhs_shape = (b, *spatial, f), (*kernel, f // groups, o)
+    # (behind barriers: XLA's folder saturates an integer convolution that its generated code wraps)
+    lhs = w.pick(lambda v: v.shape == lhs_shape and v.et == et) or w.constant(lhs_shape, et, barrier=True)
+    rhs = w.constant(rhs_shape, et, np.array([w.r.randint(-3, 3) for _ in range(int(np.prod(rhs_shape)))]),
+                     barrier=True)
+    sp = ", ".join(str(i) for i in range(rank))
+    padding = "dense<[" + ", ".join(f"[{lo}, {hi}]" for lo, hi in pad) + f"]> : tensor<{rank}x2xi64>"
+    w.op("convolution", [lhs, rhs], [((b, *out, o), et)],
+         f"dimension_numbers = #stablehlo.conv<[b, {sp}, f]x[{sp}, i, o]->[b, {sp}, f]>, "
+         f"window_strides = {_i64s(strides)}, padding = {padding}, lhs_dilation = {_i64s(ld)}, "
+         f"rhs_dilation = {_i64s(rd)}, feature_group_count = {groups} : i64, batch_group_count = 1 : i64")
+
+
 def g_reduce_precision(w: Writer):
     a = w.pick(lambda v: v.et in FLOATS)
     if a is not None:
@@ -731,7 +762,7 @@ GENERATORS = {
     g_constant: 1, g_iota: 1, g_broadcast: 3, g_reshape: 2, g_transpose: 2, g_reverse: 1, g_slice: 2, g_pad: 2,
     g_concatenate: 2, g_dynamic_slice: 1, g_dynamic_update_slice: 1, g_reduce: 3, g_dot: 1, g_sort: 2,
     g_while: 2, g_if: 1, g_case: 1, g_reduce_window: 2, g_select_and_scatter: 1, g_gather: 2, g_scatter: 2,
-    g_map: 1, g_argmax: 1, g_rng_bit_generator: 1, g_reduce_precision: 1,
+    g_map: 1, g_argmax: 1, g_rng_bit_generator: 1, g_reduce_precision: 1, g_convolution: 1,
 }
 _GENS, _WEIGHTS = list(GENERATORS), list(GENERATORS.values())
 

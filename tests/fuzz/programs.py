@@ -304,8 +304,8 @@ def g_convert(w: Writer):
     if a is None:
         return
     k = _kind(a.et)
-    if k == "f":  # (float -> integer is implementation-defined out of range: not here)
-        to = w.r.choice(FLOATS + (BOOL,))
+    if k == "f":  # (float -> integer: XLA truncates and saturates, NaN -> 0; the spec leaves it open, hlokit does so)
+        to = w.r.choice(FLOATS + (BOOL,) + INTS)
     else:
         to = w.r.choice(FLOATS + INTS + (BOOL,))
     w.op("convert", [a], [(a.shape, to)])

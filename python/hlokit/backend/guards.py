@@ -19,6 +19,8 @@ is random bits), in a type every consumer accepts.
 
 from __future__ import annotations
 
+import re
+
 from jaxlib.mlir import ir
 
 __all__ = ["guard_integer_division", "unsigned_rng_outputs", "guarded_text", "GUARDED_OPS"]
@@ -111,11 +113,17 @@ def _width(t: ir.Type) -> int:
     return ir.FloatType(t).width
 
 
+#: A line of MLIR's printed text with an integer ``divide`` / ``remainder`` (an integer element type on the op's
+#: line), or an ``rng_bit_generator``: only then is the text parsed and rewritten.
+_NEEDS_GUARDS = re.compile(r"stablehlo\.(?:divide|remainder)\b[^\n]*[x<]u?i(?:2|4|8|16|32|64)>|stablehlo\.rng_bit_generator")
+
+
 def guarded_text(text: str, context: ir.Context) -> str:
-    """``text`` (a module's MLIR text, for jaxlib's converter or XLA) with its integer divisions guarded
-    (:func:`guard_integer_division`) and its random bits made unsigned (:func:`unsigned_rng_outputs`); ``text``
-    itself when there is nothing to rewrite (texts without the op names are not parsed)."""
-    if not any(name in text for name in (*GUARDED_OPS, "stablehlo.rng_bit_generator")):
+    """``text`` (a module's MLIR text as MLIR prints it, one op a line, for jaxlib's converter or XLA) with its
+    integer divisions guarded (:func:`guard_integer_division`) and its random bits made unsigned
+    (:func:`unsigned_rng_outputs`); ``text`` itself when there is nothing to rewrite (a text without such an op's
+    line is not parsed: float divisions cost nothing)."""
+    if not _NEEDS_GUARDS.search(text):
         return text
     clone = ir.Module.parse(text, context)
     if not guard_integer_division(clone) + unsigned_rng_outputs(clone):

@@ -12,7 +12,7 @@ import pytest
 
 import hlokit
 from hlokit import backend
-from hlokit.backend.guards import guard_integer_division, guarded_text, unsigned_rng_outputs
+from hlokit.backend.guards import guard_integer_division, guarded_text, may_crash_xla, unsigned_rng_outputs
 
 INT_TYPES = [("i8", np.int8), ("i32", np.int32), ("i64", np.int64), ("ui8", np.uint8), ("ui32", np.uint32),
              ("ui64", np.uint64)]
@@ -111,3 +111,39 @@ def test_random_bits_of_any_type_reach_xla_as_unsigned_integers(ctx, et, algorit
     got = backend.compile(text)(state)
     for w, g in zip(want, got):
         assert w.dtype == g.dtype and w.tobytes() == g.tobytes()
+
+
+CRASHES_JAXLIB_0_10 = """func.func @main(%x: tensor<4xi32>, %c: tensor<4xi8>) -> tensor<4xi8> {
+  %n = stablehlo.convert %x : (tensor<4xi32>) -> tensor<4xi8>
+  %r = stablehlo.or %n, %c : tensor<4xi8>
+  func.return %r : tensor<4xi8>
+}"""
+
+
+def test_the_program_that_crashes_xla_is_recognised(ctx):
+    import jaxlib
+
+    text = hlokit.print_module(hlokit.parse(CRASHES_JAXLIB_0_10, context=ctx))
+    old = jaxlib.__version__.startswith("0.10.")
+    assert may_crash_xla(text) == old
+    assert not may_crash_xla(text.replace("stablehlo.or", "stablehlo.xor"))
+    scalar = text.replace("4xi32", "i32").replace("4xi8", "i8")
+    assert not may_crash_xla(scalar)
+
+
+def test_a_program_xla_cannot_compile_is_a_clean_error(tmp_path):
+    # x.astype(int8) | y: jaxlib 0.10.2's XLA CPU compiler dies with SIGSEGV (found by the program fuzzer); the
+    # compile runs in a subprocess first, and hlokit-run reports it; the interpreter runs the program
+    import jaxlib
+
+    path = tmp_path / "p.mlir"
+    path.write_text(CRASHES_JAXLIB_0_10)
+    run = [sys.executable, "-m", "hlokit.tools.hlokit_run", str(path)]
+    p = subprocess.run(run, capture_output=True, text=True, timeout=600)
+    if jaxlib.__version__.startswith("0.10."):
+        assert p.returncode == 1, p.stderr[-2000:]
+        assert "error: XLA's compiler crashed (signal 11)" in p.stderr, p.stderr[-2000:]
+    else:
+        assert p.returncode == 0, p.stderr[-2000:]
+    p = subprocess.run(run + ["--engine", "interpreter"], capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr[-2000:]

@@ -13,7 +13,7 @@ select: the same results, and nothing left for a folder to divide by zero.
 ``rng_bit_generator`` with an output of signed integers or floats: XLA's generator makes unsigned integers of the
 output's width whatever type the program declares, so an op reading the output failed XLA's verifier ("Clamp with
 incompatible element types: s32[4], u32[4]"). :func:`unsigned_rng_outputs` asks for the unsigned type and
-``bitcast_convert``\ s it to the declared one: the same bits (StableHLO spec, ``rng_bit_generator``: the output
+converts it to the declared one with ``bitcast_convert``: the same bits (StableHLO spec, ``rng_bit_generator``: the output
 is random bits), in a type every consumer accepts.
 """
 
@@ -23,7 +23,7 @@ import re
 
 from jaxlib.mlir import ir
 
-__all__ = ["guard_integer_division", "unsigned_rng_outputs", "guarded_text", "GUARDED_OPS"]
+__all__ = ["guard_integer_division", "unsigned_rng_outputs", "guarded_text", "may_crash_xla", "GUARDED_OPS"]
 
 #: The ops :func:`guard_integer_division` rewrites (on integer operands).
 GUARDED_OPS = ("stablehlo.divide", "stablehlo.remainder")
@@ -129,3 +129,20 @@ def guarded_text(text: str, context: ir.Context) -> str:
     if not guard_integer_division(clone) + unsigned_rng_outputs(clone):
         return text
     return clone.operation.get_asm(enable_debug_info=True)
+
+
+#: jaxlib 0.10.2's XLA CPU compiler dies (SIGSEGV) on a bitwise ``and`` / ``or`` that reads a narrowing signed
+#: integer ``convert`` of a tensor (``x.astype(int8) | y`` in JAX: found by the program fuzzer; jax 0.12 compiles
+#: it). A text with both (as MLIR prints it) is compiled in a subprocess first (``hlokit.backend.compile``).
+_NARROWING_CONVERT = re.compile(r"stablehlo\.convert [^\n]*\(tensor<[^>]*x(?:i16|i32|i64)>\) -> tensor<[^>]*x(?:i8|i16)>")
+_BITWISE_ON_TENSORS = re.compile(r"stablehlo\.(?:and|or) [^\n]*: tensor<\d")
+
+
+def may_crash_xla(text: str) -> bool:
+    """Whether ``text`` (MLIR's printed text) has the pattern that crashes jaxlib 0.10.2's XLA CPU compiler (see
+    ``_NARROWING_CONVERT``); always False with a jaxlib past 0.10."""
+    import jaxlib
+
+    if tuple(int(p) for p in jaxlib.__version__.split(".")[:2] if p.isdigit()) > (0, 10):
+        return False
+    return bool(_NARROWING_CONVERT.search(text) and _BITWISE_ON_TENSORS.search(text))

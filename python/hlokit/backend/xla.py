@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import collections
 import hashlib
+import os
 import threading
 import time
 from typing import Sequence
@@ -22,7 +23,7 @@ from jaxlib.mlir import ir
 
 from hlokit.backend import PLATFORMS, BackendError, TensorSpec, find_function, signature
 from hlokit.backend import jax_private
-from hlokit.backend.guards import guarded_text
+from hlokit.backend.guards import guarded_text, may_crash_xla
 from hlokit.backend.layout import (
     LayoutError,
     ShardSpec,
@@ -398,6 +399,32 @@ def _select_devices(backend, platform: str, needed: int, num_replicas: int, num_
     return available[:needed]
 
 
+_TRIAL = "HLOKIT_TRIAL_COMPILE"
+
+
+def _trial_compile(text: str, timeout: float = 600.0) -> None:
+    """Compile ``text`` for one CPU device in a subprocess (see ``guards.may_crash_xla``): raise
+    :class:`BackendError` when XLA's compiler kills it, instead of losing this process."""
+    import subprocess
+    import sys
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="hlokit-") as tmp:
+        path = os.path.join(tmp, "program.mlir")
+        with open(path, "w") as f:
+            f.write(text)
+        code = "import sys; from hlokit import backend; backend.compile(open(sys.argv[1]).read())"
+        try:
+            p = subprocess.run([sys.executable, "-c", code, path], capture_output=True, text=True, timeout=timeout,
+                               env={**os.environ, _TRIAL: "1", "JAX_PLATFORMS": "cpu"})
+        except subprocess.TimeoutExpired:
+            raise BackendError(f"XLA's compiler did not finish within {timeout:g} s") from None
+    if p.returncode < 0:
+        raise BackendError(f"XLA's compiler crashed (signal {-p.returncode}) on this program: a bitwise and / or of a "
+                           "narrowing signed integer convert, which jaxlib 0.10.2's XLA CPU cannot compile; "
+                           "--engine interpreter runs it")
+
+
 def compile(module: ir.Module | str, platform: str = "cpu", *, function: str = "main", devices=None) -> Executable:
     """Compile ``module`` (an ``ir.Module`` or MLIR text) with XLA for ``platform``; the last
     :data:`COMPILE_CACHE_SIZE` executables are kept and returned again for the same program and devices.
@@ -443,6 +470,8 @@ def compile(module: ir.Module | str, platform: str = "cpu", *, function: str = "
     build = options.executable_build_options
     build.use_spmd_partitioning = num_partitions > 1
     build.use_shardy_partitioner = uses_shardy(module)
+    if platform == "cpu" and may_crash_xla(text) and not os.environ.get(_TRIAL):
+        _trial_compile(text)
     try:
         loaded = backend.compile_and_load(text, xla_client.DeviceList(tuple(chosen)), options)
     except Exception as exc:

@@ -23,25 +23,41 @@ import re
 
 from jaxlib.mlir import ir
 
+from hlokit.dtypes import bit_width, dtype_of
+
 __all__ = ["guard_integer_division", "unsigned_rng_outputs", "guarded_text", "may_crash_xla", "GUARDED_OPS"]
 
 #: The ops :func:`guard_integer_division` rewrites (on integer operands).
 GUARDED_OPS = ("stablehlo.divide", "stablehlo.remainder")
 
 
-def _integer_division_ops(root: ir.Operation) -> list[ir.Operation]:
+def _ops_where(module: ir.Module | ir.Operation, wanted) -> list[ir.Operation]:
+    """The ops nested in ``module`` for which ``wanted(op)`` holds, in walk order (collected before any rewrite)."""
     found = []
 
     def visit(op):
-        if op.name in GUARDED_OPS and len(op.operands) == 2 and len(op.results) == 1:
-            t = op.results[0].type
-            if isinstance(t, ir.RankedTensorType) and t.has_static_shape and isinstance(t.element_type, ir.IntegerType) \
-                    and ir.IntegerType(t.element_type).width > 1:
-                found.append(op)
+        if wanted(op):
+            found.append(op)
         return ir.WalkResult.ADVANCE
 
-    root.walk(visit)
+    module.operation.walk(visit)
     return found
+
+
+def _is_integer_division(op: ir.Operation) -> bool:
+    if op.name not in GUARDED_OPS or len(op.operands) != 2 or len(op.results) != 1:
+        return False
+    t = op.results[0].type
+    return isinstance(t, ir.RankedTensorType) and t.has_static_shape and isinstance(t.element_type, ir.IntegerType) \
+        and ir.IntegerType(t.element_type).width > 1
+
+
+def _is_rng_of_other_bits(op: ir.Operation) -> bool:
+    if op.name != "stablehlo.rng_bit_generator" or len(op.results) != 2:
+        return False
+    t = op.results[1].type
+    return isinstance(t, ir.RankedTensorType) and not (isinstance(t.element_type, ir.IntegerType)
+                                                        and ir.IntegerType(t.element_type).is_unsigned)
 
 
 def guard_integer_division(module: ir.Module | ir.Operation) -> int:
@@ -52,8 +68,7 @@ def guard_integer_division(module: ir.Module | ir.Operation) -> int:
     is untouched)."""
     from jaxlib.mlir.dialects import stablehlo
 
-    root = module.operation
-    ops = _integer_division_ops(root)
+    ops = _ops_where(module, _is_integer_division)
     for op in ops:
         t = ir.RankedTensorType(op.results[0].type)
         et = ir.IntegerType(t.element_type)
@@ -84,33 +99,17 @@ def unsigned_rng_outputs(module: ir.Module | ir.Operation) -> int:
     type (see the module doc). Returns how many ops were rewritten."""
     from jaxlib.mlir.dialects import stablehlo
 
-    found = []
-
-    def visit(op):
-        if op.name == "stablehlo.rng_bit_generator" and len(op.results) == 2:
-            t = op.results[1].type
-            if isinstance(t, ir.RankedTensorType) and not (isinstance(t.element_type, ir.IntegerType)
-                                                           and ir.IntegerType(t.element_type).is_unsigned):
-                found.append(op)
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit)
+    found = _ops_where(module, _is_rng_of_other_bits)
     for op in found:
         t = ir.RankedTensorType(op.results[1].type)
         with ir.InsertionPoint(op), op.location:
-            bits = ir.RankedTensorType.get(t.shape, ir.IntegerType.get_unsigned(_width(t.element_type)), t.encoding)
+            bits = ir.RankedTensorType.get(t.shape, ir.IntegerType.get_unsigned(bit_width(dtype_of(t))), t.encoding)
             rng = stablehlo.RngBitGeneratorOp(op.results[0].type, bits, op.attributes["rng_algorithm"], op.operands[0])
             out = stablehlo.BitcastConvertOp(t, rng.results[1]).result
         op.results[0].replace_all_uses_with(rng.results[0])
         op.results[1].replace_all_uses_with(out)
         op.erase()
     return len(found)
-
-
-def _width(t: ir.Type) -> int:
-    if isinstance(t, ir.IntegerType):
-        return ir.IntegerType(t).width
-    return ir.FloatType(t).width
 
 
 #: A line of MLIR's printed text with an integer ``divide`` / ``remainder`` (an integer element type on the op's

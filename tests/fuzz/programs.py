@@ -119,6 +119,12 @@ class Writer:
         self.pool.extend(vals)
         return vals
 
+    def compare(self, lhs: Val, rhs: Val, direction: str, compare_type: str) -> Val:
+        """``stablehlo.compare`` of ``lhs`` and ``rhs`` (one shape)."""
+        return self.op("compare", [lhs, rhs], [(lhs.shape, BOOL)],
+                       f"comparison_direction = #stablehlo<comparison_direction {direction}>, "
+                       f"compare_type = #stablehlo<comparison_type {compare_type}>")[0]
+
     def constant(self, shape, et: str, values: np.ndarray | None = None, barrier: bool = False) -> Val:
         if values is None:
             values = random_array(self.r, shape, et, specials=self.r.random() < 0.3)
@@ -268,8 +274,7 @@ def canonical_nan(w: Writer, x: Val) -> Val:
     default NaN is negative); a total order or a bitcast would expose it."""
     if x.et not in FLOATS:
         return x
-    nan = w.op("compare", [x, x], [(x.shape, BOOL)], "comparison_direction = #stablehlo<comparison_direction NE>, "
-               "compare_type = #stablehlo<comparison_type FLOAT>")[0]
+    nan = w.compare(x, x, "NE", "FLOAT")
     return w.op("select", [nan, w.constant(x.shape, x.et, np.full(x.shape, np.nan)), x], [(x.shape, x.et)])[0]
 
 
@@ -284,9 +289,7 @@ def g_compare(w: Writer):
     if ctype == "TOTALORDER":
         a, b = canonical_nan(w, a), canonical_nan(w, b)
     direction = w.r.choice(("EQ", "NE", "LT", "LE", "GT", "GE"))
-    w.op("compare", [a, b], [(a.shape, BOOL)],
-         f"comparison_direction = #stablehlo<comparison_direction {direction}>, "
-         f"compare_type = #stablehlo<comparison_type {ctype}>")
+    w.compare(a, b, direction, ctype)
 
 
 def g_select(w: Writer):
@@ -517,9 +520,7 @@ def g_sort(w: Writer):
     direction = w.r.choice(("LT", "GT"))
 
     def body(w2: Writer, args):
-        return w2.op("compare", [args[0], args[1]], [((), BOOL)],
-                     f"comparison_direction = #stablehlo<comparison_direction {direction}>, "
-                     f"compare_type = #stablehlo<comparison_type {ctype}>")
+        return [w2.compare(args[0], args[1], direction, ctype)]
 
     region = w.region([((), v.et) for v in ops for _ in (0, 1)], body)
     w.op("sort", ops, [(v.shape, v.et) for v in ops], f"dimension = {dim} : i64, is_stable = true", [region])
@@ -569,9 +570,7 @@ def g_select_and_scatter(w: Writer):
     init = w.constant((), a.et, np.zeros((), DTYPES[a.et]))
     ctype = "UNSIGNED" if a.et.startswith("ui") else "SIGNED"
     direction = w.r.choice(("GE", "LE", "GT"))
-    select = w.region([((), a.et), ((), a.et)], lambda w2, args: w2.op(
-        "compare", args, [((), BOOL)], f"comparison_direction = #stablehlo<comparison_direction {direction}>, "
-        f"compare_type = #stablehlo<comparison_type {ctype}>"))
+    select = w.region([((), a.et), ((), a.et)], lambda w2, args: [w2.compare(*args, direction, ctype)])
     scatter = w.region([((), a.et), ((), a.et)], lambda w2, args: w2.op("add", args, [((), a.et)]))
     w.op("select_and_scatter", [a, source, init], [(a.shape, a.et)],
          f"window_dimensions = {_i64s(dims)}, window_strides = {_i64s(strides)}, padding = {padding}",
@@ -644,11 +643,8 @@ def g_argmax(w: Writer):
 
     def body(w2: Writer, args):
         v0, i0, v1, i1 = args
-        def cmp(x, y, d, t):
-            return w2.op("compare", [x, y], [((), BOOL)], f"comparison_direction = #stablehlo<comparison_direction "
-                         f"{d}>, compare_type = #stablehlo<comparison_type {t}>")[0]
-        gt, eq = cmp(v0, v1, "GT", ctype), cmp(v0, v1, "EQ", ctype)
-        lt_i = cmp(i0, i1, "LT", "SIGNED")
+        gt, eq = w2.compare(v0, v1, "GT", ctype), w2.compare(v0, v1, "EQ", ctype)
+        lt_i = w2.compare(i0, i1, "LT", "SIGNED")
         take0 = w2.op("or", [gt, w2.op("and", [eq, lt_i], [((), BOOL)])[0]], [((), BOOL)])[0]
         return [w2.op("select", [take0, v0, v1], [((), a.et)])[0], w2.op("select", [take0, i0, i1], [((), "i32")])[0]]
 
@@ -728,9 +724,7 @@ def g_while(w: Writer):
 
     def cond(w2: Writer, args):
         limit = w2.constant((), "i32", np.array(trips))
-        return w2.op("compare", [args[0], limit], [((), BOOL)],
-                     "comparison_direction = #stablehlo<comparison_direction LT>, "
-                     "compare_type = #stablehlo<comparison_type SIGNED>")
+        return [w2.compare(args[0], limit, "LT", "SIGNED")]
 
     def body(w2: Writer, args):
         one = w2.constant((), "i32", np.array(1))

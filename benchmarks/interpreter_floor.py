@@ -113,27 +113,22 @@ def main(argv=None) -> int:
     singles, floors, evals = [], [], []
     parts: dict[str, list[float]] = {"parse": [], "read": [], "run": []}  # (each round's median)
     try:
-        ev = bench.EvalModule(text, args, 120.0)
+        with bench.EvalModule(text, args, 120.0) as eval_module:
+            for _ in range(a.rounds):
+                singles.append(bench._median_time(lambda: hlokit.interpret(text, args), a.repeat))
+                shots, split = [], []
+                for _ in range(a.repeat):
+                    t0 = time.perf_counter()
+                    _, p = floor_shot(text, args)
+                    shots.append(time.perf_counter() - t0)
+                    split.append(p)
+                floors.append(statistics.median(shots))
+                for k in parts:
+                    parts[k].append(statistics.median([p[k] for p in split]))
+                evals.append(bench.time_eval_module(eval_module))
     except RuntimeError as err:
         print(f"eval_module did not run: {err}", file=sys.stderr)
         return 1
-    for _ in range(a.rounds):
-        singles.append(bench._median_time(lambda: hlokit.interpret(text, args), a.repeat))
-        shots, split = [], []
-        for _ in range(a.repeat):
-            t0 = time.perf_counter()
-            _, p = floor_shot(text, args)
-            shots.append(time.perf_counter() - t0)
-            split.append(p)
-        floors.append(statistics.median(shots))
-        for k in parts:
-            parts[k].append(statistics.median([p[k] for p in split]))
-        try:
-            evals.append(bench.time_eval_module(ev))
-        except RuntimeError as err:
-            print(f"eval_module did not run: {err}", file=sys.stderr)
-            return 1
-    ev.close()
     single, floor, ev = (statistics.median(v) for v in (singles, floors, evals))
     ratio = lambda ts: statistics.median([e / t for e, t in zip(evals, ts)])  # noqa: E731
     print(f"while_20: single {single * 1e3:.3f} ms, floor {floor * 1e3:.3f} ms "

@@ -24,7 +24,7 @@ import traceback
 from typing import Iterable, Sequence
 
 from jaxlib.mlir import ir, passmanager
-from jaxlib.mlir._mlir_libs import _stablehlo
+from jaxlib.mlir.dialects import stablehlo as _stablehlo
 
 from hlokit.diagnostics import HlokitError, PassError, diagnostics_from_mlir_error
 from hlokit.passes.registry import Pass, get_pass, get_pipeline, parse_options

@@ -13,6 +13,7 @@ import re
 from jaxlib.mlir import ir
 
 import hlokit
+from hlokit import jax_private
 from hlokit.core import ContainedError, run_contained
 from hlokit.backend.guards import guarded_text
 from hlokit.diagnostics import Diagnostic, HlokitError
@@ -30,22 +31,13 @@ def hlo_text_to_stablehlo(text: str, context: ir.Context, name: str = "-") -> ir
 
     Raises :class:`~hlokit.diagnostics.HlokitError` located at the HLO parser's line and column.
     """
-    from jaxlib import _hlo, _jax
-
-    def convert() -> bytes:
-        try:
-            proto = _hlo.hlo_module_from_text(text).as_serialized_hlo_module_proto()
-        except Exception as exc:  # noqa: BLE001 - the parser's message, located below
-            raise ContainedError(f"parse: {exc}") from None
-        try:
-            return bytes(_jax.mlir.hlo_to_stablehlo(proto))
-        except Exception as exc:  # noqa: BLE001 - e.g. JaxRuntimeError INVALID_ARGUMENT (shape overflow)
-            raise ContainedError(f"import: {exc}") from None
-
     # XLA's HLO parser CHECK-fails (aborts the process) on some input, e.g. an out-of-range parameter
-    # number: it runs in a forked child, and a crash there is a located error here.
+    # number: it runs in hlokit's worker process, and a crash there is a located error here.
     try:
-        bytecode = run_contained(convert, what="XLA's HLO text parser", source_name=name)
+        is_text = isinstance(text, str)
+        bytecode = run_contained("hlokit.tools.translate_hlo_text:hlo_text_to_bytecode",
+                                 text.encode() if is_text else bytes(text), options={"is_text": is_text},
+                                 what="XLA's HLO text parser", source_name=name)
     except ContainedError as exc:
         stage, _, msg = str(exc).partition(": ")
         m = _HLO_POS.search(msg)
@@ -56,6 +48,20 @@ def hlo_text_to_stablehlo(text: str, context: ir.Context, name: str = "-") -> ir
     return hlokit.parse(bytecode, context=context, source_name=name)
 
 
+def hlo_text_to_bytecode(text: bytes, is_text: bool = True) -> bytes:
+    """In hlokit's worker process (a job of :func:`hlokit.core.run_contained`): XLA HLO text (UTF-8; ``is_text``
+    false: the caller's bytes, as given) -> StableHLO bytecode. Raises :class:`~hlokit.core.ContainedError`
+    ``"parse: ..."`` / ``"import: ..."`` with the message of the stage that failed."""
+    try:
+        proto = jax_private.hlo_module_from_text(text.decode() if is_text else text).as_serialized_hlo_module_proto()
+    except Exception as exc:  # noqa: BLE001 - the parser's message, located by the caller
+        raise ContainedError(f"parse: {exc}") from None
+    try:
+        return jax_private.hlo_to_stablehlo(proto)
+    except Exception as exc:  # noqa: BLE001 - e.g. JaxRuntimeError INVALID_ARGUMENT (shape overflow)
+        raise ContainedError(f"import: {exc}") from None
+
+
 def stablehlo_to_hlo_text(module: ir.Module, name: str = "-") -> str:
     """StableHLO module -> XLA HLO text (jaxlib's StableHLO -> HLO converter).
 
@@ -63,12 +69,10 @@ def stablehlo_to_hlo_text(module: ir.Module, name: str = "-") -> str:
     results, XLA's for a zero divisor; unguarded, jaxlib's converter kills the process when it folds a division
     by zero). Raises :class:`~hlokit.diagnostics.HlokitError` for CHLO ops (located) or a module XLA refuses.
     """
-    from jaxlib import _jax
-
     check_no_chlo(module, name)
     text = guarded_text(hlokit.print_module(module), module.context)  # (jaxlib's converter folds x / 0: SIGFPE)
     try:
-        comp = _jax.mlir.mlir_module_to_xla_computation(text, use_tuple_args=False, return_tuple=False)
+        comp = jax_private.mlir_module_to_xla_computation(text, use_tuple_args=False, return_tuple=False)
     except Exception as exc:
         raise HlokitError(f"cannot convert to XLA HLO: {str(exc).splitlines()[0]}", file=name) from None
     return comp.as_hlo_text()

@@ -18,7 +18,7 @@ import argparse
 import re
 
 from jaxlib.mlir import ir
-from jaxlib.mlir._mlir_libs import _stablehlo
+from jaxlib.mlir.dialects import stablehlo as _stablehlo
 
 import hlokit
 from hlokit.core import ContainedError, bytecode_time_limit, make_context, run_contained
@@ -109,18 +109,19 @@ def deserialize(data: bytes, context: ir.Context, name: str = "-") -> ir.Module:
             file=name,
         )
     # jaxlib's deserializer and the printers of what it builds can crash the process on a corrupt
-    # artifact (or spin on it): read, verify and print it in a forked child first (hlokit.core.run_contained),
+    # artifact (or spin on it): read, verify and print it in hlokit's worker process first (hlokit.core.run_contained),
     # within the time any bytecode reader gets
     try:
-        run_contained(lambda: _read_and_print(data), what="cannot deserialize the StableHLO portable artifact",
-                      source_name=name, timeout=bytecode_time_limit(len(data)))
+        run_contained("hlokit.tools.translate_portable:read_and_print", data,
+                      what="cannot deserialize the StableHLO portable artifact", source_name=name,
+                      timeout=bytecode_time_limit(len(data)))
     except ContainedError as err:
         raise HlokitError(f"cannot deserialize the StableHLO portable artifact: {err}", file=name) from None
     return _read(data, context, name)
 
 
-def _read_and_print(data: bytes) -> bytes:
-    """In a child: deserialize ``data`` in a fresh context, verify it and print it (generic and custom
+def read_and_print(data: bytes) -> bytes:
+    """In hlokit's worker process (a job of :func:`hlokit.core.run_contained`): deserialize ``data`` in a fresh context, verify it and print it (generic and custom
     forms); the message of any error is what the child raises."""
     context = make_context()
     module = _read(data, context, "-")

@@ -6,6 +6,7 @@ Public entry points:
 * :func:`hlokit.backend.compile` — compile a module with XLA and run it on numpy arrays
 * :mod:`hlokit.passes` — the Python pass registry and the textual pipeline builder
 * :func:`interpret` — the reference interpreter (``hlokit.interpreter``), :class:`InterpreterError`
+* :func:`prepare` — bring a parsed program to what an engine (XLA, the interpreter) runs (``hlokit.passes.prepare``)
 * :mod:`hlokit.analysis` — HLO indexing maps (XLA indexing analysis, https://openxla.org/xla/indexing)
 """
 
@@ -26,6 +27,10 @@ from hlokit.core import (  # noqa: E402
 )
 from hlokit.diagnostics import Diagnostic, HlokitError, ParseError, PassError, VerifyError
 
+# The check dialect registers its text pre-processor with hlokit.core (custom syntax -> generic form) at import:
+# every hlokit.parse reads check ops. (hlokit.core itself imports nothing above it.)
+import hlokit.dialects.check  # noqa: E402,F401
+
 __version__ = "0.1.0"
 
 __all__ = [
@@ -44,15 +49,22 @@ __all__ = [
     "verify",
     "interpret",
     "InterpreterError",
+    "prepare",
 ]
 
 
 def __getattr__(name):
-    """Lazy access to :func:`hlokit.interpret` and :class:`hlokit.InterpreterError` (the interpreter
-    package is imported on first use)."""
+    """Lazy access to :func:`hlokit.interpret`, :class:`hlokit.InterpreterError` and :func:`hlokit.prepare`
+    (the interpreter package is imported on first use)."""
     if name in ("interpret", "InterpreterError"):
         from hlokit import interpreter
 
         value = globals()[name] = getattr(interpreter, name)  # later reads skip this function
+        return value
+    if name == "prepare":  # hlokit.passes.prepare.prepare; the interpreter says which ops it runs at import
+        from hlokit import interpreter  # noqa: F401
+        from hlokit.passes.prepare import prepare
+
+        value = globals()[name] = prepare
         return value
     raise AttributeError(f"module 'hlokit' has no attribute '{name}'")

@@ -11,13 +11,13 @@ Python value, reading the attribute through the bindings' attribute classes (``i
   wrap it in their own located error (``PassError``, ``InterpreterError``, ``IndexingError``).
 
 Readers: :func:`has`, :func:`int_value`, :func:`float_value`, :func:`bool_value`, :func:`str_value`,
-:func:`i64_array`, :func:`i32_array`, :func:`bool_array`, :func:`enum_value`, :func:`enum_array`,
+:func:`i64_array`, :func:`i32_array`, :func:`bool_array`, :func:`enum_value`,
 :func:`type_value`. :func:`int_array_of` reads an attribute value that is already in hand.
 """
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
 
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import chlo as _chlo
@@ -38,7 +38,6 @@ __all__ = [
     "int_array_of",
     "enum_value",
     "enum_of",
-    "enum_array",
     "type_value",
 ]
 
@@ -247,23 +246,6 @@ def enum_value(op, name: str, default: Any = REQUIRED) -> str:
     if value is None:
         raise _bad(op, name, a, "a StableHLO or CHLO enum")
     return value
-
-
-def enum_array(op, name: str, default: Any = REQUIRED) -> list[str]:
-    """An ``ArrayAttr`` of enum attributes (e.g. ``precision_config``) as case names."""
-    a = get(op, name, _ABSENT)
-    if a is _ABSENT:
-        d = _absent(op, name, default)
-        return d if d is None else list(d)
-    if not isinstance(a, ir.ArrayAttr):
-        raise _bad(op, name, a, "an array of enums")
-    out = []
-    for x in ir.ArrayAttr(a):
-        value = enum_of(x)
-        if value is None:
-            raise _bad(op, name, a, "an array of enums")
-        out.append(value)
-    return out
 
 
 def type_value(op, name: str, default: Any = REQUIRED) -> ir.Type:

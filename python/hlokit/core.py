@@ -7,28 +7,27 @@ from __future__ import annotations
 
 import dataclasses
 import gc
-import json
 import os
 import re
-import signal
 import sys
-import tempfile
-import time
-import warnings
 import weakref
-from typing import Callable, Union
+from typing import Callable, Sequence, Union
 
 import numpy as np
 from jaxlib.mlir import ir, passmanager
-from jaxlib.mlir._mlir_libs import _chlo, _jax_mlir_ext, _stablehlo
+from jaxlib.mlir.dialects import chlo as _chlo
 from jaxlib.mlir.dialects import sdy  # not _mlir_libs._sdy first: see make_context
+from jaxlib.mlir.dialects import stablehlo as _stablehlo
 
 from hlokit.diagnostics import (
     Diagnostic,
+    HlokitError,
     ParseError,
     VerifyError,
     diagnostics_from_mlir_error,
 )
+from hlokit import worker
+from hlokit.jax_private import register_upstream_dialects
 
 __all__ = [
     "DIALECTS",
@@ -43,6 +42,10 @@ __all__ = [
     "parse_module_op",
     "parse_file",
     "load",
+    "read_program",
+    "register_text_preprocessor",
+    "text_preprocessors",
+    "TextPreprocessor",
     "verify",
     "print_module",
     "split_input",
@@ -77,7 +80,7 @@ def _registry() -> ir.DialectRegistry:
     global _REGISTRY
     if _REGISTRY is None:
         _REGISTRY = ir.DialectRegistry()
-        _jax_mlir_ext.register_dialects(_REGISTRY)
+        register_upstream_dialects(_REGISTRY)
     return _REGISTRY
 
 
@@ -119,7 +122,6 @@ def _load_quant_dialect(ctx: ir.Context) -> None:
 
 
 _MULTI_TOP = "source must contain a single top-level operation"
-_TOP_LEVEL_START = re.compile(r"^\s*(?:[%\w\"]|\^)")
 
 
 def _wrap_in_module(text: str) -> str:
@@ -164,13 +166,26 @@ def parse(
     source_name: str = "-",
     line_offset: int = 0,
     verify_after_parse: bool = True,
-) -> ir.Module:
-    """Parse MLIR text or bytecode into an ``ir.Module`` and verify it.
+    preprocessors: Sequence[str] | None = None,
+    strict_preprocessing: bool = False,
+    module_op: bool = False,
+) -> ir.Module | ir.Operation:
+    """Parse MLIR text or bytecode into an ``ir.Module`` and verify it: hlokit's one parse entry point
+    (:func:`parse_file`, :func:`load` and the interpreter's loader call it).
 
     Several top-level ops are wrapped in an implicit ``builtin.module`` (as mlir-opt does); one
     top-level ``builtin.module`` keeps its name and attributes. Locations in the IR and in errors name
     ``source_name``; ``line_offset`` shifts line numbers (used for ``--split-input-file`` chunks, so
     errors name lines of the whole file).
+
+    Text goes through the registered text pre-processors first (:func:`register_text_preprocessor`; in their
+    order): ``preprocessors`` names the ones to apply (default: those registered ``by_default``, e.g. the
+    ``check`` dialect's syntax); with ``strict_preprocessing``, what a pre-processor could not read is a located
+    :class:`ParseError` (else the text is left for MLIR's parser to report). Ops of a pre-processor's
+    ``unregistered`` prefixes may stay unregistered; every other unregistered op is refused unless the
+    context allows unregistered dialects. ``module_op``: return a parsed ``builtin.module`` op itself, as MLIR
+    parsed and verified it, without the move of its contents into a new ``ir.Module`` (a reader that only walks
+    the module saves that copy); other text still comes back as an ``ir.Module``.
 
     Raises :class:`ParseError` (located) when the text does not parse, :class:`VerifyError` when it does
     not verify (unless ``verify_after_parse`` is false).
@@ -189,7 +204,7 @@ def parse(
     if isinstance(source, str):
         check_nesting(source, source_name=source_name)
         check_conv_dimension_numbers(source, source_name=source_name)
-    source, text_dialects = _rewrite_text_dialects(source)
+    source, text_dialects = _preprocess(source, preprocessors, strict_preprocessing, source_name)
     user_allows_unregistered = ctx.allow_unregistered_dialects and ctx not in _TEXT_DIALECT_CONTEXTS
     if text_dialects and not user_allows_unregistered:
         # check ops are unregistered ops to MLIR: the context must accept them from now on (the
@@ -211,6 +226,8 @@ def parse(
     # MLIR's parser verifies what it parsed: a whole builtin.module needs no second verification once
     # its ops are moved into the new module (a lone op is verified again, inside its module)
     verified = op.name == "builtin.module"
+    if verified and module_op and ctx not in _TEXT_DIALECT_CONTEXTS:
+        return op
     module = _to_module(op, ir.Location.file(source_name, 1, 1, 1, 1, ctx))
     if ctx in _TEXT_DIALECT_CONTEXTS:
         _check_registered(module, text_dialects, source_name)
@@ -238,21 +255,9 @@ def _parse_top_level(source: str, ctx: ir.Context, source_name: str) -> ir.Opera
 
 
 def parse_module_op(text: str, *, context: ir.Context, source_name: str = "-") -> ir.Operation | ir.Module:
-    """Parse MLIR text that holds one ``builtin.module`` and return that op as MLIR parsed and verified it,
-    without :func:`parse`'s move of its contents into a new ``ir.Module`` (a reader that only walks the
-    module saves that copy). Text of another form (no ``module``, several top-level ops) comes back as
-    :func:`parse`'s ``ir.Module``. For text without the ``check`` dialect's ops (whose syntax :func:`parse`
-    rewrites first); nesting is checked as :func:`parse` does. Raises :class:`ParseError` /
-    :class:`VerifyError` as :func:`parse`."""
-    if only_comments(text):
-        return parse(text, context=context, source_name=source_name)
-    check_nesting(text, source_name=source_name)
-    check_conv_dimension_numbers(text, source_name=source_name)
-    op = _parse_top_level(text, context, source_name)
-    if op.name == "builtin.module":
-        return op
-    module = _to_module(op, ir.Location.file(source_name, 1, 1, 1, 1, context))
-    return _verified(module, source_name, True)
+    """:func:`parse` with ``module_op=True``: text that holds one ``builtin.module`` comes back as that op, as
+    MLIR parsed and verified it (no copy into a new ``ir.Module``); text of another form as an ``ir.Module``."""
+    return parse(text, context=context, source_name=source_name, module_op=True)
 
 
 #: The first line of MLIR text that holds something other than whitespace and a ``//`` comment.
@@ -356,168 +361,139 @@ def check_bytecode(data: bytes, *, source_name: str = "-", timeout: float | None
     jaxlib's bytecode reader aborts the process on some corrupt input (an op or attribute name that is
     not UTF-8 throws inside the bindings: ``terminate called ... str_from_cstr_and_size()``) and can
     spin forever on others, and a module that reads and verifies can still crash a custom printer. So the
-    bytecode is first read, walked, verified and printed (generic and custom forms) in a forked child process
-    (copy-on-write: no re-import, a few milliseconds plus the read itself); only when the child
-    finishes is it read in this process. ``timeout`` (seconds) defaults to :func:`bytecode_time_limit`.
-    Where ``os.fork`` does not exist (Windows) the check is skipped.
+    bytecode is first read, walked, verified and printed (generic and custom forms) in hlokit's worker process
+    (:mod:`hlokit.worker`: started once, never forked from this one; a few milliseconds plus the read itself per
+    call); only when it finishes there is it read in this process. The error names the crash's signal, the time
+    limit, or the reader's own diagnostics. ``timeout`` (seconds) defaults to :func:`bytecode_time_limit`.
     """
-    if not hasattr(os, "fork"):
-        return
     limit = timeout if timeout is not None else bytecode_time_limit(len(data))
-    read_end, write_end = os.pipe()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)  # "process is multi-threaded": the child only reads
-        pid = os.fork()
-    if pid == 0:  # child: never returns into the caller's code
-        status = 0
-        try:
-            os.close(read_end)
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, 2)  # the reader's own abort text is replaced by our diagnostic
-            ctx = make_context(allow_unregistered_dialects=allow_unregistered_dialects)
-            try:
-                module = ir.Module.parse(data, ctx)
-            except ir.MLIRError as err:
-                # an ordinary parse error: its diagnostics go to the parent, which never reads this input
-                found = diagnostics_from_mlir_error(err)
-                payload = json.dumps([dataclasses.asdict(d) for d in found]).encode()
-                if len(payload) > 60000:  # stay inside the pipe's buffer: the parent reads after exit
-                    first = dataclasses.replace(found[0], message=found[0].message[:2000], notes=[])
-                    payload = json.dumps([dataclasses.asdict(first)]).encode()
-                os.write(write_end, payload)
-                status = 3
-            else:
-                module.operation.get_asm(print_generic_op_form=True, enable_debug_info=True)
-                try:
-                    verified = module.operation.verify()
-                except ir.MLIRError:
-                    verified = False
-                if verified:  # the tools print verified IR in its custom form: its printers run here first
-                    module.operation.get_asm(enable_debug_info=True, assume_verified=True)
-                    module.operation.get_asm(assume_verified=True)
-                del module  # destroy it here: a corrupt module's double free shows in the child
-            ctx = None
-            gc.collect()
-        except BaseException as err:  # noqa: BLE001 - reported to the parent as text
-            os.write(write_end, str(err).encode("utf-8", "replace")[:2000])
-            status = 4
-        finally:
-            os._exit(status)
-    os.close(write_end)
-    try:
-        waited, status = _wait_child(pid, limit)
-        message = _read_all(read_end) if waited else b""
-    finally:
-        os.close(read_end)
     what = "corrupt MLIR bytecode"
-    if not waited:
+    try:
+        worker.run_job("hlokit.core:read_bytecode_job", data, timeout=limit,
+                       options={"allow_unregistered_dialects": allow_unregistered_dialects})
+    except worker.WorkerTimeout:
         raise ParseError(Diagnostic("error", f"{what}: the bytecode reader did not finish within {limit:.0f} s",
-                                    file=source_name))
-    if os.WIFSIGNALED(status):
-        sig = os.WTERMSIG(status)
-        raise ParseError(Diagnostic("error", f"{what}: reading or printing it crashed (signal {sig})",
-                                    file=source_name))
-    code = os.WEXITSTATUS(status)
-    if code == 3:
-        raise ParseError([_diagnostic_from_dict(d) for d in json.loads(message)], file=source_name)
-    if code != 0:
-        raise ParseError(Diagnostic("error", f"{what}: {message.decode('utf-8', 'replace')}", file=source_name))
+                                    file=source_name)) from None
+    except worker.WorkerCrashed as err:
+        raise ParseError(Diagnostic("error", f"{what}: reading or printing it crashed ({err})",
+                                    file=source_name)) from None
+    except worker.JobDiagnostics as err:
+        raise ParseError(err.diagnostics, file=source_name) from None
+    except worker.JobFailed as err:
+        raise ParseError(Diagnostic("error", f"{what}: {err}", file=source_name)) from None
+
+
+def read_bytecode_job(data: bytes, allow_unregistered_dialects: bool) -> bytes:
+    """The work of :func:`check_bytecode`, run in the worker process: read ``data`` in a fresh context, print it in
+    generic form, verify it and, when it verifies, print it in custom form (with and without locations), then
+    destroy it (a corrupt module's double free shows there). Raises :class:`ParseError` with the reader's
+    diagnostics when ``data`` does not read."""
+    ctx = make_context(allow_unregistered_dialects=allow_unregistered_dialects)
+    try:
+        module = ir.Module.parse(data, ctx)
+    except ir.MLIRError as err:
+        raise ParseError(diagnostics_from_mlir_error(err)) from None
+    module.operation.get_asm(print_generic_op_form=True, enable_debug_info=True)
+    try:
+        verified = module.operation.verify()
+    except ir.MLIRError:
+        verified = False
+    if verified:  # the tools print verified IR in its custom form: its printers run here first
+        module.operation.get_asm(enable_debug_info=True, assume_verified=True)
+        module.operation.get_asm(assume_verified=True)
+    del module, ctx
+    gc.collect()
+    return b""
 
 
 class ContainedError(Exception):
-    """A function run by :func:`run_contained` raised: ``str(err)`` is its message."""
+    """A job run by :func:`run_contained` raised: ``str(err)`` is its message."""
 
 
-def run_contained(fn: Callable[[], bytes], *, what: str, source_name: str = "-", timeout: float = 60.0) -> bytes:
-    """Run ``fn`` (returning bytes) in a forked child and return its result here.
+def run_contained(job: str, payload: bytes = b"", *, what: str, source_name: str = "-", timeout: float = 60.0,
+                  options: dict | None = None) -> bytes:
+    """Run ``job`` on ``payload`` in hlokit's worker process and return the bytes it returns.
 
-    For upstream C++ that can abort (``Check failed``, ``LLVM ERROR``) or hang on user input: a crash
-    or a timeout of the child becomes a :class:`ParseError` ``"{what}: ... crashed (signal N)"`` /
-    ``"did not finish within N s"``; an exception raised by ``fn`` comes back as
-    :class:`ContainedError` with its message. The result travels through a temporary file (any size).
-    Where ``os.fork`` does not exist, ``fn`` runs in this process.
+    ``job`` names a module-level function of an hlokit module, ``"hlokit.module:function"``, called as
+    ``function(payload, **options)`` (``options``: JSON values; see :mod:`hlokit.worker`). For upstream C++ that
+    can abort (``Check failed``, ``LLVM ERROR``) or hang on user input: a crash or a timeout of the worker becomes
+    a :class:`ParseError` ``"{what}: crashed on this input (signal N)"`` / ``"{what}: did not finish within N
+    s"``; an exception raised by the job comes back as :class:`ContainedError` with its message (an
+    :class:`~hlokit.diagnostics.HlokitError`'s rendered diagnostics).
     """
-    if not hasattr(os, "fork"):
-        return fn()
-    with tempfile.TemporaryDirectory(prefix="hlokit-") as tmp:
-        out = os.path.join(tmp, "result")
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)
-            pid = os.fork()
-        if pid == 0:  # child: never returns into the caller's code
-            status = 0
-            try:
-                devnull = os.open(os.devnull, os.O_WRONLY)
-                os.dup2(devnull, 2)  # the C++ abort text is replaced by our diagnostic
-                try:
-                    data = fn()
-                except Exception as err:  # noqa: BLE001 - reported to the parent as text
-                    data = str(err).encode("utf-8", "replace")
-                    status = 4
-                with open(out, "wb") as f:
-                    f.write(data)
-            except BaseException:  # noqa: BLE001
-                status = 5
-            finally:
-                os._exit(status)
-        waited, status = _wait_child(pid, timeout)
-        if not waited:
-            raise ParseError(Diagnostic("error", f"{what}: did not finish within {timeout:.0f} s", file=source_name))
-        if os.WIFSIGNALED(status):
-            raise ParseError(Diagnostic("error", f"{what}: crashed on this input (signal {os.WTERMSIG(status)})",
-                                        file=source_name))
-        code = os.WEXITSTATUS(status)
-        data = open(out, "rb").read() if os.path.exists(out) else b""
-        if code == 4:
-            raise ContainedError(data.decode("utf-8", "replace"))
-        if code != 0:
-            raise ParseError(Diagnostic("error", f"{what}: failed (exit {code})", file=source_name))
-        return data
+    try:
+        return worker.run_job(job, payload, options=options, timeout=timeout)
+    except worker.WorkerTimeout:
+        raise ParseError(Diagnostic("error", f"{what}: did not finish within {timeout:.0f} s",
+                                    file=source_name)) from None
+    except worker.WorkerCrashed as err:
+        message = f"crashed on this input ({err})" if err.signal else f"failed ({err})"
+        raise ParseError(Diagnostic("error", f"{what}: {message}", file=source_name)) from None
+    except worker.JobDiagnostics as err:
+        raise ContainedError(HlokitError(err.diagnostics, file=err.default_file).render()) from None
+    except worker.JobFailed as err:
+        raise ContainedError(str(err)) from None
 
 
-def _read_all(fd: int) -> bytes:
-    chunks = []
-    while True:
-        chunk = os.read(fd, 1 << 16)
-        if not chunk:
-            return b"".join(chunks)
-        chunks.append(chunk)
+@dataclasses.dataclass(frozen=True)
+class TextPreprocessor:
+    """A rewrite of MLIR text that :func:`parse` applies before MLIR's parser sees the text.
 
-
-def _diagnostic_from_dict(d: dict) -> Diagnostic:
-    notes = [_diagnostic_from_dict(n) for n in d.pop("notes", [])]
-    return Diagnostic(**d, notes=notes)
-
-
-def _wait_child(pid: int, limit: float) -> tuple[bool, int]:
-    """Wait up to ``limit`` seconds for child ``pid``; kill it after that. (finished?, wait status)."""
-    deadline = time.monotonic() + limit
-    pause = 0.0005
-    while True:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            return True, status
-        if time.monotonic() > deadline:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-            return False, 0
-        time.sleep(pause)
-        pause = min(pause * 2, 0.05)
-
-
-def _rewrite_text_dialects(source: str | bytes) -> tuple[str | bytes, tuple[str, ...]]:
-    """Rewrite ops of dialects jaxlib does not register (``check``) to generic form.
-
-    Returns the text and the op-name prefixes that may then stay unregistered. See
-    :func:`hlokit.dialects.check.to_generic`; lines and columns of other ops do not move.
+    ``rewrite(text, problems)`` returns the text (the same lines: diagnostics keep their positions) and appends a
+    ``(line, col, message)`` to the list ``problems`` for each statement it could not read (it leaves those
+    alone). Pre-processors run in ascending ``order`` (then registration order). ``unregistered``: op-name
+    prefixes of ops its output may hold that no dialect registers; they are accepted when the rewritten text
+    names one in generic form (``"prefix...``). ``by_default``: applied by every :func:`parse` (else only when a
+    caller names it).
     """
-    if isinstance(source, str) and "check." in source:
-        from hlokit.dialects.check import to_generic
 
-        rewritten = to_generic(source)
-        if rewritten != source or '"check.' in source:
-            return rewritten, ("check.",)
-    return source, ()
+    name: str
+    rewrite: Callable[[str, list], str]
+    order: int = 0
+    unregistered: tuple[str, ...] = ()
+    by_default: bool = True
+
+
+_PREPROCESSORS: dict[str, TextPreprocessor] = {}
+
+
+def register_text_preprocessor(name: str, rewrite: Callable[[str, list], str], *, order: int = 0,
+                               unregistered: Sequence[str] = (), by_default: bool = True) -> TextPreprocessor:
+    """Register a :class:`TextPreprocessor` under ``name`` (registering a name again replaces it). Modules above
+    the core register theirs at import: the ``check`` dialect's custom syntax (``hlokit.dialects.check``,
+    order 10, by default) and the interpreter's names for StableHLO ops newer than jaxlib's
+    (``hlokit.interpreter.collectives``, order 20, on request)."""
+    entry = TextPreprocessor(name, rewrite, order, tuple(unregistered), by_default)
+    _PREPROCESSORS[name] = entry
+    return entry
+
+
+def text_preprocessors() -> list[TextPreprocessor]:
+    """The registered text pre-processors, in the order :func:`parse` applies them."""
+    entries = list(_PREPROCESSORS.values())
+    return sorted(entries, key=lambda e: (e.order, entries.index(e)))
+
+
+def _preprocess(source: str | bytes, names: Sequence[str] | None, strict: bool,
+                source_name: str) -> tuple[str | bytes, tuple[str, ...]]:
+    """Apply the text pre-processors (all ``by_default`` ones, or those ``names`` lists) to ``source``: the text
+    and the op-name prefixes that may then stay unregistered. Raises :class:`ParseError` (with ``strict``) at
+    what a pre-processor could not read."""
+    if not isinstance(source, str):
+        return source, ()
+    if names is not None:
+        unknown = [n for n in names if n not in _PREPROCESSORS]
+        if unknown:
+            raise ValueError(f"unknown text pre-processor(s) {unknown}; registered: {sorted(_PREPROCESSORS)}")
+    allowed: list[str] = []
+    problems: list = []
+    for entry in text_preprocessors():
+        if (entry.by_default if names is None else entry.name in names):
+            source = entry.rewrite(source, problems)
+            allowed += [p for p in entry.unregistered if f'"{p}' in source]
+    if strict and problems:
+        raise ParseError([Diagnostic("error", msg, source_name, line, col) for line, col, msg in problems])
+    return source, tuple(allowed)
 
 
 def _check_registered(module: ir.Module, allowed: tuple[str, ...], source_name: str) -> None:
@@ -584,19 +560,29 @@ def parse_file(path: str | os.PathLike, *, context: ir.Context | None = None) ->
     return parse(read_source(path), context=context, source_name=name)
 
 
-def load(program: Program, *, context: ir.Context | None = None) -> ir.Module:
-    """Accept a program as an ``ir.Module``, MLIR text, bytecode, or a path, and return a module.
+def read_program(program: str | bytes | os.PathLike, *, source_name: str | None = None,
+                 default_name: str = "-") -> tuple[str | bytes, str]:
+    """A program given as a path, MLIR text or bytes: (its text or bytes, the name its locations and errors get).
 
-    A ``str`` is taken as a path when it names an existing file and holds no newline; otherwise as
-    MLIR text.
-    """
-    if isinstance(program, ir.Module):
-        return program
+    A ``str`` is taken as a path when it names an existing file and holds no newline; otherwise as MLIR text.
+    A path's name is the path (``-`` reads standard input, named ``<stdin>``); text's is ``default_name``;
+    ``source_name`` overrides both. Raises :class:`ParseError` when a file cannot be read."""
     if isinstance(program, os.PathLike) or (
         isinstance(program, str) and "\n" not in program and os.path.isfile(program)
     ):
-        return parse_file(program, context=context)
-    return parse(program, context=context)
+        path = os.fspath(program)
+        return read_source(path), source_name or ("<stdin>" if path == "-" else path)
+    return program, source_name or default_name
+
+
+def load(program: Program, *, context: ir.Context | None = None, source_name: str | None = None,
+         **parse_options) -> ir.Module:
+    """Accept a program as an ``ir.Module``, MLIR text, bytecode, or a path (see :func:`read_program`), and
+    return a module (an ``ir.Module`` comes back as it is). ``parse_options`` go to :func:`parse`."""
+    if isinstance(program, ir.Module):
+        return program
+    source, name = read_program(program, source_name=source_name)
+    return parse(source, context=context, source_name=name, **parse_options)
 
 
 def print_module(

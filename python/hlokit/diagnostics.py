@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Iterable, Sequence
+from typing import Sequence
 
 from jaxlib.mlir import ir
 
@@ -162,14 +162,3 @@ def diagnostics_from_mlir_error(err: ir.MLIRError) -> list[Diagnostic]:
     diags = [diagnostic_from_mlir(d) for d in err.error_diagnostics]
     return diags or [Diagnostic("error", err.message)]
 
-
-def rename_file(diags: Iterable[Diagnostic], old: str, new: str) -> list[Diagnostic]:
-    """Replace the file name ``old`` by ``new`` in diagnostics (and their notes)."""
-    out = []
-    for d in diags:
-        out.append(
-            dataclasses.replace(
-                d, file=new if d.file == old else d.file, notes=rename_file(d.notes, old, new)
-            )
-        )
-    return out

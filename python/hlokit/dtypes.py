@@ -1,13 +1,19 @@
-"""Element types: the one mapping between StableHLO element types and numpy dtypes of hlokit.
+"""Element types: the one table of StableHLO element types in hlokit, and the mapping to numpy dtypes.
 
-StableHLO element types (StableHLO spec https://openxla.org/stablehlo/spec, section "Types"): i1 -> ``bool``; si/ui 2..64 (signless ``iN`` is signed) ->
-``int*/uint*`` (``ml_dtypes.int2/int4/uint2/uint4`` for 2 and 4 bits); bf16, f16, f32, f64, the f8 family,
-f4E2M1FN, f6E2M3FN, f6E3M2FN -> numpy / ml_dtypes floats; complex<f32/f64> -> complex64/128.
-Used by the XLA backend and the interpreter alike.
+StableHLO element types (StableHLO spec https://openxla.org/stablehlo/spec, section "Types"): i1 -> ``bool``;
+si/ui 2..64 (signless ``iN`` is signed) -> ``int*/uint*`` (``ml_dtypes.int2/int4/uint2/uint4`` for 2 and 4 bits);
+bf16, f16, f32, f64, the f8 family, f4E2M1FN, f6E2M3FN, f6E3M2FN -> numpy / ml_dtypes floats; complex<f32/f64> ->
+complex64/128. :data:`ELEMENT_TYPES` holds, for each one, its spelling, bit width, numpy type, kind, NaN and
+infinity bit patterns and ordering facts (the formats of the small floats: ml_dtypes' README and the OCP 8-bit
+floating point specification, https://www.opencompute.org/documents/ocp-8-bit-floating-point-specification-ofp8-
+revision-1-0-2023-12-01-pdf-1; the ``FN`` suffix: finite, NaN but no infinity; ``UZ``: unsigned zero, the bits of
+-0 are the NaN; ``U`` (E8M0FNU): no sign bit). Every other table of element types in hlokit (the pass builder's,
+the rng passes', the interpreter's) is derived from it. Used by the XLA backend, the passes and the interpreter.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import ml_dtypes
@@ -16,6 +22,8 @@ from jaxlib.mlir import ir
 
 __all__ = [
     "DTYPES",
+    "ELEMENT_TYPES",
+    "ElementType",
     "SUB_BYTE_INTS",
     "SUB_BYTE_UINTS",
     "UnsupportedTypeError",
@@ -23,6 +31,7 @@ __all__ = [
     "dtype_of",
     "element_type_name",
     "element_type_of",
+    "element_types",
     "type_name",
     "type_str",
 ]
@@ -32,45 +41,127 @@ class UnsupportedTypeError(TypeError):
     """A type with no numpy representation here (quantized types, index, tokens, tuples, ...)."""
 
 
-_DTYPES: dict[str, np.dtype] = {
-    "i1": np.dtype(np.bool_),
-    "i2": np.dtype(ml_dtypes.int2),
-    "i4": np.dtype(ml_dtypes.int4),
-    "i8": np.dtype(np.int8),
-    "i16": np.dtype(np.int16),
-    "i32": np.dtype(np.int32),
-    "i64": np.dtype(np.int64),
-    "si2": np.dtype(ml_dtypes.int2),
-    "si4": np.dtype(ml_dtypes.int4),
-    "si8": np.dtype(np.int8),
-    "si16": np.dtype(np.int16),
-    "si32": np.dtype(np.int32),
-    "si64": np.dtype(np.int64),
-    "ui1": np.dtype(ml_dtypes.uint1) if hasattr(ml_dtypes, "uint1") else np.dtype(np.bool_),
-    "ui2": np.dtype(ml_dtypes.uint2),
-    "ui4": np.dtype(ml_dtypes.uint4),
-    "ui8": np.dtype(np.uint8),
-    "ui16": np.dtype(np.uint16),
-    "ui32": np.dtype(np.uint32),
-    "ui64": np.dtype(np.uint64),
-    "bf16": np.dtype(ml_dtypes.bfloat16),
-    "f16": np.dtype(np.float16),
-    "f32": np.dtype(np.float32),
-    "f64": np.dtype(np.float64),
-    "f4E2M1FN": np.dtype(ml_dtypes.float4_e2m1fn),
-    "f6E2M3FN": np.dtype(ml_dtypes.float6_e2m3fn),
-    "f6E3M2FN": np.dtype(ml_dtypes.float6_e3m2fn),
-    "f8E3M4": np.dtype(ml_dtypes.float8_e3m4),
-    "f8E4M3": np.dtype(ml_dtypes.float8_e4m3),
-    "f8E4M3FN": np.dtype(ml_dtypes.float8_e4m3fn),
-    "f8E4M3FNUZ": np.dtype(ml_dtypes.float8_e4m3fnuz),
-    "f8E4M3B11FNUZ": np.dtype(ml_dtypes.float8_e4m3b11fnuz),
-    "f8E5M2": np.dtype(ml_dtypes.float8_e5m2),
-    "f8E5M2FNUZ": np.dtype(ml_dtypes.float8_e5m2fnuz),
-    "f8E8M0FNU": np.dtype(ml_dtypes.float8_e8m0fnu),
-    "complex<f32>": np.dtype(np.complex64),
-    "complex<f64>": np.dtype(np.complex128),
-}
+@dataclasses.dataclass(frozen=True)
+class ElementType:
+    """One StableHLO element type.
+
+    ``name``: MLIR's spelling (``"f8E4M3FN"``; signed integers also as signless ``iN``). ``bits``: the width of the
+    StableHLO type (not numpy's storage: ``i1`` 1, ``f6E2M3FN`` 6). ``dtype``: the numpy / ml_dtypes type holding
+    its values. ``kind``: ``"bool"``, ``"signed"``, ``"unsigned"``, ``"float"`` or ``"complex"``. ``nan``,
+    ``pos_inf``, ``neg_inf``: the bit patterns (as unsigned integers of ``bits`` bits) of the quiet NaN that
+    numpy / ml_dtypes make from ``float("nan")`` and of +-infinity, None where the type has none. Floats also carry
+    ``exponent_bits`` and ``mantissa_bits`` (explicit ones), ``sign_magnitude`` (the top bit is a sign and the
+    other bits order the magnitudes, with a -0: false for the FNUZ types, whose -0 bits are the NaN, and for
+    E8M0FNU, which has no sign) and ``unsigned_zero`` (no -0).
+    """
+
+    name: str
+    bits: int
+    dtype: np.dtype
+    kind: str
+    nan: int | None = None
+    pos_inf: int | None = None
+    neg_inf: int | None = None
+    exponent_bits: int = 0
+    mantissa_bits: int = 0
+    sign_magnitude: bool = False
+    unsigned_zero: bool = False
+
+    @property
+    def is_float(self) -> bool:
+        return self.kind == "float"
+
+    @property
+    def is_integer(self) -> bool:
+        """Signed or unsigned integers (not ``i1``)."""
+        return self.kind in ("signed", "unsigned")
+
+    @property
+    def has_nan(self) -> bool:
+        return self.nan is not None
+
+    @property
+    def has_infinity(self) -> bool:
+        return self.pos_inf is not None
+
+    @property
+    def finite_only(self) -> bool:
+        """A float type with neither NaN nor infinity (f4E2M1FN, f6E2M3FN, f6E3M2FN)."""
+        return self.kind == "float" and self.nan is None and self.pos_inf is None
+
+    @property
+    def storage_ordered(self) -> bool:
+        """A float whose sign is the top bit of numpy's storage and whose bits order as IEEE's totalOrder (a
+        sign-magnitude type as wide as its storage): comparable as the signed integers of the same width."""
+        return self.kind == "float" and self.sign_magnitude and self.bits == self.dtype.itemsize * 8
+
+
+def _int(name: str, bits: int, dtype, kind: str) -> ElementType:
+    return ElementType(name, bits, np.dtype(dtype), kind)
+
+
+def _float(name: str, dtype, e: int, m: int, nan: int | None, inf: int | None, *, sign_magnitude: bool = True,
+           unsigned_zero: bool = False, has_sign: bool = True) -> ElementType:
+    bits = has_sign + e + m
+    neg_inf = None if inf is None else inf | 1 << (bits - 1)
+    return ElementType(name, bits, np.dtype(dtype), "float", nan, inf, neg_inf, e, m, sign_magnitude, unsigned_zero)
+
+
+_UINT1 = ml_dtypes.uint1 if hasattr(ml_dtypes, "uint1") else np.bool_
+
+#: MLIR spelling -> :class:`ElementType`, for every element type hlokit handles (in this order).
+ELEMENT_TYPES: dict[str, ElementType] = {e.name: e for e in (
+    _int("i1", 1, np.bool_, "bool"),
+    _int("i2", 2, ml_dtypes.int2, "signed"),
+    _int("i4", 4, ml_dtypes.int4, "signed"),
+    _int("i8", 8, np.int8, "signed"),
+    _int("i16", 16, np.int16, "signed"),
+    _int("i32", 32, np.int32, "signed"),
+    _int("i64", 64, np.int64, "signed"),
+    _int("si2", 2, ml_dtypes.int2, "signed"),
+    _int("si4", 4, ml_dtypes.int4, "signed"),
+    _int("si8", 8, np.int8, "signed"),
+    _int("si16", 16, np.int16, "signed"),
+    _int("si32", 32, np.int32, "signed"),
+    _int("si64", 64, np.int64, "signed"),
+    _int("ui1", 1, _UINT1, "unsigned"),
+    _int("ui2", 2, ml_dtypes.uint2, "unsigned"),
+    _int("ui4", 4, ml_dtypes.uint4, "unsigned"),
+    _int("ui8", 8, np.uint8, "unsigned"),
+    _int("ui16", 16, np.uint16, "unsigned"),
+    _int("ui32", 32, np.uint32, "unsigned"),
+    _int("ui64", 64, np.uint64, "unsigned"),
+    _float("f16", np.float16, 5, 10, 0x7E00, 0x7C00),
+    _float("bf16", ml_dtypes.bfloat16, 8, 7, 0x7FC0, 0x7F80),
+    _float("f32", np.float32, 8, 23, 0x7FC00000, 0x7F800000),
+    _float("f64", np.float64, 11, 52, 0x7FF8000000000000, 0x7FF0000000000000),
+    _float("f4E2M1FN", ml_dtypes.float4_e2m1fn, 2, 1, None, None),
+    _float("f6E2M3FN", ml_dtypes.float6_e2m3fn, 2, 3, None, None),
+    _float("f6E3M2FN", ml_dtypes.float6_e3m2fn, 3, 2, None, None),
+    _float("f8E3M4", ml_dtypes.float8_e3m4, 3, 4, 0x78, 0x70),
+    _float("f8E4M3", ml_dtypes.float8_e4m3, 4, 3, 0x7C, 0x78),
+    _float("f8E4M3FN", ml_dtypes.float8_e4m3fn, 4, 3, 0x7F, None),
+    _float("f8E4M3FNUZ", ml_dtypes.float8_e4m3fnuz, 4, 3, 0x80, None, sign_magnitude=False, unsigned_zero=True),
+    _float("f8E4M3B11FNUZ", ml_dtypes.float8_e4m3b11fnuz, 4, 3, 0x80, None, sign_magnitude=False,
+           unsigned_zero=True),
+    _float("f8E5M2", ml_dtypes.float8_e5m2, 5, 2, 0x7E, 0x7C),
+    _float("f8E5M2FNUZ", ml_dtypes.float8_e5m2fnuz, 5, 2, 0x80, None, sign_magnitude=False, unsigned_zero=True),
+    _float("f8E8M0FNU", ml_dtypes.float8_e8m0fnu, 8, 0, 0xFF, None, sign_magnitude=False, unsigned_zero=True,
+           has_sign=False),
+    ElementType("complex<f32>", 64, np.dtype(np.complex64), "complex"),
+    ElementType("complex<f64>", 128, np.dtype(np.complex128), "complex"),
+)}
+
+
+def element_types(*kinds: str, min_bits: int = 0, max_bits: int = 1 << 30, signless: bool = False) -> tuple[str, ...]:
+    """The spellings of :data:`ELEMENT_TYPES` of the given kinds (all kinds when none is given) and widths, in the
+    table's order; ``signless``: signed integers only as ``iN`` (not ``siN``)."""
+    return tuple(e.name for e in ELEMENT_TYPES.values()
+                 if (not kinds or e.kind in kinds) and min_bits <= e.bits <= max_bits
+                 and not (signless and e.name.startswith("si")))
+
+
+_DTYPES: dict[str, np.dtype] = {name: e.dtype for name, e in ELEMENT_TYPES.items()}
 
 # dtype -> the name MLIR prints (signless for signed integers, as MLIR spells si* types).
 _NAMES: dict[np.dtype, str] = {}
@@ -78,11 +169,6 @@ for _name, _dt in _DTYPES.items():
     if _name.startswith("si") or _name == "ui1":
         continue
     _NAMES.setdefault(_dt, _name)
-
-_STORAGE_BITS = {  # bits of the StableHLO type (not of numpy's storage)
-    "i1": 1, "i2": 2, "i4": 4, "ui2": 2, "ui4": 4,
-    "f4E2M1FN": 4, "f6E2M3FN": 6, "f6E3M2FN": 6,
-}
 
 
 #: The signed / unsigned integer dtypes narrower than a byte (``ml_dtypes.int2/int4``,
@@ -98,9 +184,7 @@ def bit_width(dtype: np.dtype | type) -> int:
     if dt == np.bool_:
         return 1
     name = _NAMES.get(dt)
-    if name in _STORAGE_BITS:
-        return _STORAGE_BITS[name]
-    return dt.itemsize * 8
+    return ELEMENT_TYPES[name].bits if name is not None else dt.itemsize * 8
 
 
 def element_type_name(t: ir.Type) -> str:

@@ -1,4 +1,5 @@
-"""Guards of hlokit.backend.jax_private: every private JAX symbol hlokit uses still exists and still works.
+"""Guards of hlokit.jax_private: every private JAX / jaxlib symbol hlokit uses still exists and still works, and no
+other product module imports a private JAX / jaxlib module.
 
 A JAX release that moves one of them fails here first, with the JAX version and the symbol in the message,
 instead of in a user's ``hlokit-run``.
@@ -20,7 +21,7 @@ import pytest
 
 import hlokit
 from hlokit import backend
-from hlokit.backend import jax_private
+from hlokit import jax_private
 
 from conftest import REPO
 
@@ -30,13 +31,45 @@ VERSIONS = f"jax {jax.__version__} / jaxlib {jaxlib.__version__}"
 @pytest.mark.parametrize("module,name", jax_private.USES, ids=[f"{m}.{n}" for m, n in jax_private.USES])
 def test_private_symbol_still_exists(module, name):
     try:
-        mod = importlib.import_module(module)
+        value = importlib.import_module(module)
     except ImportError:
-        pytest.fail(f"{VERSIONS}: private module '{module}' is gone; hlokit/backend/jax_private.py needs "
+        pytest.fail(f"{VERSIONS}: private module '{module}' is gone; hlokit/jax_private.py needs "
                     f"a new home for '{name}'")
-    assert callable(getattr(mod, name, None)), (
-        f"{VERSIONS}: '{module}.{name}' moved or is no longer callable; update hlokit/backend/jax_private.py"
-    )
+    for part in name.split("."):
+        value = getattr(value, part, None)
+        assert value is not None, (
+            f"{VERSIONS}: '{module}.{name}' moved or is gone; update hlokit/jax_private.py")
+    assert callable(value) or isinstance(value, type(importlib)), (
+        f"{VERSIONS}: '{module}.{name}' is no longer a function or module; update hlokit/jax_private.py")
+
+
+#: What hlokit's passes take from MLIR's rewrite bindings (hlokit.jax_private.rewrite).
+REWRITE_NAMES = ("RewritePatternSet", "ConversionTarget", "apply_partial_conversion", "apply_full_conversion",
+                 "apply_patterns_and_fold_greedily", "walk_and_apply_patterns")
+
+
+@pytest.mark.parametrize("name", REWRITE_NAMES)
+def test_rewrite_bindings_have_what_passes_use(name):
+    assert hasattr(jax_private.rewrite, name), f"{VERSIONS}: MLIR's rewrite bindings lost '{name}'"
+
+
+def test_jax_private_imports_no_jax():
+    """``hlokit-run --engine interpreter`` starts without jax: importing hlokit and its jaxlib shim loads no jax."""
+    proc = subprocess.run([sys.executable, "-c", "import sys, hlokit, hlokit.jax_private; hlokit.make_context(); "
+                           "print(sorted(m for m in sys.modules if m == 'jax' or m.startswith('jax.')))"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip() == "[]"
+
+
+def test_private_hlo_converters_work():
+    """The three XLA converters reached through jax_private: HLO text -> proto -> StableHLO -> HLO text."""
+    hlo = "HloModule m\n\nENTRY main {\n  p = f32[2] parameter(0)\n  ROOT n = f32[2] negate(p)\n}\n"
+    proto = jax_private.hlo_module_from_text(hlo).as_serialized_hlo_module_proto()
+    module = hlokit.parse(jax_private.hlo_to_stablehlo(proto))
+    assert "stablehlo.negate" in str(module)
+    text = jax_private.mlir_module_to_xla_computation(str(module)).as_hlo_text()
+    assert "negate(" in text
 
 
 def test_moved_symbol_is_a_clear_error():
@@ -63,24 +96,53 @@ def test_initialize_lapack_makes_lapack_custom_calls_run(ctx):
     np.testing.assert_allclose(np.tril(got), np.linalg.cholesky(a), rtol=1e-5, err_msg=VERSIONS)
 
 
-def test_no_jax_src_outside_jax_private():
-    """Only jax_private.py names jax._src (private JAX stays in one module)."""
-    offenders = []
-    for path in sorted((REPO / "python" / "hlokit").rglob("*.py")) + sorted((REPO / "tools").rglob("*.py")):
-        if path.name == "jax_private.py":
-            continue
-        tree = ast.parse(path.read_text())
-        for node in ast.walk(tree):
-            names = []
-            if isinstance(node, ast.Import):
-                names = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module:
-                names = [node.module]
-            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("jax._src"):
-                names = [node.value]
-            offenders += [f"{path.relative_to(REPO)}:{node.lineno}: {n}" for n in names
-                          if n.startswith(("jax._src", "jaxlib._"))]
-    assert not offenders, "private JAX outside hlokit/backend/jax_private.py:\n" + "\n".join(offenders)
+#: Module prefixes that are private to JAX / jaxlib; only hlokit/jax_private.py may import them.
+PRIVATE_PREFIXES = ("jax._src", "jaxlib.mlir._mlir_libs", "jaxlib._")
+
+
+def _private_imports(path: pathlib.Path) -> list[str]:
+    """``file:line: module`` for every import of a private JAX / jaxlib module in ``path`` (``import x``,
+    ``from x import y``, ``from jaxlib import _x``, and string constants naming one: ``importlib`` routes)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        names = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            names = [node.value]
+        found += [f"{path.relative_to(REPO)}:{node.lineno}: {n}" for n in names
+                  if n.startswith(PRIVATE_PREFIXES) and " " not in n]
+    return found
+
+
+def product_files() -> list[pathlib.Path]:
+    return [p for top in ("python/hlokit", "passes", "dialects", "tools") for p in sorted((REPO / top).rglob("*.py"))]
+
+
+def test_no_private_jax_outside_jax_private():
+    """Only hlokit/jax_private.py imports jax._src, jaxlib.mlir._mlir_libs or jaxlib._* (private JAX in one module)."""
+    offenders = [hit for path in product_files() if path != REPO / "python/hlokit/jax_private.py"
+                 for hit in _private_imports(path)]
+    assert not offenders, "private JAX outside hlokit/jax_private.py:\n" + "\n".join(offenders)
+
+
+def test_private_import_finder_finds_each_form(tmp_path, monkeypatch):
+    """The walk above sees every way of importing a private module (else the guard could not fail)."""
+    monkeypatch.setattr(sys.modules[__name__], "REPO", tmp_path)
+    f = tmp_path / "m.py"
+    f.write_text("import jax._src.lax\nfrom jaxlib.mlir._mlir_libs import _stablehlo\nfrom jaxlib import _jax\n"
+                 "import importlib\nimportlib.import_module('jaxlib._hlo')\nfrom jaxlib.mlir.dialects import stablehlo\n")
+    assert [h.split(": ")[1] for h in _private_imports(f)] == [
+        "jax._src.lax", "jaxlib.mlir._mlir_libs", "jaxlib.mlir._mlir_libs._stablehlo", "jaxlib._jax", "jaxlib._hlo"]
+
+
+def test_jax_private_uses_every_listed_symbol():
+    """USES lists what jax_private reaches, and it reaches nothing unlisted (its string constants)."""
+    text = pathlib.Path(jax_private.__file__).read_text()
+    for module, name in jax_private.USES:
+        assert f'"{module}"' in text and f'"{name}"' in text, (module, name)
 
 
 def test_jax_private_module_documents_every_use():

@@ -24,7 +24,7 @@ from jaxlib.mlir.dialects import sdy
 from hlokit import attributes
 from hlokit.diagnostics import HlokitError
 
-__all__ = ["ShardSpec", "LayoutError", "module_device_needs", "uses_shardy", "uses_sharding", "declared_pieces",
+__all__ = ["ShardSpec", "LayoutError", "module_device_needs", "uses_shardy", "declared_pieces",
            "check_declared_shardings"]
 
 
@@ -58,11 +58,6 @@ def uses_shardy(module: ir.Module) -> bool:
         if op_name.startswith("sdy.") or any(n.startswith("sdy.") for n in names):
             return True
     return False
-
-
-def uses_sharding(module: ir.Module) -> bool:
-    """True when arguments or results carry ``sdy.sharding`` or ``mhlo.sharding`` attributes."""
-    return any(n in ("sdy.sharding", "mhlo.sharding") for _, names in _walk_attr_names(module) for n in names)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -22,7 +22,7 @@ from jaxlib import xla_client
 from jaxlib.mlir import ir
 
 from hlokit.backend import PLATFORMS, BackendError, TensorSpec, find_function, signature
-from hlokit.backend import jax_private
+from hlokit import jax_private
 from hlokit.backend.guards import guarded_text, may_crash_xla
 from hlokit.backend.layout import (
     LayoutError,
@@ -403,26 +403,29 @@ _TRIAL = "HLOKIT_TRIAL_COMPILE"
 
 
 def _trial_compile(text: str, timeout: float = 600.0) -> None:
-    """Compile ``text`` for one CPU device in a subprocess (see ``guards.may_crash_xla``): raise
+    """Compile ``text`` for one CPU device in hlokit's worker process first (see ``guards.may_crash_xla``): raise
     :class:`BackendError` when XLA's compiler kills it, instead of losing this process."""
-    import subprocess
-    import sys
-    import tempfile
+    from hlokit import worker
 
-    with tempfile.TemporaryDirectory(prefix="hlokit-") as tmp:
-        path = os.path.join(tmp, "program.mlir")
-        with open(path, "w") as f:
-            f.write(text)
-        code = "import sys; from hlokit import backend; backend.compile(open(sys.argv[1]).read())"
-        try:
-            p = subprocess.run([sys.executable, "-c", code, path], capture_output=True, text=True, timeout=timeout,
-                               env={**os.environ, _TRIAL: "1", "JAX_PLATFORMS": "cpu"})
-        except subprocess.TimeoutExpired:
-            raise BackendError(f"XLA's compiler did not finish within {timeout:g} s") from None
-    if p.returncode < 0:
-        raise BackendError(f"XLA's compiler crashed (signal {-p.returncode}) on this program: a bitwise and / or of a "
+    try:
+        worker.run_job("hlokit.backend.xla:trial_compile_job", text.encode(), timeout=timeout)
+    except worker.WorkerTimeout:
+        raise BackendError(f"XLA's compiler did not finish within {timeout:g} s") from None
+    except worker.WorkerCrashed as err:
+        if not err.signal:
+            return
+        raise BackendError(f"XLA's compiler crashed ({err}) on this program: a bitwise and / or of a "
                            "narrowing signed integer convert, which jaxlib 0.10.2's XLA CPU cannot compile; "
-                           "--engine interpreter runs it")
+                           "--engine interpreter runs it") from None
+    except (worker.JobFailed, worker.JobDiagnostics):
+        pass  # an ordinary compile error: the compile in this process reports it
+
+
+def trial_compile_job(text: bytes) -> bytes:
+    """The job of :func:`_trial_compile`, run in the worker process (whose JAX runs on CPU only)."""
+    os.environ[_TRIAL] = "1"
+    compile(text.decode())
+    return b""
 
 
 def compile(module: ir.Module | str, platform: str = "cpu", *, function: str = "main", devices=None) -> Executable:

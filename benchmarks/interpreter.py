@@ -400,7 +400,7 @@ def phases(name: str, repeat: int) -> dict:
     """Median seconds of the phases of a single-shot ``hlokit.interpret`` of program ``name``: ``load``
     (text -> verified module -> Interpreter), ``plan`` (the entry function's block and the blocks nested in
     it), ``run`` (the call, on the plans made). Uses the interpreter's internals (``api._load_for_run``,
-    ``Interpreter._plan_of``): the split, not the sum, is what this measures."""
+    ``CompiledExecutor.plan_of_block``): the split, not the sum, is what this measures."""
     from hlokit.interpreter import api
 
     text, args = PROGRAMS[name]()
@@ -412,7 +412,7 @@ def phases(name: str, repeat: int) -> dict:
         fname = api.entry_function(interp)
         t1 = time.perf_counter()
         with np.errstate(all="ignore"):
-            interp._plan_of(interp.functions[fname].operation.regions[0])
+            interp.executor.plan_of_block(interp.functions[fname].operation.regions[0].blocks[0], interp)
         t2 = time.perf_counter()
         interp.call(fname, [api.as_value(x) for x in args])
         t3 = time.perf_counter()

@@ -13,9 +13,9 @@ where it was (multi-line constants keep their newlines), so diagnostics stay loc
     check.expect_close %a, %b, max_ulp_difference = 3 : tensor<f16>, tensor<f16>
     check.expect_serialized_eq %p, probe_id = "x" : tensor<3xi1>     (optionally ``, iter = N``)
 
-This module is text only (it imports nothing of the interpreter), so the program loader
-(:mod:`hlokit.interpreter.api`) and :mod:`hlokit.core` can use it; the ops' semantics live in
-:mod:`hlokit.dialects.check`.
+This module is text only (it imports nothing of the interpreter); :mod:`hlokit.dialects.check` registers
+:func:`to_generic` with :mod:`hlokit.core` as the text pre-processor ``check``, and the ops' semantics live in
+:mod:`hlokit.interpreter.check_ops`.
 """
 
 from __future__ import annotations

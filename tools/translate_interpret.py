@@ -32,7 +32,7 @@ from hlokit.tools.translate_registry import register_translate_mode
 _ARGS_EXAMPLE = "i.e. --args=[dense<1> : tensor<2xi32>, ...]"
 
 
-#: ``--max-steps`` default: loop iterations of one ``while`` (at ~10 us per small iteration, ~100 s).
+#: ``--max-steps`` default: loop iterations of one ``while``; it stops a runaway loop, not a real program's.
 DEFAULT_MAX_STEPS = 10_000_000
 
 
@@ -94,7 +94,7 @@ def run(args) -> int:
     """Entry of the ``--interpret`` mode (see the module docstring); returns the exit code."""
     from hlokit.interpreter import Interpreter
     from hlokit.interpreter.api import entry_function, load_program, prepare_module
-    from hlokit.interpreter.quantization import format_result
+    from hlokit.interpreter.values import format_result
 
     if args.max_steps < 0:
         raise HlokitError(f"--max-steps: expected a number of iterations >= 0 (0: no limit), got {args.max_steps}")

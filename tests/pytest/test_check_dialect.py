@@ -6,7 +6,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from hlokit.dialects.check import expect_close, ulp_distance
+from hlokit.interpreter.check_ops import expect_close, ulp_distance
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16, ml_dtypes.bfloat16, ml_dtypes.float8_e4m3fn])

@@ -407,7 +407,7 @@ def test_max_steps_stops_a_loop_that_never_ends_at_the_while():
 def test_max_steps_counts_the_iterations_of_a_compiled_loop(monkeypatch, compile_after):
     """Past ``compile_after`` iterations a loop runs compiled (Interpreter.compiled_loop); the limit still counts
     every iteration, walked or compiled."""
-    from hlokit.interpreter.evaluator import _Plan
+    from hlokit.interpreter.compiled import _Plan
 
     monkeypatch.setattr(_Plan, "COMPILE_AFTER", compile_after)
     with pytest.raises(hlokit.interpreter.InterpreterError, match=r"<input>:3:8: error: 'stablehlo.while' ran 150 "):
@@ -508,7 +508,7 @@ func.func @main(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<i32>, tensor<3xf32>
 def test_a_compiled_loop_carries_constants_and_arguments(monkeypatch, compile_after):
     """Compiled after ``compile_after`` iterations, a loop whose condition only returns a carried value and whose
     body returns a constant gives the walked loop's results."""
-    from hlokit.interpreter.evaluator import _Plan
+    from hlokit.interpreter.compiled import _Plan
 
     x = np.array([0.5, 1.5, -2.0], np.float32)
     monkeypatch.setattr(_Plan, "COMPILE_AFTER", 10**9)

@@ -26,7 +26,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 import hlokit
-from hlokit.dialects.check import ulp_distance
+from hlokit.interpreter.check_ops import ulp_distance
 from hlokit.interpreter.values import bit_width, is_complex, is_float, type_name
 
 backend = pytest.importorskip("hlokit.backend")

@@ -12,7 +12,7 @@ import pytest
 
 import hlokit
 from hlokit.interpreter import InterpreterError, registry
-from hlokit.interpreter.evaluator import _Plan
+from hlokit.interpreter.compiled import _Plan
 from hlokit.interpreter.values import to_array
 
 

@@ -7,8 +7,13 @@ hlokit's layout. Core modules:
 
 * :mod:`~hlokit.interpreter.values` — runtime values (numpy arrays for every element type, tokens,
   tuples) and conversions from/to MLIR attributes;
-* :mod:`~hlokit.interpreter.registry` — the op table (one adapter per op name, ``@register``);
-* :mod:`~hlokit.interpreter.evaluator` — the walker (:class:`Interpreter`) and :class:`InterpreterError`;
+* :mod:`~hlokit.interpreter.errors` — :class:`InterpreterError` and the located errors of the executors;
+* :mod:`~hlokit.interpreter.registry` — the op table (one :class:`~hlokit.interpreter.registry.OpImpl` per op
+  name, ``@register``);
+* :mod:`~hlokit.interpreter.arrays`, :mod:`~hlokit.interpreter.numerics` — array and element-type helpers several
+  families share (families do not import each other);
+* :mod:`~hlokit.interpreter.evaluator` — :class:`Interpreter` and the plain walker;
+* :mod:`~hlokit.interpreter.compiled` — the compiled executor (planner and code generator);
 * :mod:`~hlokit.interpreter.regions` — region bodies as functions on whole arrays;
 * :mod:`~hlokit.interpreter.process` — :class:`~hlokit.interpreter.process.ProcessGrid` and
   :class:`~hlokit.interpreter.process.Process` (parallel execution);
@@ -16,16 +21,18 @@ hlokit's layout. Core modules:
 
 Op families, one module each, imported below by name (a renamed or broken family fails here, at import):
 ``elementwise``, ``data_movement``, ``reduce``, ``linalg``, ``convolution``, ``fft``, ``control_flow``,
-``custom_call``, ``rng``, ``collectives``, ``quantization``, and the ``check`` and ``interpreter`` dialects (:mod:`hlokit.dialects.check`,
-:mod:`hlokit.dialects.interpreter`). A new family is one module whose adapters carry ``@register`` plus
-its name in the list below.
+``custom_call``, ``rng``, ``collectives``, ``quantization``, and the semantics of the ``check`` and
+``interpreter`` dialects (``check_ops``, ``probe_ops``; :mod:`hlokit.dialects` defines their syntax only). A
+new family is one module whose adapters carry ``@register`` plus its name in the list below.
 """
 
 from hlokit.interpreter import registry, values
-from hlokit.interpreter.evaluator import Interpreter, InterpreterError
+from hlokit.interpreter.errors import InterpreterError
+from hlokit.interpreter.evaluator import Interpreter
 
 # The op families: importing a module registers its adapters.
 from hlokit.interpreter import (  # noqa: F401
+    check_ops,
     collectives,
     control_flow,
     convolution,
@@ -34,12 +41,11 @@ from hlokit.interpreter import (  # noqa: F401
     elementwise,
     fft,
     linalg,
+    probe_ops,
     quantization,
     reduce,
     rng,
 )
-from hlokit.dialects import check as check_dialect  # noqa: F401  (registers check.* ops)
-from hlokit.dialects import interpreter as interpreter_dialect  # noqa: F401  (interpreter.* ops)
 from hlokit.interpreter.api import interpret
 
 __all__ = ["interpret", "Interpreter", "InterpreterError", "registry", "values"]

@@ -25,8 +25,8 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from hlokit import attributes
-from hlokit.interpreter.evaluator import InterpreterError
-from hlokit.interpreter.registry import prepared, register
+from hlokit.interpreter.errors import InterpreterError
+from hlokit.interpreter.registry import OpImpl, prepared, register
 from hlokit.interpreter.values import TOKEN, Token, Value
 
 __all__ = [
@@ -164,7 +164,6 @@ def _prepare_while(op):
     loop = None  # the op's loop compiled as one function, once it has run COMPILE_AFTER iterations
 
     def adapter(op, operands, interp):
-        nonlocal loop
         regions = op.regions
         limit = interp.max_loop_iterations
         try:
@@ -184,13 +183,13 @@ def _prepare_while(op):
                 f"'stablehlo.while' ran {err.limit} iterations and its condition is still true "
                 "(the limit is --max-steps / interpret(max_steps=...))", op.location) from None
 
-    return adapter
+    return OpImpl(adapter)
 
 
 @register("stablehlo.while")
 @prepared(_prepare_while)
 def _while(op, operands, interp):
-    return _prepare_while(op)(op, operands, interp)
+    return _prepare_while(op).run(op, operands, interp)
 
 
 @register("stablehlo.optimization_barrier")

@@ -14,8 +14,7 @@ import numpy as np
 from jaxlib.mlir.dialects import stablehlo
 
 from hlokit import attributes
-from hlokit.interpreter.data_movement import pad, padding_pairs, window_view
-from hlokit.interpreter.linalg import dot_compute_dtype
+from hlokit.interpreter.arrays import dot_compute_dtype, pad, padding_pairs, window_view
 from hlokit.interpreter.registry import register
 from hlokit.interpreter.values import dtype_of
 

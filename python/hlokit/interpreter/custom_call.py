@@ -2,13 +2,13 @@
 
 The spec leaves a custom call's semantics to the implementation; the interpreter knows the targets
 registered in :data:`~hlokit.interpreter.registry.CUSTOM_CALLS` (the ``@check.expect_*`` forms of
-:mod:`hlokit.dialects.check`) and reports any other target as an error at the op.
+:mod:`hlokit.interpreter.check_ops`) and reports any other target as an error at the op.
 """
 
 from __future__ import annotations
 
 from hlokit import attributes
-from hlokit.interpreter.evaluator import InterpreterError
+from hlokit.interpreter.errors import InterpreterError
 from hlokit.interpreter.registry import CUSTOM_CALLS, register
 
 __all__ = ["custom_call"]

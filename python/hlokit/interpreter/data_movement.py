@@ -30,18 +30,27 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo
 
 from hlokit import attributes
-from hlokit.interpreter.elementwise import iota
-from hlokit.interpreter.evaluator import InterpreterError
-from hlokit.interpreter.registry import prepared, register, register_custom_call, with_kernel
+from hlokit.dtypes import ELEMENT_TYPES
+from hlokit.interpreter.arrays import (  # noqa: F401  (pad, scatter, window_view, padding_pairs: spec ops / helpers of this family)
+    index_vectors as _index_vectors,
+    pad,
+    padding_pairs,
+    place as _place,
+    pyslice as _pyslice,
+    scatter,
+    window_view,
+)
+from hlokit.interpreter.errors import InterpreterError
+from hlokit.interpreter.numerics import iota
+from hlokit.interpreter.registry import OpImpl, prepared, register, register_custom_call, with_kernel
 from hlokit.interpreter.regions import (
-    REDUCTION_UFUNCS,
     comparator_keys,
     is_elementwise_region,
     known_reduction,
     region_callable,
     returns_update,
 )
-from hlokit.interpreter.values import NATIVE_DTYPES, dtype_of
+from hlokit.interpreter.values import dtype_of
 
 __all__ = [
     "broadcast_in_dim",
@@ -107,11 +116,6 @@ def slice(  # noqa: A001 - the spec's name
     return np.array(operand[index])
 
 
-def _pyslice(start, limit, stride) -> builtins.slice:
-    """Python's ``slice`` (this module's ``slice`` is the spec op)."""
-    return builtins.slice(int(start), int(limit), int(stride))
-
-
 def _clamped_starts(start_indices: Sequence[np.ndarray | int], shape, sizes) -> list[int]:
     """``clamp(0, start_indices, shape - sizes)`` as Python ints (index tensors of any integer type)."""
     return [min(max(int(s), 0), int(d) - int(z)) for s, d, z in zip(start_indices, shape, sizes)]
@@ -140,35 +144,6 @@ def dynamic_update_slice(
     return result
 
 
-def pad(
-    operand: np.ndarray,
-    padding_value: np.ndarray,
-    edge_padding_low: Sequence[int],
-    edge_padding_high: Sequence[int],
-    interior_padding: Sequence[int],
-) -> np.ndarray:
-    """Spec ``pad``: ``result[edge_padding_low + j * (interior_padding + 1)] = operand[j]``, every other
-    element ``padding_value`` (a 0-d tensor of the operand's dtype).
-
-    Interior padding (>= 0) is applied first; negative edge padding then removes elements of the
-    interior-padded operand. Result shape: ``shape + low + max(shape - 1, 0) * interior + high``.
-    """
-    low = [int(x) for x in edge_padding_low]
-    high = [int(x) for x in edge_padding_high]
-    interior = [int(x) for x in interior_padding]
-    inner = [d + max(d - 1, 0) * i for d, i in zip(operand.shape, interior)]
-    buf_shape = [max(lo, 0) + n + max(hi, 0) for lo, n, hi in zip(low, inner, high)]
-    buf = np.full(buf_shape, np.asarray(padding_value).reshape(()), dtype=operand.dtype)
-    place = tuple(
-        _pyslice(max(lo, 0), max(lo, 0) + n, i + 1) for lo, n, i in zip(low, inner, interior)
-    )
-    buf[place] = operand
-    crop = tuple(
-        _pyslice(max(-lo, 0), b - max(-hi, 0), 1) for lo, hi, b in zip(low, high, buf_shape)
-    )
-    return np.array(buf[crop], order="C")
-
-
 def reshape(operand: np.ndarray, result_shape: Sequence[int]) -> np.ndarray:
     """Spec ``reshape``: same elements in the same lexicographic (row-major) order, new shape."""
     return np.reshape(operand, tuple(int(d) for d in result_shape))
@@ -193,36 +168,6 @@ def transpose(operand: np.ndarray, permutation: Sequence[int]) -> np.ndarray:
 # ----------------------------------------------------------------------------------------------------------
 
 
-def window_view(
-    padded: np.ndarray, window_dimensions: Sequence[int], window_strides: Sequence[int], window_dilations: Sequence[int]
-) -> np.ndarray:
-    """Every window of ``padded`` as one read-only strided view of shape ``result_shape +
-    window_dimensions``: ``view[i..., w...] = padded[i * window_strides + w * window_dilations]`` (the
-    windows the spec's ``reduce_window`` and ``convolution`` slice out of their padded operand; a window
-    count of 0 in any dimension gives an empty array)."""
-    span = [(int(w) - 1) * int(d) + 1 for w, d in zip(window_dimensions, window_dilations)]
-    out = [max((p - s) // int(st) + 1, 0) if p >= s else 0 for p, s, st in zip(padded.shape, span, window_strides)]
-    if 0 in out or 0 in [int(w) for w in window_dimensions]:
-        return np.zeros(out + [int(w) for w in window_dimensions], padded.dtype)
-    strides = padded.strides
-    return np.lib.stride_tricks.as_strided(
-        padded,
-        shape=tuple(out) + tuple(int(w) for w in window_dimensions),
-        strides=tuple(s * int(st) for s, st in zip(strides, window_strides))
-        + tuple(s * int(d) for s, d in zip(strides, window_dilations)),
-        writeable=False,
-    )
-
-
-def padding_pairs(flat: Sequence[int] | None) -> list[list[int]] | None:
-    """A flat ``[low0, high0, low1, high1, ...]`` padding (a ``padding`` attribute of shape [R, 2], or a
-    ``dynamic_conv`` padding operand) as ``[[low0, high0], ...]``; ``None`` stays ``None``."""
-    if flat is None:
-        return None
-    flat = [int(x) for x in flat]
-    return [flat[i : i + 2] for i in range(0, len(flat), 2)]
-
-
 def result_shape(op: ir.OpView, index: int = 0) -> list[int]:
     """The static shape of result ``index`` of ``op``."""
     return list(ir.RankedTensorType(op.results[index].type).shape)
@@ -236,13 +181,10 @@ def _prepare_broadcast_in_dim(op):
         return with_kernel(lambda x: broadcast_in_dim(x, dims, shape))
     if not dims:  # a 0-d operand (the verifier: one dimension per operand dimension), as JAX broadcasts scalars
         size = math.prod(shape)
-        if len(shape) == 1:
-            adapter = with_kernel(lambda x: x.repeat(size))  # (its one element copied: the same bits)
-        else:
-            adapter = with_kernel(lambda x: x.repeat(size).reshape(shape))
-        if shape:  # (registry: a planner may hand the 0-d operand to elementwise readers that broadcast it)
-            adapter.scalar_broadcast = shape
-        return adapter
+        # (scalar_broadcast, registry: a planner may hand the 0-d operand to elementwise readers that broadcast it)
+        if len(shape) == 1:  # (its one element copied: the same bits)
+            return with_kernel(lambda x: x.repeat(size), scalar_broadcast=shape)
+        return with_kernel(lambda x: x.repeat(size).reshape(shape), scalar_broadcast=shape or None)
     operand_shape = list(operation.operands[0].type.shape)
     if dims == sorted(dims) and all(d >= 0 for d in operand_shape):
         # dimensions in order (no transpose): the operand, reshaped to the result's rank, is assigned into
@@ -421,13 +363,7 @@ def sort(
 
 
 #: Float types whose sign is the top bit of their storage and whose total order is IEEE's.
-_TOTALORDER_FLOATS = {
-    np.dtype(t): np.dtype(i)
-    for t, i in (
-        (np.float16, np.int16), (np.float32, np.int32), (np.float64, np.int64), ("bfloat16", np.int16),
-        ("float8_e4m3fn", np.int8), ("float8_e5m2", np.int8), ("float8_e4m3", np.int8), ("float8_e3m4", np.int8),
-    )
-}  # fmt: skip
+_TOTALORDER_FLOATS = {e.dtype: np.dtype(f"int{e.bits}") for e in ELEMENT_TYPES.values() if e.storage_ordered}
 
 
 def _sort_key(values: np.ndarray, comparison_type: str) -> np.ndarray | None:
@@ -540,7 +476,7 @@ def _prepare_sort(op):
                 return out
         return sort(operands, dimension, is_stable, region_callable(interp, region, elementwise), known)
 
-    return run
+    return OpImpl(run)
 
 
 @register("stablehlo.sort")
@@ -639,29 +575,6 @@ def _approx_top_k(op, operands, interp):
 # ----------------------------------------------------------------------------------------------------------
 
 
-def _index_vectors(indices: np.ndarray, index_vector_dim: int) -> np.ndarray:
-    """``indices`` with the index vector as the last axis (a trailing axis of 1 when
-    ``index_vector_dim == rank``), as int64 (unsigned values above 2^62 saturate: out of range anyway)."""
-    if index_vector_dim >= indices.ndim:
-        vec = indices[..., None]
-    else:
-        vec = np.moveaxis(indices, index_vector_dim, -1)
-    if vec.dtype.kind == "u" and vec.dtype.itemsize == 8:
-        vec = np.minimum(vec, np.uint64(1 << 62))
-    return vec.astype(np.int64)
-
-
-def _place(arr: np.ndarray, axes: Sequence[int], rank: int) -> np.ndarray:
-    """Reshape ``arr`` (one axis per entry of ``axes``) to rank ``rank`` with its axes at ``axes``
-    (in that order) and size 1 elsewhere, for broadcasting."""
-    order = sorted(range(len(axes)), key=lambda i: axes[i])
-    arr = np.transpose(arr, order) if order != list(range(len(axes))) else arr
-    shape = [1] * rank
-    for i in order:
-        shape[axes[i]] = arr.shape[order.index(i)]
-    return arr.reshape(shape)
-
-
 def gather(
     operand: np.ndarray,
     start_indices: np.ndarray,
@@ -712,95 +625,6 @@ def gather(
     if 0 in result_shape:
         return np.zeros(result_shape, operand.dtype)
     return np.array(np.broadcast_to(operand[tuple(index)], result_shape), order="C")
-
-
-def scatter(
-    inputs: Sequence[np.ndarray],
-    scatter_indices: np.ndarray,
-    updates: Sequence[np.ndarray],
-    update_window_dims: Sequence[int],
-    inserted_window_dims: Sequence[int],
-    input_batching_dims: Sequence[int],
-    scatter_indices_batching_dims: Sequence[int],
-    scatter_dims_to_operand_dims: Sequence[int],
-    index_vector_dim: int,
-    update_computation: Callable[..., Sequence[np.ndarray]],
-    computation_dtypes: Sequence[np.dtype] | None = None,
-    known: str | None = None,
-) -> list[np.ndarray]:
-    """Spec ``scatter`` (variadic): ``results = inputs`` with, for every update element whose
-    ``result_index = full_start_index + full_batching_index + full_window_index`` is in bounds,
-    ``results...[result_index] = update_computation(results...[result_index], updates...[update_index])``.
-
-    Out-of-bounds elements are skipped one by one (the spec's rule; no clamping). The schedule is
-    implementation-defined: updates are applied in rounds, each round taking the next update of every
-    target index (so the computation runs on whole arrays, once per round; the number of rounds is
-    the largest number of updates to one index). ``known``: ``"replace"`` when the computation returns
-    its update, or a single add/multiply/maximum/minimum/and/or/xor (:func:`known_reduction`): one
-    ``numpy`` assignment / ``ufunc.at`` (applied in update order). ``computation_dtypes``: the
-    computation's update element types (updates are converted to them).
-    """
-    n = len(inputs)
-    results = [np.array(x, order="C", copy=True) for x in inputs]
-    dtypes = [np.dtype(d) for d in computation_dtypes] if computation_dtypes is not None else [x.dtype for x in inputs]
-    ups = [u if u.dtype == d else u.astype(d) for u, d in zip(updates, dtypes)]
-    if ups[0].size == 0 or results[0].size == 0:
-        return results
-    uwd = [int(d) for d in update_window_dims]
-    vec = _index_vectors(scatter_indices, int(index_vector_dim))
-    urank = ups[0].ndim
-    scatter_axes = [d for d in range(urank) if d not in uwd]
-    window_dims = [
-        d for d in range(results[0].ndim) if d not in inserted_window_dims and d not in input_batching_dims
-    ]
-    sdims = list(scatter_dims_to_operand_dims)
-    index = []
-    for d in range(results[0].ndim):
-        idx = np.zeros([1] * urank, np.int64)
-        if d in sdims:
-            idx = idx + _place(vec[..., sdims.index(d)], scatter_axes, urank)
-        if d in input_batching_dims:
-            d_start = int(scatter_indices_batching_dims[list(input_batching_dims).index(d)])
-            axis = d_start - (0 if d_start < index_vector_dim else 1)
-            idx = idx + _place(np.arange(vec.shape[axis], dtype=np.int64), [scatter_axes[axis]], urank)
-        if d in window_dims:
-            r = uwd[window_dims.index(d)]
-            idx = idx + _place(np.arange(ups[0].shape[r], dtype=np.int64), [r], urank)
-        index.append(np.broadcast_to(idx, ups[0].shape))
-    shape = results[0].shape
-    valid = np.ones(ups[0].shape, np.bool_)
-    for d, idx in enumerate(index):
-        valid &= (idx >= 0) & (idx < shape[d])
-    if results[0].ndim == 0:
-        linear = np.zeros(int(valid.sum()), np.int64)
-    else:
-        linear = np.ravel_multi_index(tuple(idx[valid] for idx in index), shape)
-    values = [u[valid] for u in ups]
-    flats = [r.reshape(-1) for r in results]
-    if linear.size == 0:
-        return results
-    if known == "replace":
-        for f, v in zip(flats, values):
-            f[linear] = v.astype(f.dtype, copy=False)
-        return results
-    if known is not None and n == 1 and flats[0].dtype in NATIVE_DTYPES and flats[0].dtype == dtypes[0]:
-        ufunc, kinds = REDUCTION_UFUNCS.get(known, (None, ""))
-        if ufunc is not None and flats[0].dtype.kind in kinds:
-            with np.errstate(all="ignore"):
-                ufunc.at(flats[0], linear, values[0])
-            return results
-    order = np.argsort(linear, kind="stable")
-    lin_sorted = linear[order]
-    group_start = np.r_[0, np.nonzero(np.diff(lin_sorted))[0] + 1]
-    rank_in_group = np.arange(lin_sorted.size) - np.repeat(group_start, np.diff(np.r_[group_start, lin_sorted.size]))
-    for r in range(int(rank_in_group.max()) + 1):
-        sel = order[rank_in_group == r]
-        target = linear[sel]
-        current = [f[target] for f in flats]
-        new = update_computation(*current, *(v[sel] for v in values))
-        for f, v in zip(flats, new):
-            f[target] = np.broadcast_to(np.asarray(v), target.shape).astype(f.dtype, copy=False)
-    return results
 
 
 def _gather_with(op, operand, start_indices, slice_sizes):

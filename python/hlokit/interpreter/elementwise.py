@@ -29,14 +29,34 @@ import builtins
 import operator
 from typing import Sequence
 
-import ml_dtypes
 import numpy as np
 from jaxlib.mlir import ir
 
 from hlokit import attributes, opsets
-from hlokit.dtypes import SUB_BYTE_INTS, SUB_BYTE_UINTS
-from hlokit.interpreter.evaluator import InterpreterError
-from hlokit.interpreter.registry import prepared, register, with_kernel
+from hlokit.dtypes import ELEMENT_TYPES, SUB_BYTE_INTS, SUB_BYTE_UINTS
+from hlokit.interpreter.numerics import (  # noqa: F401  (convert, bitcast_convert, iota: elementwise ops too)
+    BOOL as _BOOL,
+    F32 as _F32,
+    F64 as _F64,
+    NO_SIGN_MAGNITUDE as _NO_SIGN_MAGNITUDE,
+    SCALAR_OPERATORS as _SCALAR_OPERATORS,
+    as_array as _a,
+    as_unsigned_bits as _as_unsigned_bits,
+    bitcast_convert,
+    convert,
+    float_binary as _float_binary,
+    float_unary as _float_unary,
+    from_unsigned_bits as _from_unsigned_bits,
+    int_binary as _int_binary,
+    int_limits as _int_limits,
+    iota,
+    is_sub_byte_int as _is_sub_byte_int,
+    native_binary_ufuncs as _native_binary_ufuncs,
+    result_dtype as _result_dtype,
+    wide_int as _wide_int,
+    wrap as _wrap,
+)
+from hlokit.interpreter.registry import OpImpl, prepared, register, with_kernel
 from hlokit.interpreter.values import (
     bit_width,
     dense_attribute,
@@ -58,137 +78,6 @@ __all__ = [
 ]
 
 complex_ = builtins.complex
-_F32 = np.dtype(np.float32)
-#: float types whose bits are not sign-magnitude with a NaN range (abs / totalOrder go through values)
-_NO_SIGN_MAGNITUDE = {
-    np.dtype(ml_dtypes.float8_e4m3fnuz), np.dtype(ml_dtypes.float8_e5m2fnuz),
-    np.dtype(ml_dtypes.float8_e4m3b11fnuz), np.dtype(ml_dtypes.float8_e8m0fnu),
-}
-_F64 = np.dtype(np.float64)
-_BOOL = np.dtype(np.bool_)
-
-
-# ------------------------------------------------------------------------------------------------
-# helpers
-
-
-def _a(x, dtype=None) -> np.ndarray:
-    """``x`` as an ndarray (ufuncs return numpy scalars for 0-d inputs), optionally cast."""
-    x = np.asarray(x)
-    if dtype is not None and x.dtype != dtype:
-        x = x.astype(dtype)
-    return x
-
-
-def _is_sub_byte_int(dt: np.dtype) -> bool:
-    return dt in SUB_BYTE_INTS or dt in SUB_BYTE_UINTS
-
-
-def _wide_int(dt: np.dtype) -> np.dtype:
-    """The numpy integer dtype integer arithmetic of ``dt`` runs in (sub-byte types widen)."""
-    if dt in SUB_BYTE_INTS:
-        return np.dtype(np.int64)
-    if dt in SUB_BYTE_UINTS:
-        return np.dtype(np.uint64)
-    return dt
-
-
-def _wrap(x: np.ndarray, dt: np.dtype) -> np.ndarray:
-    """Integers (any width) wrapped modulo 2^N into integer dtype ``dt`` (two's complement)."""
-    x = np.asarray(x)
-    if not _is_sub_byte_int(dt):
-        if x.dtype == dt:
-            return x
-        if x.dtype.kind in "iu" and dt.kind in "iu":
-            return x.astype(dt)  # C cast: keeps the low bits
-        return x.astype(np.int64).astype(dt)
-    bits = bit_width(dt)
-    u = x.astype(np.int64) & ((1 << bits) - 1)
-    if dt in SUB_BYTE_INTS:
-        u = np.where(u >= 1 << (bits - 1), u - (1 << bits), u)
-    return u.astype(dt)
-
-
-def _compute_float(dt: np.dtype, transcendental: bool = False) -> np.dtype:
-    """The dtype a float op on ``dt`` computes in (see module doc)."""
-    if dt == _F64:
-        return _F64
-    if transcendental:
-        return _F64
-    return _F32
-
-
-def _float_unary(fn, x: np.ndarray, transcendental: bool = True) -> np.ndarray:
-    dt = x.dtype
-    if is_complex(dt):
-        return _a(fn(x.astype(np.complex128)), dt)
-    c = _compute_float(dt, transcendental)
-    return _a(fn(x.astype(c)), dt)
-
-
-def _float_binary(fn, lhs, rhs, transcendental: bool = False) -> np.ndarray:
-    dt = lhs.dtype
-    if not transcendental and (dt is _F32 or dt is _F64 or dt == _F32 or dt == _F64):
-        return _a(fn(lhs, rhs))  # IEEE operation in the operand's own precision
-    if is_complex(dt):
-        c = np.dtype(np.complex128) if transcendental else dt
-        return _a(fn(lhs.astype(c), rhs.astype(c)), dt)
-    c = _compute_float(dt, transcendental)
-    return _a(fn(lhs.astype(c), rhs.astype(c)), dt)
-
-
-def _int_binary(fn, lhs, rhs) -> np.ndarray:
-    dt = lhs.dtype
-    if dt.kind in "iu":  # numpy integers wrap modulo 2^N already
-        return _a(fn(lhs, rhs))
-    w = _wide_int(dt)
-    return _wrap(fn(lhs.astype(w), rhs.astype(w)), dt)
-
-
-def _as_unsigned_bits(x: np.ndarray) -> np.ndarray:
-    """The bit pattern of each element (two's complement for signed) as uint64, masked to the width."""
-    dt = x.dtype
-    if dt == _BOOL:
-        return x.astype(np.uint64)
-    bits = bit_width(dt)
-    if _is_sub_byte_int(dt):
-        v = x.astype(np.int64).astype(np.uint64)
-    elif dt.kind in "iu":
-        v = x.astype(np.int64 if dt.kind == "i" else np.uint64).astype(np.uint64)
-    else:  # floats, bit pattern of the storage
-        storage = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[dt.itemsize]
-        v = np.asarray(x, order="C").view(storage).astype(np.uint64)
-    if bits < 64:
-        v = v & np.uint64((1 << bits) - 1)
-    return v
-
-
-def _from_unsigned_bits(u: np.ndarray, dt: np.dtype) -> np.ndarray:
-    """Inverse of :func:`_as_unsigned_bits`: uint64 bit patterns -> elements of ``dt``."""
-    u = np.asarray(u, dtype=np.uint64)
-    if dt == _BOOL:
-        return u != 0
-    bits = bit_width(dt)
-    if _is_sub_byte_int(dt) or dt.kind in "iu":
-        if dt.kind == "i" or dt in SUB_BYTE_INTS:
-            s = u.astype(np.int64)
-            if bits < 64:
-                s = np.where(s >= 1 << (bits - 1), s - (1 << bits), s)
-            return s.astype(dt)
-        return u.astype(dt)
-    storage = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[dt.itemsize]
-    return u.astype(storage).view(dt)
-
-
-def _result_dtype(op: ir.OpView, i: int = 0) -> np.dtype:
-    return dtype_of(op.operation.results[i].type)
-
-
-def _int_limits(dt: np.dtype) -> tuple[int, int]:
-    bits = bit_width(dt)
-    if is_unsigned(dt):
-        return 0, (1 << bits) - 1
-    return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
 
 
 # ------------------------------------------------------------------------------------------------
@@ -200,20 +89,10 @@ def constant(value: np.ndarray) -> np.ndarray:
     return np.array(value, copy=True)
 
 
-def iota(shape: Sequence[int], dtype: np.dtype, iota_dimension: int) -> np.ndarray:
-    """``iota``: ``result[i0, ..., iN] = i[iota_dimension]`` converted to ``dtype``."""
-    shape = tuple(shape)
-    n = shape[iota_dimension]
-    idx = np.arange(n, dtype=np.int64).reshape([n if d == iota_dimension else 1 for d in range(len(shape))])
-    return convert(np.broadcast_to(idx, shape), np.dtype(dtype))
-
-
 def _prepare_constant(op):
     value = dense_attribute(op, "value")
     value.flags.writeable = False  # read once per op, shared by every execution (values are immutable)
-    adapter = lambda op, operands, interp: [value]  # noqa: E731
-    adapter.folded = (value,)  # (registry: a plan-time constant, the op never runs)
-    return adapter
+    return OpImpl(lambda op, operands, interp: [value], None, (value,))  # (folded: the op never runs)
 
 
 @register("stablehlo.constant")
@@ -643,14 +522,16 @@ def is_finite(x: np.ndarray) -> np.ndarray:
     return _a(np.isfinite(x.astype(_F64) if x.dtype != _F64 else x))
 
 
+#: (exponent bits, mantissa bits) of the float types reduce_precision works on bit by bit (16 bits and wider).
+_FLOAT_LAYOUTS = {e.dtype: (e.exponent_bits, e.mantissa_bits) for e in ELEMENT_TYPES.values()
+                  if e.is_float and e.bits >= 16}
+
+
 def reduce_precision(operand: np.ndarray, exponent_bits: int, mantissa_bits: int) -> np.ndarray:
     """``reduce_precision``: round to a float with ``exponent_bits``/``mantissa_bits`` (ties to
     even; overflow -> inf, underflow -> zero, NaN kept) and back, on the operand's bits (as XLA)."""
     dt = operand.dtype
-    layouts = {
-        np.dtype(np.float16): (5, 10), np.dtype(ml_dtypes.bfloat16): (8, 7),
-        _F32: (8, 23), _F64: (11, 52),
-    }
+    layouts = _FLOAT_LAYOUTS
     if dt not in layouts:  # f8/f6/f4: through f32 (exact: their values are f32 values)
         return _a(reduce_precision(operand.astype(_F32), exponent_bits, mantissa_bits), dt)
     src_e, src_m = layouts[dt]
@@ -711,100 +592,6 @@ def imag(operand: np.ndarray) -> np.ndarray:
     if is_complex(operand.dtype):
         return np.array(operand.imag, copy=True)
     return np.zeros_like(operand)
-
-
-# ------------------------------------------------------------------------------------------------
-# conversions
-
-
-def convert(operand: np.ndarray, dtype: np.dtype) -> np.ndarray:
-    """``convert`` to element type ``dtype`` (every pair of types): complex -> real drops the
-    imaginary part; -> i1 is ``x != 0``; i1 -> x is 0/1; integer -> integer wraps; float -> integer
-    truncates toward zero and saturates (NaN -> 0); -> float rounds to nearest even."""
-    src = operand.dtype
-    dtype = np.dtype(dtype)
-    if src == dtype:
-        return np.array(operand, copy=True)
-    x = operand
-    if is_complex(src) and not is_complex(dtype):
-        x = operand.real
-        src = x.dtype
-    if dtype == _BOOL:
-        if is_float(src):
-            return _a(x.astype(_F64) != 0)
-        return _a(x != 0) if src != _BOOL else _a(x)
-    if src == _BOOL:
-        x = x.astype(np.int64)
-        src = x.dtype
-    if is_integer(dtype):
-        if is_integer(src):
-            return _wrap(x.astype(_wide_int(src)) if _is_sub_byte_int(src) else x, dtype)
-        f = x.astype(_F64) if src != _F64 else x
-        lo, hi = _int_limits(dtype)
-        t = np.trunc(np.where(np.isnan(f), 0.0, f))
-        big = t >= float(hi)
-        small = t <= float(lo)
-        mid = np.where(big | small, 0.0, t)
-        if is_unsigned(dtype):
-            r = mid.astype(np.uint64)
-            r = np.where(big, np.uint64(hi), np.where(small, np.uint64(lo), r))
-        else:
-            r = mid.astype(np.int64)
-            r = np.where(big, np.int64(hi), np.where(small, np.int64(lo), r))
-        return _a(r.astype(dtype) if not _is_sub_byte_int(dtype) else r.astype(np.int64).astype(dtype), dtype)
-    # -> float or complex
-    if is_complex(dtype):
-        if is_complex(src):
-            return _a(x, dtype)
-        part = np.float32 if dtype == np.complex64 else np.float64
-        return _a(convert(x, np.dtype(part)), dtype)
-    if _is_sub_byte_int(src):
-        x = x.astype(np.int64)
-        src = x.dtype
-    if is_integer(src):
-        if dtype in (_F32, _F64):
-            return _a(x.astype(dtype))
-        return _a(x.astype(_F64).astype(dtype))
-    # float -> float
-    if dtype in (_F64,) or src == _F64 or dtype == _F32:
-        return _a(x.astype(dtype))
-    return _a(x.astype(_F32).astype(dtype) if bit_width(src) <= 32 and src != _F32 else x.astype(dtype))
-
-
-def bitcast_convert(operand: np.ndarray, dtype: np.dtype) -> np.ndarray:
-    """``bitcast_convert`` to ``dtype``: reinterpret the bits (little-endian). A narrower result
-    adds a minor dimension of ``in_bits / out_bits``; a wider one consumes the minor dimension."""
-    src = np.dtype(operand.dtype)
-    dtype = np.dtype(dtype)
-    in_bits, out_bits = bit_width(src), bit_width(dtype)
-    if in_bits % 8 == 0 and out_bits % 8 == 0 and src != _BOOL and dtype != _BOOL \
-            and not _is_sub_byte_int(src) and not _is_sub_byte_int(dtype):
-        raw = np.asarray(operand, order="C")
-        if in_bits == out_bits:
-            return raw.view(dtype).reshape(operand.shape).copy()
-        if in_bits > out_bits:
-            return raw.reshape(operand.shape + (1,)).view(dtype).reshape(operand.shape + (in_bits // out_bits,)).copy()
-        n = out_bits // in_bits
-        if operand.shape[-1] != n:
-            raise InterpreterError(f"bitcast_convert: the minor dimension must be {n}, got {operand.shape[-1]}")
-        return raw.view(dtype).reshape(operand.shape[:-1]).copy()
-    u = _as_unsigned_bits(operand)
-    if in_bits == out_bits:
-        return _from_unsigned_bits(u, dtype)
-    mask = np.uint64((1 << out_bits) - 1) if out_bits < 64 else np.uint64(2**64 - 1)
-    if in_bits > out_bits:
-        n = in_bits // out_bits
-        shifts = (np.arange(n, dtype=np.uint64) * np.uint64(out_bits))
-        parts = (u[..., None] >> shifts) & mask
-        return _from_unsigned_bits(parts, dtype)
-    n = out_bits // in_bits
-    if operand.shape[-1] != n:
-        raise InterpreterError(f"bitcast_convert: the minor dimension must be {n}, got {operand.shape[-1]}")
-    shifts = (np.arange(n, dtype=np.uint64) * np.uint64(in_bits))
-    acc = np.zeros(operand.shape[:-1], dtype=np.uint64)
-    for i in range(n):
-        acc |= u[..., i] << shifts[i]
-    return _from_unsigned_bits(acc, dtype)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -935,56 +722,7 @@ def _unary(name: str, fn):
         """What ``kernel`` runs for every operand of ``x``'s dtype and rank, without the dispatch (registry)."""
         return native(x.dtype) if x.ndim else None
 
-    kernel.specialize = specialize
-    return register(name)(with_kernel(kernel, "_" + short))
-
-
-# Binary ops whose numpy ufunc is exactly the spec's semantics on some element types: add, subtract and
-# multiply on f32/f64 (IEEE) and the native integer types (wrapping), and/or/xor on the native integer
-# types, divide on f32/f64. The adapter picks the ufunc from the operands' dtype (a dict lookup: no plan-time
-# reading of the op's types); every other type goes through the semantics function.
-_NATIVE_INTS = [np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)]
-_NATIVE_BINARY = {
-    "add": np.add, "subtract": np.subtract, "multiply": np.multiply,
-    "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
-}
-_NATIVE_FLOAT_BINARY = {"divide": np.divide}
-
-
-def _native_binary_ufuncs(short: str) -> dict:
-    """dtype -> the numpy ufunc that computes ``short`` exactly on that dtype (see above)."""
-    table = {}
-    ufunc = _NATIVE_BINARY.get(short)
-    if ufunc is not None:
-        table.update((dt, ufunc) for dt in _NATIVE_INTS)
-    if short in ("add", "subtract", "multiply", "divide"):
-        table[_F32] = table[_F64] = _NATIVE_BINARY.get(short) or _NATIVE_FLOAT_BINARY[short]
-    return table
-
-
-#: The Python operator of each op of the tables above. On two 0-d operands of a dtype the table runs natively,
-#: numpy's scalar arithmetic computes the same value as the ufunc (the same IEEE operation in the same type;
-#: wrapping integers) in about half the time of a ufunc call on 0-d arrays: loop counters and scalar loop
-#: state. A NaN result is computed again by the ufunc: with two NaN operands, which payload survives is up
-#: to the compiled code, and the 0-d path must give the bits every other shape gets.
-_SCALAR_OPERATORS = {
-    "add": operator.add, "subtract": operator.sub, "multiply": operator.mul, "divide": operator.truediv,
-    "and": operator.and_, "or": operator.or_, "xor": operator.xor,
-}
-
-
-#: The dtypes of each op of ``_SCALAR_OPERATORS`` on which the operator is exact (``_native_binary_ufuncs``).
-_NATIVE_SCALAR_DTYPES = {short: frozenset(_native_binary_ufuncs(short)) for short in _SCALAR_OPERATORS}
-
-
-def scalar_operator(short: str, dtype: np.dtype):
-    """The Python operator that computes the binary op ``short`` (``"add"``, ``"multiply"``, ...) exactly on two
-    numpy scalars of ``dtype`` (see ``_SCALAR_OPERATORS``: f32 / f64 and the native integer types), or None.
-    A float result that is NaN must be computed again by the ufunc (which operand's payload survives)."""
-    operator_ = _SCALAR_OPERATORS.get(short)
-    if operator_ is None or dtype not in _NATIVE_SCALAR_DTYPES[short]:
-        return None
-    return operator_
+    return register(name)(with_kernel(kernel, "_" + short, specialize=specialize))
 
 
 def _scalar_form(ufunc: np.ufunc, operator_, dtype: np.dtype):
@@ -1031,16 +769,15 @@ def _binary(name: str, fn):
                 return ufunc(lhs, rhs)
             return fn(np.broadcast_to(lhs, shape), np.broadcast_to(rhs, shape))
 
-        broadcast_kernel.specialize = lambda lhs, rhs: native(lhs.dtype)  # (the result has ``shape``: an array)
-        return broadcast_kernel
+        # (specialize: the result has ``shape``, an array: the ufunc of the dtype)
+        return with_kernel(broadcast_kernel, "_" + short, specialize=lambda lhs, rhs: native(lhs.dtype))
 
     def specialize(lhs, rhs):
         """What ``kernel`` runs for all operands of these dtypes and ranks, without the dispatch (registry)."""
         return native(lhs.dtype) if lhs.ndim or rhs.ndim else scalar_form(lhs.dtype)
 
-    kernel.specialize = specialize
-    kernel.broadcasting = broadcasting  # (registry: a planner may fold a broadcast of a 0-d operand into the op)
-    return register(name)(with_kernel(kernel, "_" + short))
+    # (broadcasting, registry: a planner may fold a broadcast of a 0-d operand into the op)
+    return register(name)(with_kernel(kernel, "_" + short, specialize=specialize, broadcasting=broadcasting))
 
 
 #: Elementwise ops of :mod:`hlokit.opsets` whose adapter reads attributes or the result type: each is

@@ -1,764 +1,190 @@
-"""The walker of the hlokit interpreter: bind SSA values, walk the ops in order, evaluate each op.
+"""The interpreter of hlokit: :class:`Interpreter` (functions, regions, frames) and its plain walker.
 
 The walker follows the interpreter design document
 (https://github.com/openxla/stablehlo/blob/main/docs/interpreter.md).
 
-:class:`Interpreter` evaluates functions and regions of an ``ir.Module``: it binds block arguments to
-runtime values (:mod:`hlokit.interpreter.values`), walks the block's ops in order, calls each op's
-adapter from :data:`~hlokit.interpreter.registry.OPS` with the values of its operands, binds the
-results, and returns the values of the terminator (``func.return`` / ``stablehlo.return``).
+:class:`Interpreter` evaluates functions and regions of an ``ir.Module`` through an *executor*:
+
+* :class:`PlainWalker` (``executor="plain"``): binds block arguments to runtime values
+  (:mod:`hlokit.interpreter.values`), walks the block's ops in order, calls each op's adapter (the ``run`` of its
+  :class:`~hlokit.interpreter.registry.OpImpl`) with the values of its operands, binds the results, and returns
+  the values of the terminator (``func.return`` / ``stablehlo.return``). Nothing else: no plans, no folding, no
+  kernels, no generated code. It is the reference the compiled executor is tested against.
+* :class:`~hlokit.interpreter.compiled.CompiledExecutor` (``executor="compiled"``, the default): the same
+  semantics, planned once per block, walked as steps and compiled to Python (see that module).
+
+The environment variable ``HLOKIT_INTERPRETER_EXECUTOR`` (``plain`` or ``compiled``) picks the executor of every
+interpreter made without an ``executor`` argument (``hlokit.interpret``, ``hlokit-translate --interpret``,
+``hlokit-run --engine interpreter``).
 
 Regions are evaluated on whole arrays: an adapter such as ``reduce`` or ``map`` calls
 :meth:`Interpreter.eval_region` once with array arguments of any shape, and the elementwise ops of
 the body (written for 0-d tensors) broadcast over them.
-
-Each block is compiled once into a plan (:class:`_Plan`): its ops' adapters (specialised by their
-``prepare``), operand and result slots, the last use of every value (liveness, computed once: a value is
-dropped as soon as nothing reads it any more, so a program's memory is its live set, not everything it
-ever computed), and the results of pure ops on constants (computed once). A block is walked step by step
-for its first runs and then compiled to straight-line Python, so loops (``while`` bodies) pay one adapter
-call per op and iteration and no MLIR-binding overhead.
 """
 
 from __future__ import annotations
 
 import functools
-import itertools
-import operator
+import os
 import sys
 import threading
-import weakref
-from typing import TYPE_CHECKING, Any, Callable, Sequence, TextIO
+from typing import TYPE_CHECKING, Callable, Sequence, TextIO
 
 import numpy as np
 from jaxlib.mlir import ir
 
-from hlokit import attributes, opsets
-from hlokit.diagnostics import HlokitError, LocatedError
+from hlokit import attributes
 from hlokit.interpreter import registry
-from hlokit.interpreter.values import Token, UnsupportedTypeError, Value, matches_type, value_type_str
+from hlokit.interpreter.compiled import CompiledExecutor, single_block
+from hlokit.interpreter.errors import InterpreterError, NeedsLegalization, ResultCountError, reraise
+from hlokit.interpreter.registry import TERMINATORS
+from hlokit.interpreter.values import Token, Value, matches_type, value_type_str
 
 if TYPE_CHECKING:  # pragma: no cover
     from hlokit.interpreter.process import Process
 
-__all__ = ["Interpreter", "InterpreterError", "NeedsLegalization"]
+__all__ = ["EXECUTOR_ENV", "Interpreter", "InterpreterError", "NeedsLegalization", "PlainWalker", "check_arguments"]
+
+#: The environment variable that picks the executor of an :class:`Interpreter` made without ``executor``.
+EXECUTOR_ENV = "HLOKIT_INTERPRETER_EXECUTOR"
 
 
-class InterpreterError(LocatedError):
-    """A run-time failure of the interpreter: a failed ``check``, an argument that does not match the
-    function signature, an unsupported op, or an error the StableHLO spec defines, located at the op.
+class PlainWalker:
+    """The reference executor: each block's ops walked in order, each op's adapter (``OpImpl.run`` of the op's
+    implementation after the interpreter's wrappers and its ``prepare``, which reads the op once and holds its
+    state, e.g. an ``rng``'s counter) called on the values of its operands: no kernels, specializations,
+    plan-time constants or generated code. Values live in the frame of their function
+    call (``interp.frames[-1]``: SSA value -> runtime value) until the call returns; a nested region reads and
+    writes the frame of its op. A ``while`` never switches to compiled code (:attr:`compile_after` is
+    unbounded). Each block's ops and implementations are read once and kept (a loop body runs many times).
+    With a ``legalization_check``, every op of the module is checked before the first op runs."""
 
-    ``location`` is the ``ir.Location`` of the op (or None); ``str(err)`` is
-    ``FILE:LINE:COL: error: message``.
-    """
+    #: the name ``Interpreter(executor=...)`` gives it
+    name = "plain"
+    #: a ``while`` runs every iteration through :meth:`loop_functions`
+    compile_after = sys.maxsize
 
+    def __init__(self):
+        self.blocks: dict[ir.Block, tuple] = {}
+        self.checked = False
 
-_TERMINATORS = frozenset({"func.return", "stablehlo.return", "sdy.return"})
+    def call(self, interp, region: ir.Region, args: Sequence[Value]) -> list[Value]:
+        """Run a function's body ``region`` on ``args`` in a new frame of ``interp``."""
+        if not self.checked and interp.legalization_check is not None:
+            self._check(interp)
+        block = single_block(region)
+        frames = interp.frames
+        frames.append({})
+        try:
+            return self.walk(interp, block, args, frames[-1])
+        finally:
+            frames.pop()
 
-#: Ops whose result depends only on their operands and attributes (no side effect, no region, no state):
-#: when every operand is a plan-time constant, the op runs once, when its block is compiled, and its
-#: result is reused by every execution of the block (``constant`` itself; the broadcasts, reshapes and
-#: arithmetic JAX emits on constants inside loop bodies).
-FOLDABLE_OPS: frozenset[str] = opsets.ELEMENTWISE | frozenset({
-    "stablehlo.constant", "stablehlo.iota", "stablehlo.broadcast_in_dim", "stablehlo.reshape",
-    "stablehlo.transpose", "stablehlo.slice", "stablehlo.concatenate", "stablehlo.pad", "stablehlo.reverse",
-})
+    def region_function(self, interp, region: ir.Region) -> Callable[..., list[Value]]:
+        """See :meth:`Interpreter.region_function`."""
+        block = single_block(region)
+        env = interp.frame()
 
-#: A folded result larger than this (bytes) is not kept for the life of the plan: it is recomputed at run
-#: time, where the walker frees it after its last use (memory over speed for big splats).
-FOLD_LIMIT_BYTES = 1 << 16
+        def run(*args):
+            return self.walk(interp, block, args, env)
 
+        return run
 
-def _unsupported(op, operands, interp):
-    name = op.operation.name
-    raise InterpreterError(f"unsupported op '{name}' in the interpreter", op.location)
+    def loop_functions(self, interp, regions: Sequence[ir.Region], nargs: int) -> list:
+        """See :meth:`Interpreter.loop_functions`."""
+        env = interp.frame()
+        fns = []
+        for region in regions:
+            block = single_block(region)
+            if len(block.arguments) != nargs:
+                raise InterpreterError(f"region expects {len(block.arguments)} arguments, got {nargs}",
+                                       region.owner.location)
+            fns.append(functools.partial(self._walk_list, interp, block, env))
+        return fns
 
+    def compiled_loop(self, interp, cond, body, limit_error):  # pragma: no cover - never asked (compile_after)
+        """Not available: the plain walker generates no code."""
+        raise InterpreterError("the plain walker compiles no loops", cond.owner.location)
 
-class _Arity(Exception):
-    """An adapter returned a number of results other than its op's (reported by the walker)."""
+    def eval_region_values(self, interp, region: ir.Region, args: Sequence[Value],
+                           values: Sequence[ir.Value]) -> list[Value]:
+        """See :meth:`Interpreter.eval_region_values`."""
+        env = interp.frame()
+        self.walk(interp, single_block(region), args, env)
+        return [env[v] for v in values]
 
-    def __init__(self, got: int):
-        super().__init__(got)
-        self.got = got
+    def _walk_list(self, interp, block: ir.Block, env: dict, args: list) -> list[Value]:
+        return self.walk(interp, block, args, env)
 
+    def walk(self, interp, block: ir.Block, args: Sequence[Value], env: dict) -> list[Value]:
+        """Run ``block`` on ``args``: bind its arguments in ``env``, run each op's adapter in order, bind its
+        results, return the terminator's operands' values. Errors are located at the op that raised them."""
+        ops, nargs, terminator = self._block(interp, block)
+        if len(args) != nargs:
+            raise InterpreterError(f"region expects {nargs} arguments, got {len(args)}", block.owner.location)
+        env.update(zip(block.arguments, args))
+        for op, operation, run in ops:
+            try:
+                operands = [env[v] for v in operation.operands]
+            except KeyError:
+                raise InterpreterError(f"'{operation.name}' uses a value that has no runtime value",
+                                       op.location) from None
+            try:
+                results = run(op, operands, interp)
+                if len(results) != len(operation.results):
+                    raise ResultCountError(len(results))
+            except BaseException as err:
+                reraise(err, op)
+            env.update(zip(operation.results, results))
+        if terminator is None:
+            return []
+        try:
+            return [env[v] for v in terminator.operands]
+        except KeyError:
+            raise InterpreterError("a region uses a value that has no runtime value", None) from None
 
-_NO_VALUES: frozenset = frozenset()
-
-
-class _Plan:
-    """One block, compiled once into a Python function of its block arguments.
-
-    Every SSA value gets a small integer (``ids``: SSA value -> int, shared by the interpreter). A block's
-    own values (its arguments, then its ops' results in order) get consecutive ids ``base .. end - 1``: the
-    ops of nested regions are numbered after the block's own (their plans are made once the block's ops are
-    read), so a value's slot in the block's list of live values is ``id - base``. The block becomes a list of
-    steps (one call of the op's adapter per op, operands and results in slots, each value dropped right after
-    its last use: the liveness of the block is computed once, when the block first runs). Values a nested
-    region reads (regions run in the scope of their op) also live in the frame dict ``env`` under their id,
-    and are removed from it after their last use; a block copies the values of enclosing blocks that its ops
-    read from ``env`` when it starts. Ops of :data:`FOLDABLE_OPS` whose operands are all constants run here,
-    once (a failure leaves the op to run, and fail, at run time).
-
-    ``fn(env, interp, args) -> list``: run the block; ``steps``: ``(adapter, op, operand ids, result
-    ids)`` per op that runs; ``nargs``: the number of block arguments; ``free``: the ids of the values of
-    enclosing blocks that this block (or a region nested in it) reads.
-    """
-
-    __slots__ = ("nargs", "fn", "block", "free", "_parts", "_walk_steps", "__weakref__")
-
-    def __init__(self, block: ir.Block, ids: dict, interp: "Interpreter"):
-        get = ids.get
-        self.block = block
-        base = len(ids)
-        ids.update(zip(block.arguments, itertools.count(base)))
-        self.nargs = nargs = len(ids) - base
-        ops = list(block.operations)
-        terminator = None
-        if ops and ops[-1].operation.name in _TERMINATORS:
-            terminator = ops.pop().operation
-        used: set[int] = set()  # every value read here (operands, and what nested regions read)
-        wrappers = interp.wrappers
-        ops_table = registry.OPS
-        fold = self._fold
-        foldable = FOLDABLE_OPS
-        # steps: (adapter, op, operand ids, result ids, captured ids used by the op's regions)
-        raw: list = []
-        consts: dict[int, Any] = {}
-        is_const = consts.__contains__
-        nested = []  # (step, operation) of the ops whose regions are planned once this block's ops are read
-        foreign: set[int] = set()  # ids given to operands with none (not SSA order; never in a verified block)
-        check = interp.legalization_check
-        for op in ops:
-            operation = op.operation  # (an OpView's own properties may shadow name / operands / ...)
-            name = operation.name
-            if check is not None and check(name, operation):
-                raise NeedsLegalization(name)
-            adapter = ops_table.get(name, _unsupported)
-            for wrap in wrappers:  # e.g. quantized types: dequantize -> op -> quantize
-                adapter = wrap(op, adapter)
-            prepare = getattr(adapter, "prepare", None)
-            if prepare is not None:  # an adapter may read its op's attributes once, at plan time
-                try:
-                    adapter = prepare(op)
-                except Exception:  # reported when (if) the op runs
-                    pass
-            res = operation.results
-            n = len(ids)
-            if len(res) == 1:  # (most ops: one dict store, no zip)
-                ids[res[0]] = n
-                results: tuple = (n,)
-            else:
-                results = tuple(range(n, n + len(res)))
-                ids.update(zip(res, results))
-            folded = getattr(adapter, "folded", None)  # results its prepare computed (registry: a constant, which
-            if folded is not None:  # has no operands)
-                consts.update(zip(results, folded))
-                continue
-            operands = tuple(map(get, operation.operands))  # defined before use: numbered already
-            if None in operands:  # (read from env at run time: a located error if nothing put it there)
-                operands = tuple([_number(ids, v, foreign) for v in operation.operands])
-            used.update(operands)
-            if name in foldable:  # (ops without regions)
-                if all(map(is_const, operands)) and fold(adapter, op, operands, results, consts, interp):
+    def _block(self, interp, block: ir.Block) -> tuple:
+        """``(ops, number of arguments, terminator)`` of ``block``: ``ops`` holds ``(op, operation, adapter)``
+        per op that is not the terminator."""
+        known = self.blocks.get(block)
+        if known is None:
+            wrappers = interp.wrappers
+            ops, terminator = [], None
+            for op in block.operations:
+                operation = op.operation
+                if operation.name in TERMINATORS:
+                    terminator = operation
                     continue
-            elif len(operation.regions) and not getattr(adapter, "isolated_regions", False):  # (registry: nothing
-                nested.append((len(raw), operation))  # captured)
-            raw.append((adapter, op, operands, results, _NO_VALUES))
-        ret_ids = tuple(map(get, terminator.operands)) if terminator is not None else ()
-        if None in ret_ids:
-            ret_ids = tuple([_number(ids, v, foreign) for v in terminator.operands])
-        end = len(ids)
-        for k, operation in nested:  # (numbered after this block's own values: see the class doc)
-            inner: set[int] = set()
+                impl = registry.impl_of(op, wrappers)
+                if impl.prepare is not None:  # (what it reads of its op, read once; its state, e.g. an rng's counter)
+                    try:
+                        impl = impl.prepare(op)
+                    except Exception:  # (reported when, if, the op runs)
+                        pass
+                ops.append((op, operation, impl.run))
+            known = self.blocks[block] = (ops, len(block.arguments), terminator)
+        return known
+
+    def _check(self, interp) -> None:
+        """Raise :class:`NeedsLegalization` at the first op of the module that ``interp.legalization_check``
+        accepts."""
+        check = interp.legalization_check
+
+        def visit(operation) -> None:
             for region in operation.regions:
-                for block_ in region.blocks:
-                    inner |= interp._plan_of_block(block_).free
-            used |= inner
-            raw[k] = raw[k][:4] + (inner,)
-        used.update(ret_ids)
-        #: values this block (or a region nested in it) reads but does not define: what its parent's op
-        #: captures. Nested regions are planned here (bottom-up), so each block is read once.
-        self.free = {v for v in used if not base <= v < end or v in foreign}
-        self._parts = (nargs, raw, ret_ids, consts, base, end, foreign)
-        self.fn = _first_run(self)  # the walker is built on the first run (many blocks never run: branches not
-        # taken, regions planned only for what they capture); it compiles the block after COMPILE_AFTER runs
+                for block in region.blocks:
+                    for op in block.operations:
+                        inner = op.operation
+                        if check(inner.name, inner):
+                            raise NeedsLegalization(inner.name)
+                        visit(inner)
 
-    def runner(self):
-        """``fn``, with the walker built now if the block has not run yet: a loop calls what this returns on
-        every iteration (the walker compiles itself after :attr:`COMPILE_AFTER` runs, whoever holds it). A block
-        run by a loop first hands the 0-d operands of its scalar broadcasts to the elementwise ops that read them
-        (:func:`_elide_scalar_broadcasts`): one numpy call less per broadcast and iteration."""
-        fn = self.fn
-        if getattr(fn, "first_run", False):
-            nargs, raw, *rest = self._parts
-            elided = _elide_scalar_broadcasts(raw, rest[0])
-            if elided is not raw:
-                self._parts = (nargs, elided, *rest)
-            fn = self.fn = self._walker()
-        return fn
-
-    @property
-    def steps(self) -> list:
-        """``(adapter, op, operand ids, result ids)`` of each op that runs, in order."""
-        return [(a, op, o, r) for a, op, o, r, _ in self._parts[1]]
-
-    def with_returns(self, ret_ids: Sequence[int]) -> "_Plan":
-        """This block's plan returning the values ``ret_ids`` (ids of its arguments or op results) instead of
-        its terminator's operands: the same prepared steps, only those the values need (and every op
-        without results), with liveness recomputed; nothing is planned again."""
-        nargs, raw, _, consts, base, end, foreign = self._parts
-        need = set(ret_ids)
-        kept = []
-        for step in reversed(raw):
-            _, _, operands, results, inner = step
-            if not results or not need.isdisjoint(results):
-                kept.append(step)
-                need.update(operands)
-                need.update(inner)
-        kept.reverse()
-        plan = _Plan.__new__(_Plan)
-        plan.block = self.block
-        plan.nargs = self.nargs
-        plan.free = self.free
-        plan._parts = (nargs, kept, tuple(ret_ids), consts, base, end, foreign)
-        plan.fn = _first_run(plan)
-        return plan
-
-    #: A block is walked step by step for its first runs and compiled to Python after that many. Compiling costs
-    #: about as much as walking the block 100 to 150 times (a 12-step loop body: 240 us to compile, 1.7 us saved
-    #: per run), so a block is compiled once its walks have cost about that much; most blocks run once. (With 30,
-    #: the JAX scan of an LSTM cell of benchmarks/interpreter.py ran 14 % slower, its 1000-trip loops 3-4 % faster.)
-    COMPILE_AFTER = 100
-
-    def _walker(self):
-        """The block as a step-by-step walk (the same steps and frees as :meth:`_compile`'s code), which
-        replaces itself by the compiled block (``self.fn``) after :attr:`COMPILE_AFTER` runs.
-
-        The values of the block live in a list of slots (slot ``id - base``: arguments first, then every value
-        defined here; plan-time constants pre-filled; then the values of enclosing blocks its ops read, copied
-        from the frame dict ``env`` when the block starts: SSA values, they cannot change while it runs). One
-        backward pass over the steps finds each value's last use (where its slot is freed), the values nested
-        regions read (kept in ``env`` from their definition to their last use) and each step's form (see
-        :func:`_step`)."""
-        nargs, raw, ret_ids, consts, base, end, foreign = self._parts
-        def local(v):  # a value of this block
-            return base <= v < end and v not in foreign
-
-        slot_of: dict[int, int] = {}  # the slots of the values of enclosing blocks that ops read, after the others
-        for step in raw:
-            for v in step[2]:
-                if (v < base or v >= end or v in foreign) and v not in slot_of:
-                    slot_of[v] = end - base + len(slot_of)
-        template: list = [None] * (end - base + len(slot_of))
-        for v, c in consts.items():
-            template[v - base] = c
-        imports = tuple([(sl, v) for v, sl in slot_of.items()])
-        captured: set[int] = set()
-        for step in raw:
-            if step[4]:
-                captured |= step[4]
-        if captured:
-            captured = {v for v in captured if local(v)}
-        later = set(ret_ids)  # values read after the step at hand
-        steps: list = [None] * len(raw)
-        for k in range(len(raw) - 1, -1, -1):
-            adapter, op, operands, results, inner = raw[k]
-            drops = [r - base for r in results if r not in later]  # (results nothing reads: dropped at once)
-            env_drops = ()
-            for v in (*operands, *inner) if inner else operands:  # (inner: values the op's regions read)
-                if v not in later:  # the value's last use: its slot freed after this step (and env's entry)
-                    later.add(v)
-                    if v not in consts:
-                        if base <= v < end and v not in foreign:
-                            drops.append(v - base)
-                        elif v in slot_of:
-                            drops.append(slot_of[v])
-                    if v in captured:
-                        env_drops += (v,)
-            if slot_of:
-                srcs = tuple([v - base if base <= v < end and v not in foreign else slot_of[v] for v in operands])
-            else:
-                srcs = tuple([v - base for v in operands])
-            exports = tuple([(r - base, r) for r in results if r in captured]) if captured else ()
-            steps[k] = _step(adapter, op, srcs, tuple([r - base for r in results]), exports, tuple(drops), env_drops)
-        cap_consts = tuple([(v - base, v) for v in consts if v in captured]) if captured else ()
-        args = range(base, base + nargs)
-        arg_exports = tuple([(a - base, a) for a in args if a in captured and a in later])
-        dead_args = tuple([a - base for a in args if a not in later])
-        prologue = bool(cap_consts or arg_exports or dead_args or imports)
-        # (captured values the terminator returns: their last use, after every step)
-        ret_env_drops = tuple([v for v in dict.fromkeys(ret_ids) if v in captured]) if captured else ()
-        if all(map(local, ret_ids)):
-            ret_slots = [v - base for v in ret_ids]
-            if len(ret_slots) == 1:
-                r0 = ret_slots[0]
-                results_of = lambda regs, env: [regs[r0]]  # noqa: E731
-            elif ret_slots:
-                pick = operator.itemgetter(*ret_slots)
-                results_of = lambda regs, env: list(pick(regs))  # noqa: E731
-            else:
-                results_of = lambda regs, env: []  # noqa: E731
-        else:
-            ret = tuple([(v - base, True) if local(v) else (v, False) for v in ret_ids])
-
-            def results_of(regs, env):
-                try:
-                    return [regs[i] if h else env[i] for i, h in ret]
-                except KeyError:
-                    raise InterpreterError("a region uses a value that has no runtime value", None) from None
-
-        self._walk_steps = steps  # (what a loop compiled with another block calls: _compile_loop)
-        if len(steps) == 1 and steps[0][0] and not (cap_consts or arg_exports or imports) and len(ret_ids) == 1 \
-                and local(ret_ids[0]) and ret_ids[0] - base == steps[0][4]:  # (dead arguments: no slots to free)
-            return _one_step_walker(steps[0], template, nargs)  # (e.g. a loop condition: one compare)
-        # kernels that specialize on the operands of their first call (registry): the block's first run asks them
-        specializing = any(step[0] and getattr(step[1], "specialize", None) is not None for step in steps)
-
-        runs = 0
-        compile_after = self.COMPILE_AFTER
-        compiled = None
-        plan_ref = weakref.ref(self)  # (not self: a plan -> walk -> plan cycle would outlive the run, and with it
-        # the ops the steps hold and so the whole module, until the cycle collector next runs)
-
-        def walk(env, interp, values):
-            nonlocal runs, compiled
-            runs += 1
-            if runs > compile_after:  # (a caller may still hold this walker: it runs the compiled block)
-                if compiled is None:
-                    plan = plan_ref()
-                    compiled = _Plan._compile(*self_parts, kernels=_kernels_of(steps))
-                    if plan is not None:
-                        plan.fn = compiled
-                return compiled(env, interp, values)
-            regs = template.copy()
-            regs[:nargs] = values
-            if prologue:
-                for sl, v in cap_consts:
-                    env[v] = regs[sl]
-                for sl, v in arg_exports:
-                    env[v] = regs[sl]
-                for sl in dead_args:
-                    regs[sl] = None
-                try:
-                    for sl, v in imports:
-                        regs[sl] = env[v]
-                except KeyError as err:  # (located at the first op that reads the value)
-                    _reraise(err, next(reader for _, reader, operands, _, _ in raw if err.args[0] in operands))
-            kind = 0
-            try:
-                if runs == 1 and specializing:  # (the first run: see _first_walk_loop)
-                    _first_walk_loop(steps, regs, env, interp)
-                else:
-                    for kind, fn, i0, i1, o0, drops, op in steps:  # (see _step)
-                        if kind == 2:
-                            regs[o0] = fn(regs[i0], regs[i1])
-                        elif kind:
-                            regs[o0] = fn(regs[i0])
-                        else:
-                            fn(regs, env, interp)
-                        for d in drops:
-                            regs[d] = None
-            except BaseException as err:
-                if not kind:  # (a general step raised its error located already)
-                    raise
-                _reraise(err, op)
-            out = results_of(regs, env)
-            for v in ret_env_drops:
-                env.pop(v, None)
-            return out
-
-        self_parts = self._parts
-        return walk
-
-    @staticmethod
-    def _fold(adapter, op, operands, results, consts, interp) -> bool:
-        """Run ``op`` now when every operand is a plan-time constant (see :data:`FOLDABLE_OPS`), recording its
-        results in ``consts``; False when it must run at run time instead."""
-        try:  # under the caller's np.errstate(all="ignore") (Interpreter.call)
-            outs = adapter(op, [consts[o] for o in operands], interp)
-        except Exception:
-            return False
-        if len(outs) != len(results) or not all(isinstance(o, np.ndarray) for o in outs):
-            return False
-        if sum(o.nbytes for o in outs) > FOLD_LIMIT_BYTES and op.operation.name != "stablehlo.constant":
-            return False
-        for r, o in zip(results, outs):
-            if o.flags.writeable:
-                o.flags.writeable = False  # shared by every execution (values are immutable)
-            consts[r] = o
-        return True
-
-    @staticmethod
-    def _compile(nargs, raw, ret_ids, consts, base, end, foreign, kernels=None):
-        """The block as the code of one Python function ``_block(env, interp, args) -> list`` (what the walker
-        does, step for step). ``kernels``: for each step, the function the walker calls for it now (a kernel
-        specialized on its first run), or None: the adapter's ``kernel``."""
-        lines = ["def _block(env, interp, args):", "    _s = -1", "    try:"]
-        ops: list = []
-        ns: dict[str, Any] = {}
-
-        def terminator(emit, pad, refs):
-            emit(pad + f"_s = {len(raw)}")
-            emit(pad + "_r = [" + ", ".join(refs) + "]")
-
-        _emit_block(lines.append, ns, ops, (nargs, raw, ret_ids, consts, base, end, foreign), kernels, "        ",
-                    "args", terminator)
-        lines.append("        return _r")
-        return _code_of(lines, ns, ops, "_block", f"<plan of {len(raw)} ops>")
-
-    @staticmethod
-    def _compile_loop(cond: "_Plan", body: "_Plan", limit_error: Callable[[int], BaseException]):
-        """A ``while`` loop of the blocks ``cond`` and ``body`` (plans whose walkers are built) as the code of one
-        Python function ``_loop(interp, values, limit) -> list`` (in the frame of ``interp``'s current scope, where
-        the walkers of the blocks read and write): from the loop-carried ``values``, run
-        ``cond`` and, while its result is true, ``body``, whose results carry to the next iteration (StableHLO
-        spec, ``while``); return the carried values. Each block's steps are its walker's (kernels specialized on
-        their first run), with its frees, exports to ``env`` and located errors; the loop adds no call per
-        iteration. After ``limit`` runs of ``body`` (None: no limit), a true condition raises
-        ``limit_error(limit)``."""
-        n = cond.nargs
-        carried = [f"L{i}" for i in range(n)]
-        lines = ["def _loop(interp, values, limit):", "    env = interp._frame()", "    _s = -1", "    try:",
-                 "        (" + "".join(f"{c}, " for c in carried) + ") = values", "        _n = 0",
-                 "        while True:"]
-        ops: list = []
-        ns: dict[str, Any] = {"_LoopLimit": limit_error}
-        pad = "            "
-
-        def cond_result(emit, pad, refs):
-            emit(pad + "_s = -1")
-            emit(pad + f"_c = {refs[0]}")
-
-        def body_results(emit, pad, refs):
-            emit(pad + "_s = -1")
-            emit(pad + "(" + "".join(f"{c}, " for c in carried) + ") = (" + "".join(f"{r}, " for r in refs) + ")")
-
-        loop: list[str] = []
-        outer: dict[int, int] = {}  # values of enclosing blocks the loop reads: read once, before it starts
-        _emit_block(loop.append, ns, ops, cond._parts, _kernels_of(cond._walk_steps), pad, carried, cond_result,
-                    outer)
-        loop += [pad + "if not _c:", pad + "    break", pad + "if _n == limit:", pad + "    raise _LoopLimit(limit)"]
-        _emit_block(loop.append, ns, ops, body._parts, _kernels_of(body._walk_steps), pad, carried, body_results,
-                    outer)
-        for v, s in outer.items():  # (SSA values: they cannot change while the loop runs; a missing one is
-            lines.insert(-1, f"        _s = {s}")  # reported at the first op that reads it, as the walker does)
-            lines.insert(-1, f"        E{v} = env[{v}]")
-        lines.insert(-1, "        _s = -1")
-        lines += loop + [pad + "_n += 1", "        return [" + ", ".join(carried) + "]"]
-        return _code_of(lines, ns, ops, "_loop", f"<loop of {len(ops)} ops>")
+        visit(interp.module.operation)
+        self.checked = True
 
 
-def _kernels_of(steps: list) -> list:
-    """For each step of a walker (:func:`_step`), the function it calls now (a kernel specialized on its first run),
-    or None for a step that calls its adapter: :meth:`_Plan._compile`'s ``kernels``."""
-    return [s[1] if s[0] else None for s in steps]
-
-
-def _emit_block(emit, ns: dict, ops: list, parts: tuple, kernels, pad: str, args_from, terminator,
-                outer: dict | None = None) -> None:
-    """Emit, at indentation ``pad``, the statements of one block of generated code (:meth:`_Plan._compile`,
-    :meth:`_Plan._compile_loop`): what the walker does, step for step. ``parts``: the plan's
-    ``(nargs, raw, ret_ids, consts, base, end, foreign)``; ``kernels``: as :meth:`_Plan._compile`'s. Values are
-    locals ``v<id>``, plan-time constants globals ``K<id>``, values of enclosing blocks ``env[<id>]``; each value
-    is deleted after its last use. ``args_from``: the name of the sequence of the block's arguments (unpacked
-    whole), or one name per argument (only the arguments the block reads are bound). The ops of the steps are
-    appended to ``ops`` (``_s``, the number of the running step, indexes it: errors are located at that op);
-    their adapters and ops go in the globals ``ns``. ``terminator(emit, pad, refs)`` emits what reads the
-    terminator's operands (the expressions ``refs``), after which the values whose last use it is are
-    deleted. ``outer``: when given, a value of an enclosing block is read as the local ``E<id>`` instead of from
-    ``env``, and recorded in ``outer`` (id -> the first step that reads it) for the caller to read once."""
-    nargs, raw, ret_ids, consts, base, end, foreign = parts
-    args = list(range(base, base + nargs))
-    defined = set(range(base, end)) - foreign
-    last: dict[int, int] = {}  # the step of each value's last use (len(raw): the terminator)
-    captured: set[int] = set()
-    for k, (_, _, operands, _, inner) in enumerate(raw):
-        for v in operands:
-            last[v] = k
-        for v in inner:
-            last[v] = k
-        captured |= inner
-    for v in ret_ids:
-        last[v] = len(raw)
-    captured &= defined
-    step0 = len(ops)
-    reader = [-1]  # the step being emitted (-1: the terminator)
-
-    def ref(v: int) -> str:
-        if v in consts:
-            return f"K{v}"
-        if v in defined:
-            return f"v{v}"
-        if outer is not None:
-            outer.setdefault(v, reader[0])
-            return f"E{v}"
-        return f"env[{v}]"  # defined by an enclosing block
-
-    def drop(vs) -> None:
-        names = [f"v{v}" for v in vs if v not in consts]
-        if names:
-            emit(pad + "del " + ", ".join(names))
-        for v in vs:
-            if v in captured:
-                emit(pad + f"del env[{v}]")
-
-    for v, c in consts.items():
-        ns[f"K{v}"] = c
-        if v in captured:
-            emit(pad + f"env[{v}] = K{v}")
-    if isinstance(args_from, str):
-        if args:
-            emit(pad + "(" + "".join(f"v{a}, " for a in args) + f") = {args_from}")
-        bound = args
-    else:
-        bound = [a for a in args if a in last]
-        for a in bound:
-            emit(pad + f"v{a} = {args_from[a - base]}")
-    for a in bound:
-        if a in captured:
-            emit(pad + f"env[{a}] = v{a}")
-    drop([a for a in bound if a not in last])
-    ends: dict[int, list] = {}
-    for v, k in last.items():
-        if v in defined:
-            ends.setdefault(k, []).append(v)
-    for k, (adapter, op, operands, results, _) in enumerate(raw):
-        s = reader[0] = step0 + k
-        ops.append(op)
-        ns[f"O{s}"] = op
-        emit(pad + f"_s = {s}")
-        kernel = getattr(adapter, "kernel", None)
-        if kernel is not None and kernels is not None and kernels[k] is not None:
-            kernel = kernels[k]
-        if kernel is not None and len(results) == 1:  # (see registry: a one-result op's direct form)
-            ns[f"A{s}"] = kernel
-            emit(pad + f"v{results[0]} = A{s}(" + ", ".join(ref(v) for v in operands) + ")")
-        else:
-            ns[f"A{s}"] = adapter
-            emit(pad + f"_o = A{s}(O{s}, [" + ", ".join(ref(v) for v in operands) + "], interp)")
-            emit(pad + f"if _len(_o) != {len(results)}: raise _Arity(_len(_o))")
-            if results:
-                emit(pad + "(" + "".join(f"v{r}, " for r in results) + ") = _o")
-        if results:
-            for r in results:
-                if r in captured:
-                    emit(pad + f"env[{r}] = v{r}")
-        drop([r for r in results if r not in last] + sorted(ends.get(k, [])))
-    reader[0] = -1
-    terminator(emit, pad, [ref(v) for v in ret_ids])
-    drop(sorted(ends.get(len(raw), [])))
-
-
-def _code_of(lines: list, ns: dict, ops: list, name: str, filename: str):
-    """The function ``name`` of the generated code ``lines`` (a ``try:`` body, from :func:`_emit_block`), with
-    the ``except`` clause that locates an error at the op of the step ``_s`` (``ops[_s]``; none when ``_s`` is
-    -1 or past the last step) and the globals ``ns``."""
-    lines.append("    except BaseException as _err:")
-    lines.append("        _e = _fail(_err, _s)")
-    lines.append("        raise _e from _e.__cause__")
-
-    def fail(err: BaseException, s: int) -> BaseException:
-        if s < 0 or s >= len(ops):
-            return err if not isinstance(err, KeyError) else InterpreterError(
-                "a region uses a value that has no runtime value", None)
-        return _located(err, ops[s])
-
-    ns.update(_Arity=_Arity, _len=len, _fail=fail)
-    exec(compile("\n".join(lines), filename, "exec"), ns)  # noqa: S102 - our own code
-    return ns[name]
-
-
-def _elide_scalar_broadcasts(raw: list, ret_ids: Sequence[int]) -> list:
-    """``raw`` (a block's steps) without the ``broadcast_in_dim`` steps of a 0-d value (their adapter carries
-    ``scalar_broadcast``, the result's shape) whose every reader is a two-operand elementwise step whose
-    kernel carries ``broadcasting`` (registry): each reader reads the 0-d value and runs the kernel that
-    broadcasts it (the same elementwise operation: the same bits). A broadcast that the block returns, that a
-    nested region reads, or whose reader reads it twice or has another elided operand stays. ``raw`` itself
-    when nothing changes."""
-    candidates = [k for k, step in enumerate(raw) if getattr(step[0], "scalar_broadcast", None) is not None]
-    if not candidates:
-        return raw
-    raw = list(raw)
-    taken: set[int] = set()  # readers with an elided operand already
-    removed: set[int] = set()
-    for k in candidates:
-        adapter, _, operands, results, _ = raw[k]
-        if len(operands) != 1 or len(results) != 1 or results[0] in ret_ids:
-            continue
-        (s,), (r,) = operands, results
-        ks = [j for j in range(k + 1, len(raw)) if r in raw[j][2]]  # (SSA: its readers come after it)
-        if not ks or any(r in step[4] for step in raw) or any(  # (a nested region reads it: it stays)
-                j in taken or len(raw[j][2]) != 2 or raw[j][2].count(r) != 1
-                or getattr(getattr(raw[j][0], "kernel", None), "broadcasting", None) is None for j in ks):
-            continue
-        for j in ks:
-            a, op, ops, res, inner = raw[j]
-            kernel = a.kernel.broadcasting(adapter.scalar_broadcast)
-            raw[j] = (registry.with_kernel(kernel, a.__name__), op, tuple([s if v == r else v for v in ops]), res, inner)
-            taken.add(j)
-        removed.add(k)
-    return [step for k, step in enumerate(raw) if k not in removed] if removed else raw
-
-
-def _first_run(plan: _Plan):
-    """``plan.fn`` until the block first runs: builds the walker (:meth:`_Plan._walker`), which replaces it.
-    (It holds the plan weakly: a plan -> fn -> plan cycle would keep the module alive until the cycle
-    collector ran.)"""
-    ref = weakref.ref(plan)
-
-    def first(env, interp, values):
-        walk = ref().fn = ref()._walker()
-        return walk(env, interp, values)
-
-    first.first_run = True  # (see _Plan.runner)
-    return first
-
-
-def _one_step_walker(step: tuple, template: list, nargs: int):
-    """The walker of a block of one kernel step (:func:`_step`, kind 1 or 2) that returns the step's result:
-    the kernel called directly on its operands, each a block argument (slot below ``nargs``) or a plan-time
-    constant (in a block of one step and no values of enclosing blocks, there is nothing else), with no list
-    of slots (compiled Python would be no faster: it is never compiled)."""
-    kind, fn, i0, i1, _, _, op = step
-    a0, c0 = i0 < nargs, template[i0]
-    if kind == 1:
-        def walk(env, interp, values):
-            try:
-                return [fn(values[i0] if a0 else c0)]
-            except BaseException as err:
-                _reraise(err, op)
-        return walk
-    a1, c1 = i1 < nargs, template[i1]
-
-    def walk(env, interp, values):  # (e.g. a loop condition: compare LT, %i, %constant)
-        try:
-            return [fn(values[i0] if a0 else c0, values[i1] if a1 else c1)]
-        except BaseException as err:
-            _reraise(err, op)
-    return walk
-
-
-def _first_walk_loop(steps: list, regs: list, env: dict, interp) -> None:
-    """The walk loop of a block's first run (:meth:`_Plan._walker`): the steps of :func:`_step`, where each kernel
-    step whose kernel has ``specialize`` first asks it for ``specialize(*operands)`` on the operands of this call
-    (registry) and puts the function it gets in its place in ``steps``: an op's operand types are static, so
-    every later call has operands of the same element types and ranks. The kernel itself computes this run's
-    result. Errors are located at the step's op, as in the walk loop. (Threads that share the walker may both
-    specialize a step: either result is the same function.)"""
-    kind = 0
-    try:
-        for k, (kind, fn, i0, i1, o0, drops, op) in enumerate(steps):
-            if kind:
-                operands = (regs[i0], regs[i1]) if kind == 2 else (regs[i0],)
-                specialize = getattr(fn, "specialize", None)
-                if specialize is not None:
-                    fast = specialize(*operands)
-                    if fast is not None:
-                        steps[k] = (kind, fast, i0, i1, o0, drops, op)
-                regs[o0] = fn(*operands)
-                operands = None  # (a dead operand is freed by its drop below, as in the walk loop)
-            else:
-                fn(regs, env, interp)
-            for d in drops:
-                regs[d] = None
-    except BaseException as err:
-        if not kind:  # (a general step raised its error located already)
-            raise
-        _reraise(err, op)
-
-
-def _number(ids: dict, value: ir.Value, foreign: set) -> int:
-    """The id of ``value``; for an operand that has none (see :class:`_Plan`), a new one, recorded in
-    ``foreign``."""
-    i = ids.get(value)
-    if i is None:
-        i = ids[value] = len(ids)
-        foreign.add(i)
-    return i
-
-
-def _step(adapter, op, srcs, outs, exports, drops, env_drops) -> tuple:
-    """One step of :meth:`_Plan._walker` as ``(kind, fn, i0, i1, out, drops, op)``, which the walk loop
-    dispatches on ``kind``:
-
-    * ``2`` / ``1``: ``regs[out] = fn(regs[i0], regs[i1])`` / ``fn(regs[i0])``, then the slots ``drops`` are
-      freed: a one-result op whose adapter has a ``kernel`` (registry) and whose result no nested region
-      reads (the two shapes of elementwise ops in loop bodies), called by the walk loop itself: no frame of
-      its own, no operand list, no result-count check. The walk loop locates its errors at ``op``.
-    * ``0``: ``fn(regs, env, interp)`` does the whole step: calls the op's adapter on the operand slots
-      ``srcs``, checks the number of results, stores them in the slots ``outs`` (and in ``env`` for
-      ``exports``), frees the slots ``drops`` (and the ``env`` entries ``env_drops``); it raises its errors
-      located at ``op`` (:func:`_located`).
-    """
-    kernel = getattr(adapter, "kernel", None)
-    if kernel is not None and not exports and not env_drops and len(outs) == 1 and 0 < len(srcs) < 3:
-        return (len(srcs), kernel, srcs[0], srcs[1] if len(srcs) == 2 else None, outs[0], drops, op)
-    return (0, _general_step(adapter, op, srcs, outs, exports, drops, env_drops), None, None, None, (), op)
-
-
-def _general_step(adapter, op, srcs, outs, exports, drops, env_drops):
-    """The function of a kind-``0`` step of :func:`_step` (a function of its own: the kernel steps, most of
-    them, do not pay for this closure's cells)."""
-    n = len(outs)
-
-    def step(regs, env, interp):
-        try:
-            got = adapter(op, [regs[i] for i in srcs], interp)
-            if len(got) != n:
-                raise _Arity(len(got))
-        except BaseException as err:
-            _reraise(err, op)
-        for sl, x in zip(outs, got):
-            regs[sl] = x
-        for sl, v in exports:
-            env[v] = regs[sl]
-        for sl in drops:
-            regs[sl] = None
-        for v in env_drops:
-            env.pop(v, None)
-
-    return step
-
-
-def _reraise(err: BaseException, op) -> None:
-    """Raise ``err`` as the walker reports it at ``op`` (:func:`_located`)."""
-    located = _located(err, op)
-    if located is err:
-        raise err
-    raise located from located.__cause__
-
-
-def _located(err: BaseException, op) -> BaseException:
-    """The error the walker raises when the adapter of ``op`` raised ``err`` (located at the op)."""
-    name = op.operation.name
-    if isinstance(err, InterpreterError):
-        return err.locate(op.location)
-    if isinstance(err, HlokitError):
-        return err
-    if isinstance(err, _Arity):
-        return InterpreterError(
-            f"'{name}': interpreter produced {err.got} results, the op has {len(op.operation.results)}", op.location
-        )
-    if isinstance(err, KeyError):
-        if isinstance(err.args[0] if err.args else None, int):
-            return InterpreterError(f"'{name}' uses a value that has no runtime value", op.location)
-        return InterpreterError(f"'{name}': internal error: KeyError: {err}", op.location)
-    if isinstance(err, UnsupportedTypeError):
-        return InterpreterError(f"'{name}': {err}", op.location)
-    if isinstance(err, RecursionError):
-        return InterpreterError(f"'{name}': recursion too deep", op.location)
-    if isinstance(err, MemoryError):  # numpy refuses before allocating: "Unable to allocate 3.55 PiB ..."
-        return InterpreterError(f"'{name}': out of memory: {err}", op.location)
-    if isinstance(err, Exception):  # numpy errors etc.: located, never a traceback
-        located = InterpreterError(f"'{name}': internal error: {type(err).__name__}: {err}", op.location)
-        located.__cause__ = err
-        return located
-    return err  # KeyboardInterrupt, SystemExit, ...
-
-
-class NeedsLegalization(Exception):
-    """Raised by the planner of an :class:`Interpreter` with a ``legalization_check`` at the first op the check
-    accepts: the module needs one of hlokit's legalization passes before it can run (nothing has run yet)."""
+#: executor name -> its class
+EXECUTORS = {"plain": PlainWalker, "compiled": CompiledExecutor}
 
 
 class Interpreter:
@@ -767,8 +193,10 @@ class Interpreter:
     ``probe_dir``: where ``interpreter.probe`` writes its files (None: probes pass values through).
     ``out``: the stream ``interpreter.print`` writes to. ``print_lock`` serialises prints of
     parallel processes (``interpreter.run_parallel``). ``source_text``: the MLIR text ``module`` was
-    parsed from, when there is one (the planner then skips the plan-time wrappers, e.g. of quantized
-    types, that the program cannot need).
+    parsed from, when there is one (the executors then skip the wrappers, e.g. of quantized types, that the
+    program cannot need). ``executor``: ``"compiled"`` (:class:`~hlokit.interpreter.compiled.CompiledExecutor`)
+    or ``"plain"`` (:class:`PlainWalker`); None: the environment variable :data:`EXECUTOR_ENV`, else
+    ``"compiled"``; ``ValueError`` for another name.
     """
 
     def __init__(
@@ -781,6 +209,7 @@ class Interpreter:
         max_steps: int | None = None,
         source_text: str | None = None,
         legalization_check: Callable[[str, ir.Operation], bool] | None = None,
+        executor: str | None = None,
     ):
         #: the module: an ``ir.Module``, or the ``builtin.module`` op MLIR parsed (api: text run at once)
         self.module = module
@@ -799,10 +228,15 @@ class Interpreter:
         for op in body.operations:
             if op.operation.name == "func.func":
                 self.functions[attributes.str_value(op, "sym_name")] = op
-        self._plans: dict[Any, _Plan] = {}
-        self._ids: dict[ir.Value, int] = {}
-        self._plan_lock = threading.RLock()
-        self._frames: list[dict] = []
+        if executor is None:
+            executor = os.environ.get(EXECUTOR_ENV) or "compiled"
+        if executor not in EXECUTORS:
+            raise ValueError(f"unknown interpreter executor {executor!r} (expected one of {', '.join(EXECUTORS)})")
+        #: what runs the blocks: :class:`PlainWalker` or :class:`~hlokit.interpreter.compiled.CompiledExecutor`
+        #: (shared by the forks of this interpreter)
+        self.executor = EXECUTORS[executor]()
+        #: per running function call, the values its nested regions read (the executor's frame)
+        self.frames: list[dict] = []
         #: this interpreter's :class:`~hlokit.interpreter.process.Process` while it runs as one process of
         #: a grid (``interpreter.run_parallel``); None for a plain run.
         self.process: Process | None = None
@@ -820,7 +254,7 @@ class Interpreter:
         """A new interpreter over the same module sharing plans, probes and output (one per thread)."""
         child = Interpreter.__new__(Interpreter)
         child.__dict__.update(self.__dict__)
-        child._frames = []
+        child.frames = []
         child.process = None
         return child
 
@@ -842,20 +276,10 @@ class Interpreter:
             raise InterpreterError(f"function '@{name}' has no body", func.location)
         if check_args:
             check_arguments(func, args)
-        frames = self._frames
-        if not frames:  # the outermost call: numpy's floating-point warnings off (the spec defines the values)
+        if not self.frames:  # the outermost call: numpy's floating-point warnings off (the spec defines the values)
             with np.errstate(all="ignore"):
-                return self._call(region, args)
-        return self._call(region, args)
-
-    def _call(self, region: ir.Region, args: Sequence[Value]) -> list[Value]:
-        plan = self._plan_of(region)
-        frames = self._frames
-        frames.append({})
-        try:
-            return self._run(plan, args, region)
-        finally:
-            frames.pop()
+                return self.executor.call(self, region, args)
+        return self.executor.call(self, region, args)
 
     def eval_region(self, region: ir.Region, args: Sequence[Value]) -> list[Value]:
         """Evaluate ``region`` (one block) with its block arguments bound to ``args``.
@@ -868,98 +292,40 @@ class Interpreter:
     def region_function(self, region: ir.Region) -> Callable[..., list[Value]]:
         """``region`` (one block) as a function ``f(*args) -> results`` in the current scope: what
         :meth:`eval_region` does, with the region's plan looked up once (loops call it per iteration)."""
-        plan = self._plan_of(region)
-        env = self._frame()
-        nargs = plan.nargs
-
-        def run(*args):
-            if len(args) != nargs:
-                raise InterpreterError(f"region expects {nargs} arguments, got {len(args)}", region.owner.location)
-            return plan.fn(env, self, args)
-
-        return run
+        return self.executor.region_function(self, region)
 
     def loop_functions(self, *regions: ir.Region, nargs: int) -> list[Callable[[list[Value]], list[Value]]]:
         """Each of ``regions`` as a function of the *list* of its block arguments' values in the current scope,
         for a loop that calls them with ``nargs`` values every iteration: the number of arguments is checked
         here, once, not per call."""
-        env = self._frame()
-        fns = []
-        for region in regions:
-            plan = self._plan_of(region)
-            if plan.nargs != nargs:
-                raise InterpreterError(f"region expects {plan.nargs} arguments, got {nargs}", region.owner.location)
-            fns.append(functools.partial(plan.runner(), env, self))  # (a C-level call per iteration)
-        return fns
+        return self.executor.loop_functions(self, regions, nargs)
 
     @property
     def compile_after(self) -> int:
-        """How many times a block runs step by step before it runs as compiled Python (:attr:`_Plan.COMPILE_AFTER`):
-        also the iterations a ``while`` runs through :meth:`loop_functions` before :meth:`compiled_loop`."""
-        return _Plan.COMPILE_AFTER
+        """How many iterations a ``while`` runs through :meth:`loop_functions` before :meth:`compiled_loop` (the
+        compiled executor: how many times a block runs step by step before it runs as compiled Python; the plain
+        walker: never)."""
+        return self.executor.compile_after
 
     def compiled_loop(self, cond: ir.Region, body: ir.Region,
                       limit_error: Callable[[int], BaseException]) -> Callable[..., list[Value]]:
         """The ``while`` loop of the regions ``cond`` and ``body`` (one block each, whose :meth:`loop_functions` have
-        run) compiled as one function ``run(interp, values, limit) -> values`` (:meth:`_Plan._compile_loop`): from
+        run) compiled as one function ``run(interp, values, limit) -> values`` (the compiled executor's): from
         the loop-carried ``values`` it runs ``body`` while ``cond`` is true, in the current scope of ``interp`` (this
         interpreter or a fork of it), and returns the carried values; after ``limit`` runs of the body (None: no
         limit) a true condition raises ``limit_error(limit)``. Errors are located at the op that raised them."""
-        with self._plan_lock:
-            return _Plan._compile_loop(self._plan_of(cond), self._plan_of(body), limit_error)
+        return self.executor.compiled_loop(self, cond, body, limit_error)
 
-    def _frame(self) -> dict:
+    def frame(self) -> dict:
         """The current scope's frame (the values nested regions read), made when none is open yet."""
-        if not self._frames:
-            self._frames.append({})
-        return self._frames[-1]
+        if not self.frames:
+            self.frames.append({})
+        return self.frames[-1]
 
     def eval_region_values(self, region: ir.Region, args: Sequence[Value], values: Sequence[ir.Value]) -> list[Value]:
         """Evaluate ``region`` like :meth:`eval_region` but return the runtime values of the SSA values
         ``values`` of its block (arguments or results of its ops) instead of the terminator's operands."""
-        block = self._single_block(region)
-        key = (block, tuple(values))
-        plan = self._plans.get(key)
-        if plan is None:
-            with self._plan_lock:
-                base = self._plan_of_block(block)
-                ids = self._ids
-                plan = self._plans[key] = base.with_returns([ids[v] for v in values])
-        self._frame()
-        return self._run(plan, args, region)
-
-    def lookup(self, value: ir.Value) -> Value:
-        """The runtime value bound to an SSA value in the current scope, for the values the walker keeps
-        in its frame: those a nested region reads (the others live only while their block runs)."""
-        return self._frames[-1][self._ids[value]]
-
-    # --------------------------------------------------------------------------------------------
-
-    @staticmethod
-    def _single_block(region: ir.Region) -> ir.Block:
-        blocks = region.blocks
-        if len(blocks) != 1:
-            raise InterpreterError("the interpreter supports regions of exactly one block", region.owner.location)
-        return blocks[0]
-
-    def _plan_of(self, region: ir.Region) -> _Plan:
-        return self._plan_of_block(self._single_block(region))  # keyed by block: ir.Region hashes by identity
-
-    def _plan_of_block(self, block: ir.Block) -> _Plan:
-        plan = self._plans.get(block)
-        if plan is None:
-            with self._plan_lock:
-                plan = self._plans.get(block)
-                if plan is None:
-                    plan = self._plans[block] = _Plan(block, self._ids, self)
-        return plan
-
-    def _run(self, plan: _Plan, args: Sequence[Value], region: ir.Region) -> list[Value]:
-        if len(args) != plan.nargs:
-            raise InterpreterError(
-                f"region expects {plan.nargs} arguments, got {len(args)}", region.owner.location
-            )
-        return plan.fn(self._frames[-1], self, args)
+        return self.executor.eval_region_values(self, region, args, values)
 
 
 def check_arguments(func: ir.OpView, args: Sequence[Value]) -> None:
@@ -979,3 +345,4 @@ def check_arguments(func: ir.OpView, args: Sequence[Value]) -> None:
                 f"the signature expects {t}",
                 func.location,
             )
+

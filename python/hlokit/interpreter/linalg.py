@@ -16,28 +16,11 @@ import numpy as np
 from jaxlib.mlir.dialects import stablehlo
 
 from hlokit import attributes
+from hlokit.interpreter.arrays import dot_compute_dtype
 from hlokit.interpreter.registry import register
-from hlokit.interpreter.values import NATIVE_DTYPES, dtype_of
+from hlokit.interpreter.values import dtype_of
 
 __all__ = ["dot_general", "dot_compute_dtype", "triangular_solve", "cholesky"]
-
-
-def dot_compute_dtype(lhs: np.dtype, rhs: np.dtype, result: np.dtype) -> np.dtype:
-    """The dtype products and sums are computed in.
-
-    * bool, integer, f32, f64 and complex results: the result type (operands are converted to it, so
-      integers wrap modulo the result's width); f64 when a float operand is wider than an f32 result;
-    * the small float types (f16, bf16, f8, f6, f4): f32, rounded once to the result type (as XLA's
-      CPU backend accumulates them); sub-byte integer results: int64, wrapped by the final conversion.
-    """
-    result = np.dtype(result)
-    if result in NATIVE_DTYPES:
-        if result.kind == "f" and max(np.dtype(lhs).itemsize, np.dtype(rhs).itemsize) > result.itemsize:
-            return np.dtype(np.float64)
-        return result
-    if result.kind == "f" or result.kind == "V" and "float" in result.name:
-        return np.dtype(np.float32)
-    return np.dtype(np.int64)
 
 
 def dot_general(

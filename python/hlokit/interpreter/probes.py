@@ -15,7 +15,7 @@ import re
 
 import numpy as np
 
-from hlokit.interpreter.evaluator import InterpreterError
+from hlokit.interpreter.errors import InterpreterError
 from hlokit.interpreter.values import Value, from_dense_storage, to_dense_storage, value_type_str
 
 __all__ = ["probe", "read_probe"]

@@ -9,10 +9,9 @@ synchronise the processes of a process group, ``send`` / ``recv`` pass values ov
 Here every process is one Python thread running a forked
 :class:`~hlokit.interpreter.evaluator.Interpreter` whose ``process`` attribute is its :class:`Process`
 (threads rather than OS processes: values pass between processes without copies or pickling, every
-process shares the parsed module and its compiled plans, and numpy releases the GIL in its kernels.
-Measured: a ``while`` loop of 1000 iterations of an ``all_reduce`` of 64 f32 takes ~26 us per iteration
-on 1 process, ~0.1 ms on 2, ~0.3 ms on 4 and ~0.65 ms on 8, on a 2-core machine: Python dispatch
-is serialised by the GIL, so small programs cost about the sum of their processes' times).
+process shares the parsed module and its compiled plans, and numpy releases the GIL in its kernels;
+Python dispatch is serialised by the GIL, so small programs cost about the sum of their processes' times:
+docs/interpreter.md gives measurements).
 
 * :class:`ProcessGrid` — the grid's size and the state its processes share: the rendezvous of
   collective ops (:meth:`Process.rendezvous`), the channels of ``send`` / ``recv``, the ``infeed``
@@ -31,7 +30,7 @@ Waits are bounded, so a collective whose peers never arrive is an error naming t
 * when one process fails, the grid is aborted and every waiting process stops
   (:class:`GridAborted`); :meth:`ProcessGrid.run` re-raises the first real error.
 
-``interpreter.run_parallel`` (:mod:`hlokit.dialects.interpreter`) and
+``interpreter.run_parallel`` (:mod:`hlokit.interpreter.probe_ops`) and
 :func:`hlokit.interpreter.api.run_parallel` build a grid; the collectives family
 (:mod:`hlokit.interpreter.collectives`) reads ``interp.process``.
 """
@@ -47,7 +46,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from hlokit.diagnostics import HlokitError
-from hlokit.interpreter.evaluator import Interpreter, InterpreterError
+from hlokit.interpreter.errors import InterpreterError
 from hlokit.interpreter.values import Value
 
 __all__ = ["DEFAULT_TIMEOUT", "GridAborted", "Process", "ProcessGrid"]
@@ -255,7 +254,7 @@ class ProcessGrid:
     # -- running ----------------------------------------------------------------------------------
 
     def run(
-        self, interp: Interpreter, calls: Sequence[tuple[str, Sequence[Value]]], location=None
+        self, interp, calls: Sequence[tuple[str, Sequence[Value]]], location=None
     ) -> list[list[Value]]:
         """Run ``calls[k] = (function name, arguments)`` on process ``k`` of :meth:`processes` (one
         thread each, concurrently) and return each call's results, in the same order.

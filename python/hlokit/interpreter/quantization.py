@@ -32,15 +32,9 @@ from __future__ import annotations
 import numpy as np
 from jaxlib.mlir import ir
 
-from hlokit.interpreter.evaluator import InterpreterError
-from hlokit.interpreter.registry import prepared, register, register_wrapper
-from hlokit.interpreter.values import (
-    UnsupportedTypeError,
-    Value,
-    format_dense,
-    format_value,
-    value_type_str,
-)
+from hlokit.interpreter.errors import InterpreterError
+from hlokit.interpreter.registry import OpImpl, prepared, register, register_wrapper
+from hlokit.interpreter.values import UnsupportedTypeError
 from hlokit.quant import (  # the one reader of quantized types, shared with the passes
     STORAGE_OPS,
     QuantizedType,
@@ -62,7 +56,6 @@ __all__ = [
     "uniform_quantize",
     "uniform_dequantize",
     "wrap",
-    "format_result",
 ]
 
 
@@ -129,24 +122,24 @@ def _required(t: ir.Type, what: str) -> QuantizedType:
 def _prepare_uniform_quantize(op):
     result_type = _required(op.operation.results[0].type, "uniform_quantize: the result")
     operand_type = quantized_type(op.operation.operands[0].type)
-    return lambda op, operands, interp: [uniform_quantize(operands[0], result_type, operand_type)]
+    return OpImpl(lambda op, operands, interp: [uniform_quantize(operands[0], result_type, operand_type)])
 
 
 @register("stablehlo.uniform_quantize")
 @prepared(_prepare_uniform_quantize)
 def _uniform_quantize(op, operands, interp):
-    return _prepare_uniform_quantize(op)(op, operands, interp)
+    return _prepare_uniform_quantize(op).run(op, operands, interp)
 
 
 def _prepare_uniform_dequantize(op):
     operand_type = _required(op.operation.operands[0].type, "uniform_dequantize: the operand")
-    return lambda op, operands, interp: [uniform_dequantize(operands[0], operand_type)]
+    return OpImpl(lambda op, operands, interp: [uniform_dequantize(operands[0], operand_type)])
 
 
 @register("stablehlo.uniform_dequantize")
 @prepared(_prepare_uniform_dequantize)
 def _uniform_dequantize(op, operands, interp):
-    return _prepare_uniform_dequantize(op)(op, operands, interp)
+    return _prepare_uniform_dequantize(op).run(op, operands, interp)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -178,16 +171,16 @@ def _float_twin(op) -> tuple[ir.Operation, ir.Operation]:
 
 
 @register_wrapper(text_marker="!quant.")
-def wrap(op, adapter):
-    """The plan-time wrapper (:data:`hlokit.interpreter.registry.WRAPPERS`): for an op with quantized
-    operands or results that is neither in :data:`STORAGE_OPS` nor has regions, an adapter that runs the
-    spec's ``dequantize_op_quantize`` around ``adapter`` (see the module docstring); ``adapter`` itself
-    for every other op. For quantized types it cannot read, an adapter that raises
-    :class:`~hlokit.interpreter.evaluator.InterpreterError` when the op runs (the walker locates it)."""
+def wrap(op, impl: OpImpl) -> OpImpl:
+    """The wrapper of quantized ops (:data:`hlokit.interpreter.registry.WRAPPERS`): for an op with quantized
+    operands or results that is neither in :data:`STORAGE_OPS` nor has regions, an implementation that runs
+    the spec's ``dequantize_op_quantize`` around ``impl`` (see the module docstring); ``impl`` itself for
+    every other op. For quantized types it cannot read, one that raises
+    :class:`~hlokit.interpreter.errors.InterpreterError` when the op runs (the executor locates it)."""
     operation = op.operation
     name = operation.name
     if not runs_dequantize_op_quantize(operation):
-        return adapter
+        return impl
     try:
         in_types = [quantized_type(v.type) for v in operation.operands]
         out_types = [quantized_type(v.type) for v in operation.results]
@@ -198,47 +191,18 @@ def wrap(op, adapter):
         def refuse(op, operands, interp):
             raise InterpreterError(f"'{name}' on quantized tensors: {message}")
 
-        return refuse
-    inner = adapter
-    prepare = getattr(adapter, "prepare", None)
-    if prepare is not None:
+        return OpImpl(refuse)
+    inner = impl.run
+    if impl.prepare is not None:
         try:
-            inner = prepare(twin.opview)
-        except Exception:  # reported when (if) the op runs, as the walker does
-            inner = adapter
+            inner = impl.prepare(twin.opview).run
+        except Exception:  # reported when (if) the op runs, as the executors do
+            inner = impl.run
     twin_view = twin.opview
 
-    def run(op, operands, interp):
+    def run(op, operands, interp, _twin=(holder, twin)):  # (_twin: keeps the twin alive)
         values = [v if q is None else dequantize(v, q) for v, q in zip(operands, in_types)]
         outs = inner(twin_view, values, interp)
         return [o if q is None else quantize(o, q) for o, q in zip(outs, out_types)]
 
-    run.quantized_twin = (holder, twin)  # type: ignore[attr-defined]  (keeps the twin alive)
-    return run
-
-
-# ------------------------------------------------------------------------------------------------
-# printing
-
-
-def format_result(value: Value, t: ir.Type, *, dense: bool = False) -> str:
-    """A result printed like :func:`~hlokit.interpreter.values.format_value` (``dense``:
-    :func:`~hlokit.interpreter.values.format_dense`), except that a quantized tensor shows its declared
-    type (``tensor<2x!quant.uniform<i8:f32, 5.000000e-01:-20>>``) with its storage values."""
-    text = format_dense(value) if dense else format_value(value)
-    if not isinstance(value, np.ndarray):
-        return text
-    try:
-        q = quantized_type(t)
-    except UnsupportedTypeError:
-        q = None
-    if q is None:
-        return text
-    plain = value_type_str(value)
-    declared = str(t)
-    if dense:
-        head, sep, _ = text.rpartition(" : ")
-        return f"{head}{sep}{declared}" if sep else text
-    if text.startswith(plain):
-        return declared + text[len(plain):]
-    return text
+    return OpImpl(run)

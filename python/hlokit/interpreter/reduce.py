@@ -26,9 +26,9 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from hlokit import attributes
-from hlokit.interpreter.data_movement import pad, padding_pairs, scatter as scatter_op, window_view
-from hlokit.interpreter.elementwise import scalar_operator
-from hlokit.interpreter.registry import prepared, register, with_kernel
+from hlokit.interpreter.arrays import pad, padding_pairs, scatter as scatter_op, window_view
+from hlokit.interpreter.numerics import scalar_operator
+from hlokit.interpreter.registry import OpImpl, prepared, register, with_kernel
 from hlokit.interpreter.regions import (
     REDUCTION_UFUNCS,
     Body,
@@ -115,7 +115,7 @@ def _one_ufunc_kernel(known: str, dt: np.dtype, axes: tuple[int, ...]):
     """``kernel(x, init)``: what :func:`reduce` computes for one input whose body is the known reduction ``known``
     (``regions.known_reduction``) on the numpy-native dtype ``dt`` over ``axes``, as one ``ufunc.reduce`` (see
     the module doc). Every dimension reduced: the init value and the numpy scalar the reduction gives are
-    combined by numpy's scalar arithmetic where it is exactly the ufunc's (elementwise.scalar_operator), a NaN
+    combined by numpy's scalar arithmetic where it is exactly the ufunc's (numerics.scalar_operator), a NaN
     by the ufunc."""
     ufunc = REDUCTION_UFUNCS[known][0]
     scalar = scalar_operator(known.split(".")[-1], dt)
@@ -152,9 +152,7 @@ def _prepare_reduce(op):
                 and 0 not in x_type.shape:
             # a static, non-empty operand whose element type is the body's (the verified types): the one-ufunc
             # form always runs, so it runs as a kernel step (see registry: no operand list, no op)
-            adapter = with_kernel(kernel, "_reduce_one_ufunc")
-            adapter.isolated_regions = True
-            return adapter
+            return with_kernel(kernel, "_reduce_one_ufunc", isolated_regions=True)
 
     elementwise = is_elementwise_region(region)
 
@@ -163,10 +161,8 @@ def _prepare_reduce(op):
             operands[:n], operands[n:], dims, region_callable(interp, region, elementwise), body_dtypes, known=known
         )
 
-    if known is not None:  # the body reads only its arguments: the planner need not look into it
-        general.isolated_regions = True
-    if not native:
-        return general
+    if not native:  # (a known body reads only its arguments: the planner need not look into it)
+        return OpImpl(general, isolated_regions=known is not None)
 
     def one_ufunc(op, operands, interp):  # the kernel, once the operands' run-time shapes allow it
         x, init = operands
@@ -174,8 +170,7 @@ def _prepare_reduce(op):
             return general(op, operands, interp)
         return [kernel(x, init)]
 
-    one_ufunc.isolated_regions = True
-    return one_ufunc
+    return OpImpl(one_ufunc, isolated_regions=True)
 
 
 @register("stablehlo.reduce")

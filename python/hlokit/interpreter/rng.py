@@ -44,7 +44,7 @@ from jaxlib.mlir import ir
 
 from hlokit.xla_rng_state import RNG_INITIAL_COUNTER, mt19937_64, rng_key
 from hlokit import attributes
-from hlokit.interpreter.registry import prepared, register
+from hlokit.interpreter.registry import OpImpl, prepared, register
 from hlokit.interpreter.values import bit_width, dtype_of, is_float, is_integer, is_unsigned
 
 __all__ = [
@@ -423,13 +423,13 @@ def _prepare_rng_bit_generator(op: ir.OpView):
     def run(op, operands, interp):
         return list(rng_bit_generator(algorithm, operands[0], shape, dtype))
 
-    return run
+    return OpImpl(run)
 
 
 @register("stablehlo.rng_bit_generator")
 @prepared(_prepare_rng_bit_generator)
 def _rng_bit_generator(op, operands, interp):
-    return _prepare_rng_bit_generator(op)(op, operands, interp)
+    return _prepare_rng_bit_generator(op).run(op, operands, interp)
 
 
 def _rng_index(op: ir.OpView) -> int:
@@ -461,10 +461,10 @@ def _prepare_rng(op: ir.OpView):
         shape = tuple(int(d) for d in np.asarray(operands[2]).reshape(-1))
         return [rng(operands[0], operands[1], shape, distribution, dtype, counter, key)]
 
-    return run
+    return OpImpl(run)
 
 
 @register("stablehlo.rng")
 @prepared(_prepare_rng)
 def _rng(op, operands, interp):
-    return _prepare_rng(op)(op, operands, interp)
+    return _prepare_rng(op).run(op, operands, interp)

@@ -37,12 +37,12 @@ import math
 import re
 from typing import Any, Union
 
-import ml_dtypes
 import numpy as np
 from jaxlib.mlir import ir
 
 import hlokit
 from hlokit.dtypes import (  # one table of element types for the whole project
+    ELEMENT_TYPES,
     SUB_BYTE_INTS,
     SUB_BYTE_UINTS,
     UnsupportedTypeError,
@@ -52,6 +52,7 @@ from hlokit.dtypes import (  # one table of element types for the whole project
     type_name,
 )
 from hlokit.dtypes import type_str as tensor_type_str
+from hlokit.quant import quantized_type
 
 __all__ = [
     "Token",
@@ -65,7 +66,6 @@ __all__ = [
     "is_complex",
     "is_integer",
     "is_unsigned",
-    "is_bool",
     "bit_width",
     "to_array",
     "to_attr",
@@ -73,6 +73,7 @@ __all__ = [
     "dense_attribute",
     "format_value",
     "format_dense",
+    "format_result",
     "matches_type",
     "value_type_str",
     "NATIVE_DTYPES",
@@ -123,11 +124,6 @@ def value_type_str(value: Value) -> str:
     return tensor_type_str(value.shape, value.dtype)
 
 
-def is_bool(dtype) -> bool:
-    """True for i1 (``np.bool_``)."""
-    return np.dtype(dtype) == np.bool_
-
-
 def is_complex(dtype) -> bool:
     """True for complex<f32> / complex<f64>."""
     return np.dtype(dtype).kind == "c"
@@ -139,11 +135,8 @@ def is_float(dtype) -> bool:
     return dt.kind == "f" or (dt.kind == "V" and dt in _ML_FLOATS)
 
 
-_ML_FLOATS = {
-    np.dtype(t)
-    for n, t in vars(ml_dtypes).items()
-    if n.startswith(("float", "bfloat")) and isinstance(t, type)
-}
+#: The float element types that ml_dtypes adds to numpy (bf16, the 4/6/8-bit floats), from hlokit.dtypes' table.
+_ML_FLOATS = {np.dtype(e.dtype) for e in ELEMENT_TYPES.values() if e.kind == "float" and np.dtype(e.dtype).isbuiltin == 2}
 
 
 def is_unsigned(dtype) -> bool:
@@ -320,7 +313,7 @@ def _to_attr(array: np.ndarray, t: ir.Type | None) -> ir.DenseElementsAttr:
         data = array.astype(np.int8)
     elif dt in SUB_BYTE_UINTS:
         data = array.astype(np.uint8)
-    elif dt.kind == "V" or dt == np.dtype(ml_dtypes.bfloat16) or dt in _ML_FLOATS:
+    elif dt.kind == "V" or dt in _ML_FLOATS:
         data = array.view({1: np.uint8, 2: np.uint16}[dt.itemsize])
     else:
         data = array
@@ -555,3 +548,26 @@ def format_dense(value: Value) -> str:
         return "[" + ", ".join(nested(a[i]) for i in range(a.shape[0])) + "]"
 
     return f"dense<{nested(value)}> : {head}"
+
+
+def format_result(value: Value, t: ir.Type, *, dense: bool = False) -> str:
+    """A result printed like :func:`~hlokit.interpreter.values.format_value` (``dense``:
+    :func:`~hlokit.interpreter.values.format_dense`), except that a quantized tensor shows its declared
+    type (``tensor<2x!quant.uniform<i8:f32, 5.000000e-01:-20>>``) with its storage values."""
+    text = format_dense(value) if dense else format_value(value)
+    if not isinstance(value, np.ndarray):
+        return text
+    try:
+        q = quantized_type(t)
+    except UnsupportedTypeError:
+        q = None
+    if q is None:
+        return text
+    plain = value_type_str(value)
+    declared = str(t)
+    if dense:
+        head, sep, _ = text.rpartition(" : ")
+        return f"{head}{sep}{declared}" if sep else text
+    if text.startswith(plain):
+        return declared + text[len(plain):]
+    return text

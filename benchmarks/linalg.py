@@ -21,8 +21,6 @@ import pathlib
 import statistics
 import time
 
-import numpy as np
-
 import hlokit
 import hlokit.passes.stablehlo_legalize_lapack_custom_calls  # noqa: F401  (registers the pass)
 from hlokit import backend

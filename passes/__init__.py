@@ -1,11 +1,16 @@
 """hlokit's passes, written in Python, and the pipeline machinery that runs them with upstream passes.
 
-* :mod:`hlokit.passes.registry` — :class:`Pass`, :class:`PatternPass`, :func:`register_pass`, and named
+* :mod:`hlokit.passes.registry` — :class:`Pass` (with the ops it declares illegal: ``illegal_ops``,
+  ``illegal_custom_calls``, ``is_illegal``), :class:`PatternPass`, :func:`register_pass`, and named
   pipelines (:func:`register_pipeline`, e.g. ``stablehlo-lower-to-core``).
+* :mod:`hlokit.passes.template_pass` — :class:`~hlokit.passes.template_pass.TemplatePass`, the base of
+  the legalization passes (find, check every op, build one template per signature, then rewrite).
 * :mod:`hlokit.passes.pipeline` — textual pipelines mixing Python and C++ passes in one PassManager.
 * :mod:`hlokit.passes.builder` — the IR-building layer every pass uses (``Emitter``, ``V``).
 * :mod:`hlokit.passes.chlo` — CHLO lowerings (one ``build_<op>`` per op, indexed by ``chlo.table``) and
-  ``find_chlo_ops``, the one walker that finds CHLO ops.
+  ``find_chlo_ops``, a walker that lists CHLO ops.
+* :mod:`hlokit.passes.prepare` — :func:`hlokit.prepare`: the passes an engine needs, derived from what the passes
+  declare illegal.
 * one module per pass flag (``stablehlo_legalize_dot_to_dot_general.py`` for
   ``--stablehlo-legalize-dot-to-dot-general``, ...), listed in ``registry.PASS_MODULES``.
 """

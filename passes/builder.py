@@ -3,40 +3,64 @@
 A pass that expands an op into StableHLO builds the expansion once per op *signature* (op name, element
 types, attributes, and shapes where they matter) with an :class:`Emitter`, parses the text once and then
 clones the parsed function for every op with that signature (:class:`TemplateCache`,
-:func:`instantiate`). The Python work per rewritten op is then a clone
-and a few ``move_before`` calls, whatever the size of the expansion; measured on
-``benchmarks/chlo_speed.py`` this is several times faster than creating each op through the bindings.
+:func:`instantiate`; both in :mod:`hlokit.passes.builder_templates`, importable from here). The Python
+work per rewritten op is then a clone and a few ``move_before`` calls, whatever the size of the expansion.
 
-Values are :class:`V` (an SSA name, a shape prefix and an element type); Python operators and numbers
-mix freely (``x * 2.0 + y`` emits a splat constant, a multiply and an add). Every method is named after
-the StableHLO op it emits (StableHLO specification, https://openxla.org/stablehlo/spec, section of the
-same name). Regions are built by Python callables: :meth:`Emitter.reduce`, :meth:`Emitter.sort` and
-:meth:`Emitter.while_loop` call them with the block arguments as :class:`V` and write what they return
-into ``stablehlo.return``.
+Values are :class:`V`: an SSA name, a shape (a tuple of ints, ``-1`` for a dynamic dimension, or
+:data:`ANY_SHAPE` in a shape-independent template) and an element type (the MLIR spelling used by
+:mod:`hlokit.dtypes`: ``"f32"``, ``"bf16"``, ``"f8E4M3FN"``, ``"complex<f64>"``, ``"ui8"``, ``"i1"``).
+Python operators and numbers mix freely (``x * 2.0 + y`` emits a splat constant, a multiply and an add).
+Methods take shapes as sequences of ints; :attr:`V.shape` gives a new list (as ``ir.RankedTensorType.shape``
+does), so callers may extend or edit it.
 
-Shapes: a shape prefix is ``"4x3x"`` (static), ``"?x3x"`` (dynamic dimension), ``""`` (0-d) or the
-placeholder ``"$S"`` (a shape-independent template; replaced before parsing). Methods that change a
-shape take the new shape as a list of ints (``-1``: dynamic). Element types are MLIR spellings
-(``"f32"``, ``"bf16"``, ``"f8E4M3FN"``, ``"complex<f64>"``, ``"ui8"``, ``"i1"``).
+Every op method is named after the StableHLO op it emits (StableHLO specification,
+https://openxla.org/stablehlo/spec, section of the same name; ``and_``, ``or_``, ``not_`` and ``while_``
+for the Python keywords) and takes its attributes as Python values — ints, lists of ints, bools and the
+enums :class:`ComparisonDirection`, :class:`ComparisonType`, :class:`Precision`, :class:`Transpose`,
+:class:`RngAlgorithm` (or their names) — so that attribute text is written only here. Regions are built by
+Python callables: :meth:`Emitter.reduce`, :meth:`Emitter.sort`, :meth:`Emitter.while_` and
+:meth:`Emitter.all_reduce` call them with the block arguments as :class:`V` and write what they return into
+``stablehlo.return``. :meth:`Emitter.elementwise` names an attribute-free elementwise op by its spec name
+(for table-driven callers). A few methods compose several ops and say so (:meth:`Emitter.log1p`,
+:meth:`Emitter.copysign`, :meth:`Emitter.opaque`, :meth:`Emitter.broadcast_to`, :meth:`Emitter.shape_of`...).
 
-Errors: :class:`UnsupportedError` for a request the layer cannot express (message says which); the
-pass turns it into a located ``PassError``.
+Errors: :class:`UnsupportedError` for a request the layer cannot express (message says which: an unknown
+enum case, the shape of a shape-independent value); the pass turns it into a located ``PassError``.
 """
 
 from __future__ import annotations
 
+import enum
 import math
 from typing import Callable, Sequence
 
 import ml_dtypes
 import numpy as np
-from jaxlib.mlir import ir
 
-from hlokit import attributes
+from hlokit.dtypes import ELEMENT_TYPES, element_types
+from hlokit.passes.builder_templates import (
+    TemplateCache,
+    UnsupportedError,
+    find_ops,
+    instantiate,
+    instantiate_all,
+    instantiate_before,
+    relocate,
+    replace_with_constant,
+    set_compare_type,
+    splice,
+    unrealized_cast,
+)
 
 __all__ = [
     "Emitter",
     "V",
+    "ANY_SHAPE",
+    "ComparisonDirection",
+    "ComparisonType",
+    "Precision",
+    "Transpose",
+    "RngAlgorithm",
     "TemplateCache",
     "relocate",
     "instantiate",
@@ -44,9 +68,12 @@ __all__ = [
     "instantiate_before",
     "find_ops",
     "splice",
+    "replace_with_constant",
+    "set_compare_type",
+    "unrealized_cast",
     "UnsupportedError",
     "shape_prefix",
-    "shape_of_prefix",
+    "fill_shape",
     "float_literal",
     "FLOAT_TYPES",
     "MINI_FLOAT_TYPES",
@@ -57,30 +84,27 @@ __all__ = [
     "BITS",
 ]
 
-FLOAT_TYPES = ("f16", "bf16", "f32", "f64")
+# Element-type groups of the kernels, from hlokit.dtypes' one table.
+FLOAT_TYPES = element_types("float", min_bits=16)
 #: 4/6/8-bit float types (evaluated in f64 by the CHLO kernels, as XLA converts them).
-MINI_FLOAT_TYPES = ("f4E2M1FN", "f6E2M3FN", "f6E3M2FN", "f8E3M4", "f8E4M3", "f8E4M3FN", "f8E4M3FNUZ",
-                    "f8E4M3B11FNUZ", "f8E5M2", "f8E5M2FNUZ", "f8E8M0FNU")
-COMPLEX_TYPES = ("complex<f32>", "complex<f64>")
-SINT_TYPES = ("i8", "i16", "i32", "i64")
-UINT_TYPES = ("ui8", "ui16", "ui32", "ui64")
+MINI_FLOAT_TYPES = element_types("float", max_bits=8)
+COMPLEX_TYPES = element_types("complex")
+SINT_TYPES = element_types("signed", min_bits=8, signless=True)
+UINT_TYPES = element_types("unsigned", min_bits=8)
 INT_TYPES = SINT_TYPES + UINT_TYPES
 #: Bit width of the element types whose bits the kernels manipulate.
-BITS = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64, "i1": 1,
-        "i8": 8, "i16": 16, "i32": 32, "i64": 64, "ui8": 8, "ui16": 16, "ui32": 32, "ui64": 64}
+BITS = {t: ELEMENT_TYPES[t].bits for t in FLOAT_TYPES + ("i1",) + INT_TYPES}
 
-_NAN = {"f16": "0x7E00", "bf16": "0x7FC0", "f32": "0x7FC00000", "f64": "0x7FF8000000000000"}
-_POS_INF = {"f16": "0x7C00", "bf16": "0x7F80", "f32": "0x7F800000", "f64": "0x7FF0000000000000"}
-_NEG_INF = {"f16": "0xFC00", "bf16": "0xFF80", "f32": "0xFF800000", "f64": "0xFFF0000000000000"}
+
+def _bits_literal(t: str, pattern: int) -> str:
+    return f"0x{pattern:0{ELEMENT_TYPES[t].bits // 4}X}"
+
+
+_NAN = {t: _bits_literal(t, ELEMENT_TYPES[t].nan) for t in FLOAT_TYPES}
+_POS_INF = {t: _bits_literal(t, ELEMENT_TYPES[t].pos_inf) for t in FLOAT_TYPES}
+_NEG_INF = {t: _bits_literal(t, ELEMENT_TYPES[t].neg_inf) for t in FLOAT_TYPES}
 #: ml_dtypes names of the 4/6/8-bit float types (to spell their NaN / inf bit patterns).
-_ML_DTYPES = {"f4E2M1FN": "float4_e2m1fn", "f6E2M3FN": "float6_e2m3fn", "f6E3M2FN": "float6_e3m2fn",
-              "f8E3M4": "float8_e3m4", "f8E4M3": "float8_e4m3", "f8E4M3FN": "float8_e4m3fn",
-              "f8E4M3FNUZ": "float8_e4m3fnuz", "f8E4M3B11FNUZ": "float8_e4m3b11fnuz", "f8E5M2": "float8_e5m2",
-              "f8E5M2FNUZ": "float8_e5m2fnuz", "f8E8M0FNU": "float8_e8m0fnu"}
-
-
-class UnsupportedError(Exception):
-    """A request the building layer (or an expansion written on it) does not handle; the message says which."""
+_ML_DTYPES = {t: ELEMENT_TYPES[t].dtype.name for t in MINI_FLOAT_TYPES}
 
 
 def float_literal(v: float, t: str) -> str:
@@ -96,16 +120,46 @@ def float_literal(v: float, t: str) -> str:
     return "%.17e" % v
 
 
-def shape_prefix(shape: Sequence[int]) -> str:
-    """``[2, -1]`` -> ``"2x?x"`` (``-1``: a dynamic dimension); ``[]`` -> ``""``."""
+class _AnyShape:
+    """The type of :data:`ANY_SHAPE` (one instance)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "ANY_SHAPE"
+
+
+#: The shape of a value of a shape-independent template, written as the placeholder ``$S`` that
+#: :func:`fill_shape` replaces by a concrete shape before parsing. Elementwise ops keep it; an op that
+#: needs the shape's dimensions raises UnsupportedError.
+ANY_SHAPE = _AnyShape()
+_PLACEHOLDER = "$S"
+
+
+def shape_prefix(shape) -> str:
+    """The tensor type's shape text: ``(2, -1)`` -> ``"2x?x"`` (``-1``: a dynamic dimension), ``()`` ->
+    ``""``, :data:`ANY_SHAPE` -> ``"$S"``."""
+    if shape is ANY_SHAPE:
+        return _PLACEHOLDER
     return "".join("?x" if d < 0 else f"{d}x" for d in shape)
 
 
-def shape_of_prefix(s: str) -> list[int]:
-    """Inverse of :func:`shape_prefix` (``"2x?x"`` -> ``[2, -1]``); UnsupportedError for ``"$S"``."""
-    if "$" in s:
-        raise UnsupportedError("internal: the shape of a shape-independent template value is unknown")
-    return [-1 if p == "?" else int(p) for p in s.split("x")[:-1]]
+def fill_shape(text: str, shape: Sequence[int]) -> str:
+    """The text of a shape-independent template (values of :data:`ANY_SHAPE`) with every such value given
+    the concrete ``shape`` (``-1``: dynamic), ready to parse."""
+    return text.replace(_PLACEHOLDER, shape_prefix(shape))
+
+
+def _as_shape(shape) -> tuple[int, ...] | _AnyShape:
+    """A shape argument as the value carries it: a tuple of ints, or :data:`ANY_SHAPE`."""
+    if type(shape) is tuple or shape is ANY_SHAPE:
+        return shape
+    if isinstance(shape, str):
+        raise UnsupportedError(f"internal: a shape is a sequence of ints or ANY_SHAPE, not the text {shape!r}")
+    return tuple(int(d) for d in shape)
+
+
+# -- attribute text: written only by the functions below ------------------------------------------
 
 
 def _ints(v: Sequence[int]) -> str:
@@ -116,48 +170,161 @@ def _array(v: Sequence[int]) -> str:
     return f"array<i64{': ' if len(v) else ''}{_ints(v)}>"
 
 
-class V:
-    """An SSA value of a template: ``n`` (name), ``s`` (shape prefix) and ``t`` (element type).
+def _bool(b: bool) -> str:
+    return "true" if b else "false"
 
-    Arithmetic operators emit the StableHLO elementwise op (``+`` add, ``-`` subtract, ``*`` multiply,
+
+def _string(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+class ComparisonDirection(str, enum.Enum):
+    """``comparison_direction`` of ``compare`` (StableHLO spec, "compare")."""
+
+    EQ = "EQ"
+    NE = "NE"
+    GE = "GE"
+    GT = "GT"
+    LE = "LE"
+    LT = "LT"
+
+
+class ComparisonType(str, enum.Enum):
+    """``compare_type`` of ``compare`` (StableHLO spec, "compare"): how the elements are ordered."""
+
+    FLOAT = "FLOAT"
+    TOTALORDER = "TOTALORDER"
+    SIGNED = "SIGNED"
+    UNSIGNED = "UNSIGNED"
+
+
+class Precision(str, enum.Enum):
+    """An entry of ``precision_config`` of ``dot_general`` (StableHLO spec, "dot_general")."""
+
+    DEFAULT = "DEFAULT"
+    HIGH = "HIGH"
+    HIGHEST = "HIGHEST"
+
+
+class Transpose(str, enum.Enum):
+    """``transpose_a`` of ``triangular_solve`` (StableHLO spec, "triangular_solve")."""
+
+    NO_TRANSPOSE = "NO_TRANSPOSE"
+    TRANSPOSE = "TRANSPOSE"
+    ADJOINT = "ADJOINT"
+
+
+class RngAlgorithm(str, enum.Enum):
+    """``rng_algorithm`` of ``rng_bit_generator`` (StableHLO spec, "rng_bit_generator")."""
+
+    DEFAULT = "DEFAULT"
+    THREE_FRY = "THREE_FRY"
+    PHILOX = "PHILOX"
+
+
+def _case(cls: type[enum.Enum], value) -> str:
+    """The case name of ``value`` (a case of ``cls`` or its name); UnsupportedError for anything else."""
+    try:
+        return cls(value).value
+    except ValueError:
+        raise UnsupportedError(f"internal: '{value}' is not a {cls.__name__} "
+                               f"({', '.join(c.value for c in cls)})") from None
+
+
+def _enum(kind: str, cls: type[enum.Enum], value) -> str:
+    return f"#stablehlo<{kind} {_case(cls, value)}>"
+
+
+def _part_type(t: str) -> str:
+    """The element type of the real and imaginary parts of complex ``t`` (``t`` itself otherwise)."""
+    return t[len("complex<"):-1] if t.startswith("complex<") else t
+
+
+class V:
+    """An SSA value of a template: ``n`` (name), its shape and ``t`` (element type, MLIR spelling).
+
+    The value holds its shape as a tuple of ints (``-1``: dynamic) or :data:`ANY_SHAPE`; :attr:`shape`
+    reads it, ``ty`` is the tensor type text. Arithmetic operators emit the StableHLO elementwise op (``+`` add, ``-`` subtract, ``*`` multiply,
     ``/`` divide, unary ``-`` negate); ``lt/le/gt/ge/eq/ne`` emit ``compare``. A Python number operand
     becomes a splat constant of this value's type and shape.
     """
 
-    __slots__ = ("e", "n", "s", "t")
+    __slots__ = ("e", "n", "_shape", "t", "ty")
 
-    def __init__(self, e: "Emitter", n: str, s: str, t: str):
-        self.e, self.n, self.s, self.t = e, n, s, t
-
-    @property
-    def ty(self) -> str:
-        """The MLIR tensor type text (``tensor<4x3xf32>``)."""
-        return f"tensor<{self.s}{self.t}>"
+    def __init__(self, e: "Emitter", n: str, shape, t: str, ty: str | None = None):
+        self.e, self.n, self._shape, self.t = e, n, _as_shape(shape), t
+        #: The MLIR tensor type text (``tensor<4x3xf32>``; ``tensor<$Sf32>`` of a shape-independent value).
+        self.ty = ty or f"tensor<{shape_prefix(self._shape)}{t}>"
 
     @property
     def shape(self) -> list[int]:
-        """The shape as ints (``-1``: dynamic); UnsupportedError for a shape-independent value."""
-        return shape_of_prefix(self.s)
+        """The dimensions (``-1``: dynamic), a new list; UnsupportedError for a shape-independent value."""
+        if self._shape is ANY_SHAPE:
+            raise UnsupportedError("internal: the shape of a shape-independent template value is unknown")
+        return list(self._shape)
+
+    @property
+    def shape_independent(self) -> bool:
+        """Whether the value has :data:`ANY_SHAPE` (a shape-independent template's value)."""
+        return self._shape is ANY_SHAPE
 
     def _c(self, other):
         return other if isinstance(other, V) else self.e.const(other, self)
 
-    def __add__(self, o): return self.e.bin("add", self, self._c(o))
-    def __radd__(self, o): return self.e.bin("add", self._c(o), self)
-    def __sub__(self, o): return self.e.bin("subtract", self, self._c(o))
-    def __rsub__(self, o): return self.e.bin("subtract", self._c(o), self)
-    def __mul__(self, o): return self.e.bin("multiply", self, self._c(o))
-    def __rmul__(self, o): return self.e.bin("multiply", self._c(o), self)
-    def __truediv__(self, o): return self.e.bin("divide", self, self._c(o))
-    def __rtruediv__(self, o): return self.e.bin("divide", self._c(o), self)
-    def __neg__(self): return self.e.un("negate", self)
+    def __add__(self, o): return self.e.add(self, o)
+    def __radd__(self, o): return self.e.add(o, self)
+    def __sub__(self, o): return self.e.subtract(self, o)
+    def __rsub__(self, o): return self.e.subtract(o, self)
+    def __mul__(self, o): return self.e.multiply(self, o)
+    def __rmul__(self, o): return self.e.multiply(o, self)
+    def __truediv__(self, o): return self.e.divide(self, o)
+    def __rtruediv__(self, o): return self.e.divide(o, self)
+    def __neg__(self): return self.e.negate(self)
 
-    def lt(self, o): return self.e.cmp("LT", self, self._c(o))
-    def le(self, o): return self.e.cmp("LE", self, self._c(o))
-    def gt(self, o): return self.e.cmp("GT", self, self._c(o))
-    def ge(self, o): return self.e.cmp("GE", self, self._c(o))
-    def eq(self, o): return self.e.cmp("EQ", self, self._c(o))
-    def ne(self, o): return self.e.cmp("NE", self, self._c(o))
+    def lt(self, o): return self.e.compare("LT", self, self._c(o))
+    def le(self, o): return self.e.compare("LE", self, self._c(o))
+    def gt(self, o): return self.e.compare("GT", self, self._c(o))
+    def ge(self, o): return self.e.compare("GE", self, self._c(o))
+    def eq(self, o): return self.e.compare("EQ", self, self._c(o))
+    def ne(self, o): return self.e.compare("NE", self, self._c(o))
+
+
+#: Elementwise ops without attributes (StableHLO spec): name -> result element type from the first
+#: operand's (None: the same).
+_UNARY = {
+    "abs": _part_type, "cbrt": None, "ceil": None, "count_leading_zeros": None, "cosine": None,
+    "exponential": None, "exponential_minus_one": None, "floor": None, "imag": _part_type,
+    "is_finite": lambda t: "i1", "log": None, "log_plus_one": None, "logistic": None, "negate": None,
+    "not": None, "popcnt": None, "real": _part_type, "round_nearest_afz": None, "round_nearest_even": None,
+    "rsqrt": None, "sign": None, "sine": None, "sqrt": None, "tan": None, "tanh": None,
+}
+_BINARY = {
+    "add": None, "and": None, "atan2": None, "complex": lambda t: f"complex<{t}>", "divide": None,
+    "maximum": None, "minimum": None, "multiply": None, "or": None, "power": None, "remainder": None,
+    "shift_left": None, "shift_right_arithmetic": None, "shift_right_logical": None, "subtract": None,
+    "xor": None,
+}
+
+
+def _unary(name: str):
+    def method(self, x: V) -> V:
+        return self.elementwise(name, x)
+
+    method.__name__ = name if name != "not" else "not_"
+    method.__qualname__ = "Emitter." + method.__name__
+    method.__doc__ = f"``stablehlo.{name}`` of ``x`` (StableHLO spec, \"{name}\")."
+    return method
+
+
+def _binary(name: str):
+    def method(self, x, y) -> V:
+        return self.elementwise(name, x, y)
+
+    method.__name__ = name if name not in ("and", "or") else name + "_"
+    method.__qualname__ = "Emitter." + method.__name__
+    method.__doc__ = (f"``stablehlo.{name}`` of ``x`` and ``y`` (StableHLO spec, \"{name}\"); a Python number "
+                      "becomes a splat constant of the other operand's type and shape.")
+    return method
 
 
 class Emitter:
@@ -168,7 +335,8 @@ class Emitter:
 
     Values are :class:`V`; Python numbers mixed into arithmetic become splat constants of the other
     operand's type (one constant op per distinct value, type and region). :meth:`args` declares the
-    function's arguments, :meth:`text` returns the whole ``func.func``.
+    function's arguments, :meth:`text` returns the whole ``func.func``. Shapes passed to methods are
+    sequences of ints (``-1``: dynamic) or :data:`ANY_SHAPE`; element types are MLIR spellings.
     """
 
     def __init__(self, loc: str = ""):
@@ -179,7 +347,7 @@ class Emitter:
         #: the source type is narrower than f64 (f16/bf16/f32): f64 kernels may drop terms that only
         #: matter below 2^-30 relative error.
         self.narrow = False
-        #: for dynamic shapes (``?`` in a shape prefix): the runtime shape (tensor<R x i32>) that splat
+        #: for dynamic shapes (``-1`` in a shape): the runtime shape (tensor<R x i32>) that splat
         #: constants are broadcast to with ``dynamic_broadcast_in_dim``.
         self.shape_tensor: V | None = None
 
@@ -189,17 +357,18 @@ class Emitter:
         self.count += 1
         return f"%v{self.count}"
 
-    def args(self, types: Sequence[tuple[str, str]]) -> list[V]:
-        """The template function's arguments, one :class:`V` per ``(shape prefix, element type)``."""
+    def args(self, types: Sequence[tuple]) -> list[V]:
+        """The template function's arguments, one :class:`V` per ``(shape, element type)``."""
         return [V(self, f"%a{i}", s, t) for i, (s, t) in enumerate(types)]
 
-    def op(self, name: str, operands: Sequence[V], results: Sequence[tuple[str, str]], attrs: str = "",
-           regions: Sequence[str] = ()) -> list[V]:
-        """Emit any op (full name, e.g. ``"stablehlo.sort"``) with ``(shape prefix, element type)``
-        results, an attribute dictionary body ``attrs`` and region texts from :meth:`region`."""
+    def _op(self, name: str, operands: Sequence[V], results: Sequence[tuple], attrs: str = "",
+            regions: Sequence[str] = ()) -> list[V]:
+        """Emit op ``name`` (full name) with ``(shape, element type)`` results, the attribute dictionary
+        body ``attrs`` (written by the typed methods only) and region texts from :meth:`region`."""
         a = ", ".join(x.n for x in operands)
         ts = ", ".join(x.ty for x in operands)
-        rts = ", ".join(f"tensor<{s}{t}>" for s, t in results)
+        results = [(_as_shape(s), t) for s, t in results]
+        rts = ", ".join(f"tensor<{shape_prefix(s)}{t}>" for s, t in results)
         attr = f" {{{attrs}}}" if attrs else ""
         regs = f" ({', '.join(regions)})" if regions else ""
         if not results:
@@ -212,19 +381,22 @@ class Emitter:
         self.lines.append(f'  {n}:{len(results)} = "{name}"({a}){regs}{attr} : ({ts}) -> ({rts}){self.suffix}')
         return [V(self, f"{n}#{i}", s, t) for i, (s, t) in enumerate(results)]
 
-    def emit(self, op: str, args: Sequence[V], rs: str, rt: str, attrs: str = "") -> V:
-        """Emit ``stablehlo.<op>`` with one result of shape prefix ``rs`` and element type ``rt``."""
+    def _op1(self, name: str, operands: Sequence[V], shape, t: str, attrs: str = "", ty: str | None = None) -> V:
+        """Emit ``stablehlo.<name>`` with one result of ``shape`` and element type ``t`` (type text ``ty``
+        when the caller has it)."""
+        shape = _as_shape(shape)
+        ty = ty or f"tensor<{shape_prefix(shape)}{t}>"
         n = self.fresh()
-        a = ", ".join(x.n for x in args)
-        ts = ", ".join(x.ty for x in args)
+        a = ", ".join([x.n for x in operands])
+        ts = ", ".join([x.ty for x in operands])
         attr = f" {{{attrs}}}" if attrs else ""
-        self.lines.append(f'  {n} = "stablehlo.{op}"({a}){attr} : ({ts}) -> tensor<{rs}{rt}>{self.suffix}')
-        return V(self, n, rs, rt)
+        self.lines.append(f'  {n} = "stablehlo.{name}"({a}){attr} : ({ts}) -> {ty}{self.suffix}')
+        return V(self, n, shape, t, ty)
 
-    def region(self, arg_types: Sequence[tuple[str, str]], body: Callable[..., Sequence[V] | V]) -> str:
-        """The text of a one-block region: ``body(*block_args)`` builds its ops and returns the values
-        given to ``stablehlo.return``. Constants made inside stay inside (the region has its own
-        constant cache)."""
+    def region(self, arg_types: Sequence[tuple], body: Callable[..., Sequence[V] | V]) -> str:
+        """The text of a one-block region with ``(shape, element type)`` arguments: ``body(*block_args)``
+        builds its ops and returns the values given to ``stablehlo.return``. Constants made inside stay
+        inside (the region has its own constant cache)."""
         saved = self.lines, self.consts, self.shape_tensor
         self.lines, self.consts, self.shape_tensor = [], {}, None
         try:
@@ -232,125 +404,124 @@ class Emitter:
             bargs = [V(self, n, s, t) for n, (s, t) in zip(names, arg_types)]
             out = body(*bargs)
             out = [out] if isinstance(out, V) else list(out)
-            self.op("stablehlo.return", out, [])
-            header = ", ".join(f"{n}: tensor<{s}{t}>{self.suffix}" for n, (s, t) in zip(names, arg_types))
+            self._op("stablehlo.return", out, [])
+            header = ", ".join(f"{b.n}: {b.ty}{self.suffix}" for b in bargs)
             text = "{\n  ^bb0(" + header + "):\n" + "\n".join(self.lines) + "\n  }"
         finally:
             self.lines, self.consts, self.shape_tensor = saved
         return text
 
     # -- constants -------------------------------------------------------------------------------
-    def const(self, value, like: V | None = None, t: str | None = None, s: str | None = None) -> V:
-        """A splat constant ``value`` of element type ``t`` and shape prefix ``s`` (default: those of
-        ``like``). Any element type: ints and ``i1`` (bool), all float widths (NaN/inf as bit
-        patterns), complex (a Python complex or real). In a dynamic shape the scalar is broadcast to
-        :attr:`shape_tensor`."""
+    def const(self, value, like: V | None = None, t: str | None = None, shape=None) -> V:
+        """A splat constant ``value`` of element type ``t`` and ``shape`` (default: those of ``like``).
+        Any element type: ints and ``i1`` (bool), all float widths (NaN/inf as bit patterns), complex (a
+        Python complex or real). In a dynamic shape the scalar is broadcast to :attr:`shape_tensor`."""
         t = t or like.t
-        s = like.s if s is None else s
-        key = (repr(value), s, t)
+        shape = like._shape if shape is None else _as_shape(shape)
+        key = (repr(value), shape, t)
         hit = self.consts.get(key)
         if hit is not None:
             return hit
         if t.startswith("complex"):
-            re_t = t[len("complex<"):-1]
+            re_t = _part_type(t)
             value = complex(value)
-            c = self.complex(self.const(value.real, t=re_t, s=s), self.const(value.imag, t=re_t, s=s))
+            c = self.complex(self.const(value.real, t=re_t, shape=shape), self.const(value.imag, t=re_t, shape=shape))
             self.consts[key] = c
             return c
-        if "?" in s:  # dynamic shape: scalar constant broadcast to the runtime shape
+        if shape is not ANY_SHAPE and any(d < 0 for d in shape):  # scalar broadcast to the runtime shape
             if self.shape_tensor is None:
                 raise UnsupportedError("internal: dynamic-shape constant without a shape")
-            c0 = self.const(value, t=t, s="")
-            c = self.emit("dynamic_broadcast_in_dim", [c0, self.shape_tensor], s, t, "broadcast_dimensions = array<i64>")
+            c0 = self.const(value, t=t, shape=())
+            c = self.dynamic_broadcast_in_dim(c0, self.shape_tensor, shape, [])
             self.consts[key] = c
             return c
-        if t == "i1":
-            lit = "true" if value else "false"
-        elif t in INT_TYPES:
-            lit = str(int(value))
-        else:
-            lit = float_literal(float(value), t)
-        n = self.fresh()
-        self.lines.append(f'  {n} = "stablehlo.constant"() {{value = dense<{lit}> : tensor<{s}{t}>}} '
-                          f': () -> tensor<{s}{t}>{self.suffix}')
-        v = V(self, n, s, t)
+        v = self._op1("constant", [], shape, t, f"value = dense<{self._literal(value, t)}> : "
+                                               f"tensor<{shape_prefix(shape)}{t}>")
         self.consts[key] = v
         return v
 
+    @staticmethod
+    def _literal(value, t: str) -> str:
+        if t == "i1":
+            return "true" if value else "false"
+        if t in INT_TYPES or t.startswith(("i", "ui", "si")):  # i4, ui2... too
+            return str(int(value))
+        return float_literal(float(value), t)
+
     def scalar(self, value, t: str) -> V:
         """A 0-d constant (``tensor<t>``)."""
-        return self.const(value, t=t, s="")
+        return self.const(value, t=t, shape=())
+
+    def constant(self, values: Sequence, t: str, shape: Sequence[int] | None = None) -> V:
+        """``stablehlo.constant`` of the rank-1 tensor ``values`` (ints, bools or floats) of element type
+        ``t`` (not complex); ``shape=()``: the 0-d tensor of the one value. Never shared (unlike
+        :meth:`const`)."""
+        shape = (len(values),) if shape is None else _as_shape(shape)
+        if shape == ():
+            lit = self._literal(values[0], t)
+        else:
+            lit = "[" + ", ".join(self._literal(v, t) for v in values) + "]" if len(values) else ""
+        return self._op1("constant", [], shape, t, f"value = dense<{lit}> : tensor<{shape_prefix(shape)}{t}>")
 
     # -- elementwise ops -------------------------------------------------------------------------
-    def un(self, op: str, x: V, t: str | None = None) -> V:
-        """Unary elementwise ``stablehlo.<op>`` (result element type ``t``, default ``x``'s)."""
-        return self.emit(op, [x], x.s, t or x.t)
+    def elementwise(self, name: str, *operands, t: str | None = None) -> V:
+        """The elementwise StableHLO op ``name`` without attributes (``"exponential"``, ``"add"``,
+        ``"shift_left"``...) of one or two operands of one shape; a Python number operand becomes a
+        splat constant of the other's type. Result element type ``t`` (default: the op's rule — ``abs``,
+        ``real``, ``imag`` of complex give the part type, ``is_finite`` i1, ``complex`` complex —
+        else the first operand's). UnsupportedError for any other name."""
+        table = _UNARY if len(operands) == 1 else _BINARY if len(operands) == 2 else {}
+        if name not in table:
+            raise UnsupportedError(f"internal: '{name}' is not an elementwise StableHLO op of {len(operands)} "
+                                   "operands without attributes")
+        if len(operands) == 2:
+            x, y = operands
+            if not isinstance(x, V):
+                x = self.const(x, y)
+            elif not isinstance(y, V):
+                y = self.const(y, x)
+            operands = (x, y)
+        first, rule = operands[0], table[name]
+        rt = t or (rule(first.t) if rule else first.t)
+        return self._op1(name, operands, first._shape, rt, ty=first.ty if rt == first.t else None)
 
-    def bin(self, op: str, x: V, y: V, t: str | None = None) -> V:
-        """Binary elementwise ``stablehlo.<op>`` (operands of one shape)."""
-        return self.emit(op, [x, y], x.s, t or x.t)
 
-    def cmp(self, direction: str, x: V, y: V, compare_type: str | None = None) -> V:
-        """``stablehlo.compare`` (``"LT"``, ``"EQ"``, ...; ``compare_type`` e.g. ``"TOTALORDER"``) -> i1."""
-        attrs = f"comparison_direction = #stablehlo<comparison_direction {direction}>"
+    def compare(self, direction, lhs: V, rhs: V, compare_type=None) -> V:
+        """``stablehlo.compare`` -> i1: ``direction`` a :class:`ComparisonDirection` (or ``"LT"``...),
+        ``compare_type`` a :class:`ComparisonType` (or ``"TOTALORDER"``...) or None (the default)."""
+        attrs = f"comparison_direction = {_enum('comparison_direction', ComparisonDirection, direction)}"
         if compare_type:
-            attrs += f", compare_type = #stablehlo<comparison_type {compare_type}>"
-        return self.emit("compare", [x, y], x.s, "i1", attrs)
-
-    compare = cmp
+            attrs += f", compare_type = {_enum('comparison_type', ComparisonType, compare_type)}"
+        return self._op1("compare", [lhs, rhs], lhs._shape, "i1", attrs)
 
     def select(self, p: V, a, b) -> V:
         """``stablehlo.select(p, a, b)``; a Python number branch takes the other branch's type."""
         like = a if isinstance(a, V) else b
         a = a if isinstance(a, V) else self.const(a, like)
         b = b if isinstance(b, V) else self.const(b, like)
-        return self.emit("select", [p, a, b], a.s, a.t)
+        return self._op1("select", [p, a, b], a._shape, a.t, ty=a.ty)
 
-    def convert(self, x: V, t: str) -> V:
-        """``stablehlo.convert`` to element type ``t`` (no op when already ``t``)."""
-        return x if x.t == t else self.emit("convert", [x], x.s, t)
+    def convert(self, x: V, t: str, shape: Sequence[int] | None = None) -> V:
+        """``stablehlo.convert`` to element type ``t`` and ``shape`` (default ``x``'s; a static dimension
+        may refine a dynamic one). No op when ``x`` is already of type ``t`` and no ``shape`` is given."""
+        if shape is None:
+            return x if x.t == t else self._op1("convert", [x], x._shape, t)
+        return self._op1("convert", [x], shape, t)
 
-    def bitcast(self, x: V, t: str) -> V:
+    def bitcast_convert(self, x: V, t: str) -> V:
         """``stablehlo.bitcast_convert`` to a same-width element type ``t``."""
-        return self.emit("bitcast_convert", [x], x.s, t)
-
-    def complex(self, re_: V, im: V) -> V:
-        return self.emit("complex", [re_, im], re_.s, f"complex<{re_.t}>")
-
-    def real(self, z: V) -> V:
-        return self.emit("real", [z], z.s, z.t[len("complex<"):-1])
-
-    def imag(self, z: V) -> V:
-        return self.emit("imag", [z], z.s, z.t[len("complex<"):-1])
-
-    def land(self, a: V, b: V) -> V: return self.bin("and", a, b)
-    def lor(self, a: V, b: V) -> V: return self.bin("or", a, b)
-    def lnot(self, a: V) -> V: return self.un("not", a)
-    def abs(self, x: V) -> V: return self.un("abs", x)
-    def exp(self, x: V) -> V: return self.un("exponential", x)
-    def expm1(self, x: V) -> V: return self.un("exponential_minus_one", x)
-    def log(self, x: V) -> V: return self.un("log", x)
+        return self._op1("bitcast_convert", [x], x._shape, t)
 
     def log1p(self, x: V) -> V:
-        """log(1 + x) to ~1 ULP: ``log(u) - ((u - 1) - x) / u`` with u = 1 + x (XLA's own f64
-        ``log_plus_one`` is off by up to ~70 ULP near x = -0.4). Exact for tiny x; inf, -1, NaN kept."""
+        """log(1 + x) to ~1 ULP, composed (not the op ``log_plus_one``): ``log(u) - ((u - 1) - x) / u``
+        with u = 1 + x (XLA's own f64 ``log_plus_one`` is off by up to ~70 ULP near x = -0.4). Exact for
+        tiny x; inf, -1, NaN kept."""
         u = x + 1.0
         d = u - self.opaque(1.0, x)  # opaque: keep XLA from folding (x + 1) - 1 into x
         r = self.log(u) - (d - x) / u
         r = self.select(u.eq(1.0), x, r)
         r = self.select(x.eq(math.inf), x, r)
         return self.select(x.eq(-1.0), -math.inf, r)
-
-    def sqrt(self, x: V) -> V: return self.un("sqrt", x)
-    def sin(self, x: V) -> V: return self.un("sine", x)
-    def cos(self, x: V) -> V: return self.un("cosine", x)
-    def tan(self, x: V) -> V: return self.un("tan", x)
-    def floor(self, x: V) -> V: return self.un("floor", x)
-    def round_even(self, x: V) -> V: return self.un("round_nearest_even", x)
-    def atan2(self, y: V, x) -> V: return self.bin("atan2", y, x if isinstance(x, V) else self.const(x, y))
-    def max(self, a: V, b) -> V: return self.bin("maximum", a, a._c(b))
-    def min(self, a: V, b) -> V: return self.bin("minimum", a, a._c(b))
-    def pow(self, a: V, b) -> V: return self.bin("power", a, a._c(b))
 
     def opaque(self, value: float | V, like: V) -> V:
         """``value`` (a constant, or a value XLA sees as one) in a form XLA cannot fold or rewrite:
@@ -361,17 +532,22 @@ class Emitter:
         ties in f32; an ``optimization_barrier`` does not prevent it)."""
         return self.select(self.isnan(like), like, value if isinstance(value, V) else self.const(value, like))
 
-    def isnan(self, x: V) -> V: return self.cmp("NE", x, x)
-    def isinf(self, x: V) -> V: return self.abs(x).eq(math.inf)
+    def isnan(self, x: V) -> V:
+        """``x != x`` (i1)."""
+        return self.compare("NE", x, x)
+
+    def isinf(self, x: V) -> V:
+        """``|x| == inf`` (i1)."""
+        return self.abs(x).eq(math.inf)
 
     def copysign(self, mag: V, sgn: V) -> V:
         """|mag| with the sign bit of ``sgn`` (bit operations: exact for +-0, inf and NaN)."""
         it = {16: "ui16", 32: "ui32", 64: "ui64"}[BITS[mag.t]]
         sign_bit = 1 << (BITS[mag.t] - 1)
-        m = self.bitcast(mag, it)
-        s = self.bitcast(sgn, it)
-        r = self.lor(self.land(m, self.const(sign_bit - 1, m)), self.land(s, self.const(sign_bit, s)))
-        return self.bitcast(r, mag.t)
+        m = self.bitcast_convert(mag, it)
+        s = self.bitcast_convert(sgn, it)
+        r = self.or_(self.and_(m, self.const(sign_bit - 1, m)), self.and_(s, self.const(sign_bit, s)))
+        return self.bitcast_convert(r, mag.t)
 
     def horner(self, x: V, coeffs) -> V:
         """sum(coeffs[i] * x**(n-1-i)): coefficients from the highest degree down."""
@@ -383,32 +559,41 @@ class Emitter:
     # -- shapes ----------------------------------------------------------------------------------
     def iota(self, shape: Sequence[int], dim: int, t: str = "i32") -> V:
         """``stablehlo.iota`` of ``shape`` counting along ``dim``."""
-        return self.emit("iota", [], shape_prefix(shape), t, f"iota_dimension = {dim} : i64")
+        return self._op1("iota", [], shape, t, f"iota_dimension = {int(dim)} : i64")
+
+    def dynamic_iota(self, shape_tensor: V, shape: Sequence[int], dim: int, t: str = "i32") -> V:
+        """``stablehlo.dynamic_iota`` of the runtime shape ``shape_tensor`` (static knowledge ``shape``,
+        ``-1``: dynamic) counting along ``dim``."""
+        return self._op1("dynamic_iota", [shape_tensor], shape, t, f"iota_dimension = {int(dim)} : i64")
 
     def reshape(self, x: V, shape: Sequence[int]) -> V:
         """``stablehlo.reshape`` to a static ``shape``."""
-        return self.emit("reshape", [x], shape_prefix(shape), x.t)
+        return self._op1("reshape", [x], shape, x.t)
+
+    def dynamic_reshape(self, x: V, shape_tensor: V, shape: Sequence[int]) -> V:
+        """``stablehlo.dynamic_reshape`` to the runtime shape ``shape_tensor`` (static knowledge ``shape``)."""
+        return self._op1("dynamic_reshape", [x, shape_tensor], shape, x.t)
 
     def transpose(self, x: V, perm: Sequence[int]) -> V:
         """``stablehlo.transpose``: result dimension i is operand dimension ``perm[i]``."""
         shape = x.shape
-        return self.emit("transpose", [x], shape_prefix([shape[p] for p in perm]), x.t,
-                         f"permutation = {_array(perm)}")
+        return self._op1("transpose", [x], [shape[p] for p in perm], x.t, f"permutation = {_array(perm)}")
 
     def broadcast_in_dim(self, x: V, shape: Sequence[int], dims: Sequence[int] | None = None) -> V:
         """``stablehlo.broadcast_in_dim`` to static ``shape``; operand dimension i goes to ``dims[i]``
         (default: the trailing dimensions, numpy alignment). No op when the shape is already ``shape``."""
-        if x.s == shape_prefix(shape):
+        shape = _as_shape(shape)
+        if x._shape == shape:
             return x
         if dims is None:
             rank = len(x.shape)
             dims = list(range(len(shape) - rank, len(shape)))
-        return self.emit("broadcast_in_dim", [x], shape_prefix(shape), x.t, f"broadcast_dimensions = {_array(dims)}")
+        return self._op1("broadcast_in_dim", [x], shape, x.t, f"broadcast_dimensions = {_array(dims)}")
 
     def dynamic_broadcast_in_dim(self, x: V, shape_tensor: V, shape: Sequence[int], dims: Sequence[int]) -> V:
         """``stablehlo.dynamic_broadcast_in_dim`` to the runtime shape ``shape_tensor`` (tensor<R x i32>)
         with static knowledge ``shape`` (``-1``: dynamic)."""
-        return self.emit("dynamic_broadcast_in_dim", [x, shape_tensor], shape_prefix(shape), x.t,
+        return self._op1("dynamic_broadcast_in_dim", [x, shape_tensor], shape, x.t,
                          f"broadcast_dimensions = {_array(dims)}")
 
     def broadcast_to(self, x: V, shape: Sequence[int], dims: Sequence[int], shape_tensor: Callable[[], V]) -> V:
@@ -419,87 +604,149 @@ class Emitter:
             return self.broadcast_in_dim(x, shape, dims)
         return self.dynamic_broadcast_in_dim(x, shape_tensor(), shape, dims)
 
-    def dynamic_iota(self, shape_tensor: V, shape: Sequence[int], dim: int, t: str = "i32") -> V:
-        """``stablehlo.dynamic_iota`` of the runtime shape ``shape_tensor`` (static knowledge ``shape``,
-        ``-1``: dynamic) counting along ``dim``."""
-        return self.emit("dynamic_iota", [shape_tensor], shape_prefix(shape), t, f"iota_dimension = {dim} : i64")
+    def get_dimension_size(self, x: V, dim: int) -> V:
+        """``stablehlo.get_dimension_size`` -> tensor<i32>."""
+        return self._op1("get_dimension_size", [x], (), "i32", f"dimension = {int(dim)} : i64")
+
+    def shape_of(self, v: V, shape: Sequence[int]) -> V:
+        """The runtime shape of ``v`` (static knowledge ``shape``) as tensor<R x i32>: a constant per
+        static dimension, ``get_dimension_size`` per dynamic one, concatenated."""
+        parts = []
+        for i, d in enumerate(shape):
+            if d >= 0:
+                parts.append(self.const(d, t="i32", shape=(1,)))
+            else:
+                parts.append(self.reshape(self.get_dimension_size(v, i), [1]))
+        return self.concatenate(parts, 0)
+
+    def concatenate(self, parts: Sequence[V], dim: int) -> V:
+        """``stablehlo.concatenate`` along ``dim`` (one part: that part; a dynamic extent along ``dim``
+        makes the result's dynamic)."""
+        if len(parts) == 1:
+            return parts[0]
+        shape = parts[0].shape
+        sizes = [p.shape[dim] for p in parts]
+        shape[dim] = -1 if any(n < 0 for n in sizes) else sum(sizes)
+        return self._op1("concatenate", parts, shape, parts[0].t, f"dimension = {int(dim)} : i64")
+
+    def slice(self, x: V, start: Sequence[int], limit: Sequence[int], strides: Sequence[int] | None = None) -> V:
+        """``stablehlo.slice`` (static; ``strides`` default all 1)."""
+        strides = list(strides) if strides is not None else [1] * len(start)
+        shape = [-(-(hi - lo) // st) for lo, hi, st in zip(start, limit, strides)]
+        return self._op1("slice", [x], shape, x.t, f"start_indices = {_array(start)}, "
+                         f"limit_indices = {_array(limit)}, strides = {_array(strides)}")
+
+    def dynamic_slice(self, x: V, starts: Sequence[V], sizes: Sequence[int]) -> V:
+        """``stablehlo.dynamic_slice``: ``starts`` are 0-d integer values, one per dimension."""
+        return self._op1("dynamic_slice", [x, *starts], sizes, x.t, f"slice_sizes = {_array(sizes)}")
+
+    def dynamic_update_slice(self, x: V, update: V, starts: Sequence[V]) -> V:
+        """``stablehlo.dynamic_update_slice`` of ``update`` into ``x`` at 0-d integer ``starts``."""
+        return self._op1("dynamic_update_slice", [x, update, *starts], x._shape, x.t)
 
     def real_dynamic_slice(self, x: V, start: V, limit: V, strides: V, shape: Sequence[int]) -> V:
         """``stablehlo.real_dynamic_slice`` with rank-1 integer ``start`` / ``limit`` / ``strides`` tensors;
         ``shape`` is the static knowledge of the result (``-1``: dynamic)."""
-        return self.emit("real_dynamic_slice", [x, start, limit, strides], shape_prefix(shape), x.t)
+        return self._op1("real_dynamic_slice", [x, start, limit, strides], shape, x.t)
 
-    def dynamic_reshape(self, x: V, shape_tensor: V, shape: Sequence[int]) -> V:
-        """``stablehlo.dynamic_reshape`` to the runtime shape ``shape_tensor`` (static knowledge ``shape``)."""
-        return self.emit("dynamic_reshape", [x, shape_tensor], shape_prefix(shape), x.t)
+    def pad(self, x: V, padding_value: V, low: Sequence[int], high: Sequence[int],
+            interior: Sequence[int] | None = None) -> V:
+        """``stablehlo.pad`` of ``x`` with the 0-d ``padding_value`` (static shapes; ``interior`` default 0)."""
+        interior = list(interior) if interior is not None else [0] * len(low)
+        shape = [lo + hi + d + max(d - 1, 0) * i for d, lo, hi, i in zip(x.shape, low, high, interior)]
+        return self._op1("pad", [x, padding_value], shape, x.t, f"edge_padding_low = {_array(low)}, "
+                         f"edge_padding_high = {_array(high)}, interior_padding = {_array(interior)}")
 
-    def get_dimension_size(self, x: V, dim: int) -> V:
-        """``stablehlo.get_dimension_size`` -> tensor<i32>."""
-        return self.emit("get_dimension_size", [x], "", "i32", f"dimension = {dim} : i64")
+    def reverse(self, x: V, dims: Sequence[int]) -> V:
+        """``stablehlo.reverse`` of ``x`` along ``dims``."""
+        return self._op1("reverse", [x], x._shape, x.t, f"dimensions = {_array(dims)}")
 
-    def shape_of(self, v: V, shape) -> V:
-        """The runtime shape of ``v`` as tensor<R x i32> (get_dimension_size per dynamic dimension)."""
-        parts = []
-        for i, d in enumerate(shape):
-            if d >= 0:
-                parts.append(self.const(d, t="i32", s="1x"))
-            else:
-                parts.append(self.emit("reshape", [self.get_dimension_size(v, i)], "1x", "i32"))
-        return self.concat(parts)
-
-    def concatenate(self, parts: Sequence[V], dim: int) -> V:
-        """``stablehlo.concatenate`` along ``dim`` (static shapes)."""
-        if len(parts) == 1:
-            return parts[0]
-        shape = parts[0].shape
-        shape[dim] = sum(p.shape[dim] for p in parts)
-        return self.emit("concatenate", list(parts), shape_prefix(shape), parts[0].t, f"dimension = {dim} : i64")
-
-    def concat(self, parts: Sequence[V]) -> V:
-        """Concatenate rank-1 values (e.g. shape pieces ``tensor<1xi32>``) along dimension 0."""
-        if len(parts) == 1:
-            return parts[0]
-        return self.emit("concatenate", list(parts), f"{len(parts)}x", parts[0].t, "dimension = 0 : i64")
-
-    def slice(self, x: V, start: Sequence[int], limit: Sequence[int], strides: Sequence[int] | None = None) -> V:
-        """``stablehlo.slice`` (static)."""
-        strides = list(strides) if strides is not None else [1] * len(start)
-        shape = [-(-(hi - lo) // st) for lo, hi, st in zip(start, limit, strides)]
-        return self.emit("slice", [x], shape_prefix(shape), x.t,
-                         f"start_indices = {_array(start)}, limit_indices = {_array(limit)}, strides = {_array(strides)}")
-
-    def dynamic_slice(self, x: V, starts: Sequence[V], sizes: Sequence[int]) -> V:
-        """``stablehlo.dynamic_slice``: ``starts`` are 0-d integer values, one per dimension."""
-        return self.emit("dynamic_slice", [x, *starts], shape_prefix(sizes), x.t, f"slice_sizes = {_array(sizes)}")
-
-    def dynamic_update_slice(self, x: V, update: V, starts: Sequence[V]) -> V:
-        """``stablehlo.dynamic_update_slice`` of ``update`` into ``x`` at 0-d integer ``starts``."""
-        return self.emit("dynamic_update_slice", [x, update, *starts], x.s, x.t)
+    def gather(self, x: V, indices: V, *, offset_dims: Sequence[int], collapsed_slice_dims: Sequence[int],
+               start_index_map: Sequence[int], index_vector_dim: int, slice_sizes: Sequence[int],
+               operand_batching_dims: Sequence[int] = (), start_indices_batching_dims: Sequence[int] = (),
+               indices_are_sorted: bool = False) -> V:
+        """``stablehlo.gather`` (StableHLO spec, "gather"; static shapes): the result has the batch
+        dimensions of ``indices`` (all but ``index_vector_dim``) and, at ``offset_dims``, the
+        ``slice_sizes`` of the dimensions neither collapsed nor batching."""
+        batch = [d for i, d in enumerate(indices.shape) if i != index_vector_dim]
+        offsets = [n for i, n in enumerate(slice_sizes)
+                   if i not in collapsed_slice_dims and i not in operand_batching_dims]
+        shape = []
+        for i in range(len(batch) + len(offsets)):
+            shape.append(offsets.pop(0) if i in offset_dims else batch.pop(0))
+        fields = [f"offset_dims = [{_ints(offset_dims)}]", f"collapsed_slice_dims = [{_ints(collapsed_slice_dims)}]"]
+        if operand_batching_dims:
+            fields += [f"operand_batching_dims = [{_ints(operand_batching_dims)}]",
+                       f"start_indices_batching_dims = [{_ints(start_indices_batching_dims)}]"]
+        fields += [f"start_index_map = [{_ints(start_index_map)}]", f"index_vector_dim = {int(index_vector_dim)}"]
+        return self._op1("gather", [x, indices], shape, x.t,
+                         f"dimension_numbers = #stablehlo.gather<{', '.join(fields)}>, "
+                         f"indices_are_sorted = {_bool(indices_are_sorted)}, slice_sizes = {_array(slice_sizes)}")
 
     def dot_general(self, lhs: V, rhs: V, lhs_batch: Sequence[int] = (), rhs_batch: Sequence[int] = (),
-                    lhs_contract: Sequence[int] = (), rhs_contract: Sequence[int] = (), t: str | None = None) -> V:
+                    lhs_contract: Sequence[int] = (), rhs_contract: Sequence[int] = (), t: str | None = None,
+                    precision: Sequence[Precision | str] | None = None) -> V:
         """``stablehlo.dot_general``; result ``[batch..., lhs free..., rhs free...]`` of element type ``t``
-        (default ``lhs``'s), static shapes."""
+        (default ``lhs``'s), static shapes; ``precision``: the ``precision_config`` (one per operand)."""
         ls, rs = lhs.shape, rhs.shape
         lf = [ls[d] for d in range(len(ls)) if d not in lhs_batch and d not in lhs_contract]
         rf = [rs[d] for d in range(len(rs)) if d not in rhs_batch and d not in rhs_contract]
         shape = [ls[d] for d in lhs_batch] + lf + rf
-        dims = (f"#stablehlo.dot<lhs_batching_dimensions = [{_ints(lhs_batch)}], "
-                f"rhs_batching_dimensions = [{_ints(rhs_batch)}], "
-                f"lhs_contracting_dimensions = [{_ints(lhs_contract)}], "
-                f"rhs_contracting_dimensions = [{_ints(rhs_contract)}]>")
-        return self.emit("dot_general", [lhs, rhs], shape_prefix(shape), t or lhs.t, f"dot_dimension_numbers = {dims}")
+        attrs = (f"dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [{_ints(lhs_batch)}], "
+                 f"rhs_batching_dimensions = [{_ints(rhs_batch)}], "
+                 f"lhs_contracting_dimensions = [{_ints(lhs_contract)}], "
+                 f"rhs_contracting_dimensions = [{_ints(rhs_contract)}]>")
+        if precision is not None:
+            attrs += f", precision_config = [{', '.join(_enum('precision', Precision, p) for p in precision)}]"
+        return self._op1("dot_general", [lhs, rhs], shape, t or lhs.t, attrs)
+
+    def cholesky(self, a: V, lower: bool) -> V:
+        """``stablehlo.cholesky`` of ``a`` (``[*batch, n, n]``) in the ``lower`` (else upper) triangle."""
+        return self._op1("cholesky", [a], a._shape, a.t, f"lower = {_bool(lower)}")
+
+    def triangular_solve(self, a: V, b: V, left_side: bool, lower: bool, unit_diagonal: bool,
+                         transpose_a: Transpose | str) -> V:
+        """``stablehlo.triangular_solve``: ``x`` with ``op(a) x = b`` (``left_side``) or ``x op(a) = b``;
+        ``x`` has ``b``'s type."""
+        return self._op1("triangular_solve", [a, b], b._shape, b.t,
+                         f"left_side = {_bool(left_side)}, lower = {_bool(lower)}, unit_diagonal = "
+                         f"{_bool(unit_diagonal)}, transpose_a = {_enum('transpose', Transpose, transpose_a)}")
+
+    def rng_bit_generator(self, state: V, shape: Sequence[int], t: str, algorithm: RngAlgorithm | str) -> list[V]:
+        """``stablehlo.rng_bit_generator`` -> ``[new state, bits of shape and element type t]``."""
+        return self._op("stablehlo.rng_bit_generator", [state], [(state._shape, state.t), (shape, t)],
+                        f"rng_algorithm = {_enum('rng_algorithm', RngAlgorithm, algorithm)}")
+
+    def custom_call(self, call_target_name: str, operands: Sequence[V], results: Sequence[tuple], *,
+                    has_side_effect: bool = False, api_version: int | None = None,
+                    strings: dict[str, str] | None = None) -> list[V]:
+        """``stablehlo.custom_call @call_target_name`` with ``(shape, element type)`` results;
+        ``api_version`` (i32) when given, ``strings``: further string attributes (e.g. ``error_message``)."""
+        attrs = f"call_target_name = {_string(call_target_name)}"
+        if has_side_effect:
+            attrs += ", has_side_effect = true"
+        if api_version is not None:
+            attrs += f", api_version = {int(api_version)} : i32"
+        for name, value in (strings or {}).items():
+            attrs += f", {name} = {_string(value)}"
+        return self._op("stablehlo.custom_call", operands, results, attrs)
+
+    def splice_point(self, tag: str, operands: Sequence[V], results: Sequence[tuple]) -> list[V]:
+        """A placeholder ``stablehlo.custom_call @<tag>`` that the pass replaces after cloning (by the body
+        of the op being rewritten, :func:`splice`): lets a template hold a region it cannot write as text
+        (a custom_call takes any operands and results and names no symbol)."""
+        return self.custom_call(tag, operands, results)
 
     # -- ops with regions ------------------------------------------------------------------------
     def reduce(self, inputs: Sequence[V], inits: Sequence[V], dims: Sequence[int],
                body: Callable[..., Sequence[V] | V]) -> list[V]:
         """``stablehlo.reduce`` of ``inputs`` over ``dims``; ``body(*accs, *elems)`` (0-d values, one per
-        input) returns the combined values. Static shapes."""
+        input) returns the combined values."""
         shape = [d for i, d in enumerate(inputs[0].shape) if i not in dims]
-        scalars = [("", x.t) for x in inputs]
+        scalars = [((), x.t) for x in inputs]
         reg = self.region(scalars + scalars, body)
-        return self.op("stablehlo.reduce", [*inputs, *inits], [(shape_prefix(shape), x.t) for x in inputs],
-                       f"dimensions = {_array(dims)}", [reg])
+        return self._op("stablehlo.reduce", [*inputs, *inits], [(shape, x.t) for x in inputs],
+                        f"dimensions = {_array(dims)}", [reg])
 
     def reduce_sum(self, x: V, dims: Sequence[int]) -> V:
         """Sum of ``x`` over ``dims`` (a ``reduce`` with an ``add`` body and a zero init)."""
@@ -511,24 +758,29 @@ class Emitter:
         values) returns the i1 "a before b"."""
         scalars = []
         for x in inputs:
-            scalars += [("", x.t), ("", x.t)]
+            scalars += [((), x.t), ((), x.t)]
         reg = self.region(scalars, comparator)
-        return self.op("stablehlo.sort", list(inputs), [(x.s, x.t) for x in inputs],
-                       f"dimension = {dim} : i64, is_stable = {'true' if stable else 'false'}", [reg])
+        return self._op("stablehlo.sort", list(inputs), [(x._shape, x.t) for x in inputs],
+                        f"dimension = {int(dim)} : i64, is_stable = {_bool(stable)}", [reg])
 
-    def while_loop(self, init: Sequence[V], cond: Callable[..., V], body: Callable[..., Sequence[V]]) -> list[V]:
+    def while_(self, init: Sequence[V], cond: Callable[..., V], body: Callable[..., Sequence[V]]) -> list[V]:
         """``stablehlo.while`` over loop-carried values ``init``: ``cond(*vals)`` returns the 0-d i1 that
         continues the loop, ``body(*vals)`` the next values (same types)."""
-        types = [(x.s, x.t) for x in init]
+        types = [(x._shape, x.t) for x in init]
         c = self.region(types, cond)
         b = self.region(types, body)
-        return self.op("stablehlo.while", list(init), types, regions=[c, b])
+        return self._op("stablehlo.while", list(init), types, regions=[c, b])
 
-    def splice_point(self, tag: str, operands: Sequence[V], results: Sequence[tuple[str, str]]) -> list[V]:
-        """A placeholder ``stablehlo.custom_call @<tag>`` that the pass replaces after cloning (by the body
-        of the op being rewritten, :func:`splice`): lets a template hold a
-        region it cannot write as text (a custom_call takes any operands and results and names no symbol)."""
-        return self.op("stablehlo.custom_call", operands, results, f'call_target_name = "{tag}"')
+    def all_reduce(self, operands: Sequence[V], replica_groups: Sequence[Sequence[int]],
+                   body: Callable[..., Sequence[V] | V]) -> list[V]:
+        """``stablehlo.all_reduce`` of ``operands`` over ``replica_groups`` (lists of replica ids, of one
+        length); ``body(*accs, *elems)`` (0-d values) combines."""
+        scalars = [((), x.t) for x in operands]
+        reg = self.region(scalars + scalars, body)
+        groups = "[" + ", ".join(f"[{_ints(g)}]" for g in replica_groups) + "]"
+        size = f"{len(replica_groups)}x{len(replica_groups[0]) if replica_groups else 0}"
+        return self._op("stablehlo.all_reduce", list(operands), [(x._shape, x.t) for x in operands],
+                        f"replica_groups = dense<{groups}> : tensor<{size}xi64>", [reg])
 
     def text(self, name: str, args: Sequence[V], results: Sequence[V]) -> str:
         """The template ``func.func private @name(args) -> results`` text."""
@@ -542,146 +794,8 @@ class Emitter:
         )
 
 
-class TemplateCache:
-    """Parsed templates of one ``ir.Context``, kept as private ``func.func`` ops in a scratch module.
-
-    ``funcs`` maps a caller-chosen signature key to the parsed template; ``texts`` is free for callers
-    that reuse one text for several keys (e.g. shape-independent texts with a ``$S`` placeholder).
-    """
-
-    def __init__(self, context: ir.Context):
-        self.context = context
-        with context, ir.Location.unknown(context):
-            self.scratch = ir.Module.create()
-        self.ip = ir.InsertionPoint(self.scratch.body)
-        self.texts: dict[tuple, str] = {}
-        self.funcs: dict[tuple, ir.Operation] = {}
-
-    @classmethod
-    def per_context(cls, caches: dict, context: ir.Context) -> "TemplateCache":
-        """The cache of ``context`` kept in ``caches`` (``id(context)`` -> cache), made on first use; an
-        entry left by a dead context whose id was reused is replaced."""
-        entry = caches.get(id(context))
-        if entry is None or entry.context is not context:
-            entry = caches[id(context)] = cls(context)
-        return entry
-
-    @classmethod
-    def of_pass(cls, owner, context: ir.Context) -> "TemplateCache":
-        """The cache of ``context`` that the pass instance ``owner`` keeps (in ``owner._caches``; see
-        :meth:`per_context`)."""
-        return cls.per_context(owner.__dict__.setdefault("_caches", {}), context)
-
-    def parse(self, key: tuple, text: str, what: str) -> ir.Operation:
-        """Parse template ``text`` (from :meth:`Emitter.text`), keep it under ``key`` and return it;
-        UnsupportedError (naming ``what``) when the text does not parse (a bug in an expansion)."""
-        try:
-            parsed = ir.Operation.parse(text, context=self.context)
-        except ir.MLIRError as err:
-            raise UnsupportedError(f"internal error: expansion of '{what}' does not parse: {err}") from None
-        with self.context:
-            self.scratch.body.append(parsed)
-        self.funcs[key] = parsed
-        return parsed
-
-
-def find_ops(root: ir.Operation, names) -> list[ir.Operation]:
-    """Every op under ``root`` (nested regions included, walk order) whose name is in ``names``."""
-    found: list[ir.Operation] = []
-
-    def collect(o):
-        if o.name in names:
-            found.append(o.operation)
-        return ir.WalkResult.ADVANCE
-
-    root.walk(collect)
-    return found
-
-
-def instantiate_all(cache: TemplateCache, plan) -> None:
-    """Replace each ``op`` of ``plan`` (``(op, template)`` pairs, built beforehand so that a refused op
-    leaves the IR untouched) by a clone of its template located at the op (:func:`instantiate`,
-    :func:`relocate`)."""
-    for op, template in plan:
-        instantiate(cache, template, op, prepare=lambda clone, op=op: relocate(clone, op.location))
-
-
-def instantiate(cache: TemplateCache, template: ir.Operation, op: ir.Operation,
-                prepare: Callable[[ir.Operation], None] | None = None) -> None:
-    """Replace ``op`` by a clone of ``template``'s body: the template's arguments become ``op``'s
-    operands, the values its ``func.return`` returns replace ``op``'s results; the top-level ops of the
-    body take ``op``'s location (as MLIR's rewrites do). ``prepare(clone)`` runs on the clone first
-    (e.g. :func:`splice`). Erases ``op``."""
-    clone = template.clone(ip=cache.ip)
-    if prepare is not None:
-        prepare(clone)
-    block = clone.regions[0].blocks[0]
-    for arg, operand in zip(block.arguments, op.operands):
-        arg.replace_all_uses_with(operand)
-    body = list(block.operations)
-    loc = op.location
-    for inner in body[:-1]:
-        inner.location = loc
-        inner.move_before(op)
-    for res, val in zip(op.results, body[-1].operands):
-        if val.type != res.type and isinstance(val, ir.OpResult) and any(val.owner == o.operation for o in body[:-1]):
-            # Templates are written on plain shapes: give the value that replaces a result the result's
-            # exact type back (a ``#stablehlo.bounds<...>`` encoding of a bounded dynamic dimension).
-            val.set_type(res.type)
-        res.replace_all_uses_with(val)
-    op.erase()
-    clone.erase()
-
-
-def instantiate_before(cache: TemplateCache, template: ir.Operation, before: ir.Operation,
-                       operands: Sequence[ir.Value]) -> list[ir.Value]:
-    """Clone ``template``'s body before ``before`` with its arguments bound to ``operands`` and return
-    the values its ``func.return`` returns (``before`` is left as it is; the top-level ops take its
-    location). For passes that rewire results themselves (value-to-value lowerings)."""
-    clone = template.clone(ip=cache.ip)
-    block = clone.regions[0].blocks[0]
-    for arg, operand in zip(block.arguments, operands):
-        arg.replace_all_uses_with(operand)
-    body = list(block.operations)
-    loc = before.location
-    for inner in body[:-1]:
-        inner.location = loc
-        inner.move_before(before)
-    out = list(body[-1].operands)
-    clone.erase()
-    return out
-
-
-def relocate(clone: ir.Operation, loc: ir.Location) -> None:
-    """Give every op of a cloned template (a ``func.func``; nested ops included) the location ``loc``,
-    so that errors and debug info point at the op the template replaces."""
-
-    def visit(o):
-        o.location = loc
-        return ir.WalkResult.ADVANCE
-
-    for inner in clone.regions[0].blocks[0].operations:
-        inner.operation.walk(visit)
-
-
-def splice(root: ir.Operation, callee: str, block: ir.Block) -> None:
-    """Replace the placeholder ``stablehlo.custom_call @callee`` under ``root`` (written by
-    :meth:`Emitter.splice_point`) by the ops of ``block``: the block's arguments become the call's
-    operands, the values its terminator returns replace the call's results."""
-    found = []
-
-    def visit(o):
-        if o.name == "stablehlo.custom_call" and attributes.str_value(o, "call_target_name") == callee:
-            found.append(o.operation)
-        return ir.WalkResult.ADVANCE
-
-    root.walk(visit)
-    for call in found:
-        for arg, operand in zip(block.arguments, call.operands):
-            arg.replace_all_uses_with(operand)
-        ops = list(block.operations)
-        for inner in ops[:-1]:
-            inner.move_before(call)
-        for res, val in zip(call.results, ops[-1].operands):
-            res.replace_all_uses_with(val)
-        call.erase()
+for _name in _UNARY:
+    setattr(Emitter, _name if _name != "not" else "not_", _unary(_name))
+for _name in _BINARY:
+    setattr(Emitter, _name if _name not in ("and", "or") else _name + "_", _binary(_name))
+del _name

@@ -191,7 +191,7 @@ def _to_output(e: Emitter, x: V, labels: Sequence[str], plan: EinsumPlan) -> V:
     for d, f in enumerate(first):
         if f != d:
             eq = e.iota(shape, f).eq(e.iota(shape, d))
-            mask = eq if mask is None else e.land(mask, eq)
+            mask = eq if mask is None else e.and_(mask, eq)
     return e.select(mask, x, e.const(0, x))
 
 

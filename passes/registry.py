@@ -15,6 +15,12 @@ A pass is a subclass of :class:`Pass` decorated with :func:`register_pass`::
 ``--pass-pipeline``); when it equals an upstream pass's flag, hlokit's pass is the one that runs.
 ``anchor`` is the op the pass runs on (``func.func``, ``builtin.module``, or ``any``).
 
+Every pass declares what it removes: :attr:`Pass.illegal_ops` (full op names) and
+:attr:`Pass.illegal_custom_calls` (``stablehlo.custom_call`` targets), tested by :meth:`Pass.is_illegal`;
+what needs a pass, and what must be gone after a pipeline, is derived from these declarations. A
+legalization pass is a :class:`~hlokit.passes.template_pass.TemplatePass` (one template per op signature,
+every op checked before any rewrite); :class:`PatternPass` runs MLIR rewrite patterns.
+
 Every pass module is named in :data:`PASS_MODULES` and imported by name on first use (no directory
 discovery): a new pass is one module plus one line there. :func:`register_pass` refuses a second pass
 under the same ``argument``.
@@ -28,9 +34,9 @@ import shlex
 from typing import Any, Callable, ClassVar, Sequence
 
 from jaxlib.mlir import ir
-from jaxlib.mlir._mlir_libs._mlir import rewrite as _rewrite
 
-from hlokit.diagnostics import PassError, diagnostics_from_mlir_error
+from hlokit.diagnostics import PassError
+from hlokit.jax_private import rewrite as _rewrite
 
 __all__ = [
     "Option",
@@ -85,6 +91,12 @@ class Pass:
     summary: ClassVar[str] = ""
     anchor: ClassVar[str] = "func.func"
     options: ClassVar[tuple[Option, ...]] = ()
+    #: Full names of the ops this pass removes (``"stablehlo.cholesky"``): MLIR's ``addIllegalOp`` as data,
+    #: read without running the pass (the interpreter's automatic legalizations, ``stablehlo-lower-to-core``,
+    #: ``hlokit-run``'s policy). Empty for a pass that removes no op kind (a pure rewrite).
+    illegal_ops: ClassVar[frozenset[str]] = frozenset()
+    #: ``call_target_name``\ s of the ``stablehlo.custom_call`` ops this pass removes.
+    illegal_custom_calls: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, **options: Any):
         known = {o.name: o for o in self.options}
@@ -93,6 +105,20 @@ class Pass:
                 raise ValueError(f"pass '{self.argument}' has no option '{name}'")
         for opt in self.options:
             setattr(self, opt.name.replace("-", "_"), options.get(opt.name, opt.default))
+
+    @classmethod
+    def is_illegal(cls, op: ir.Operation | ir.OpView) -> bool:
+        """Whether this pass removes ``op``: its name is in :attr:`illegal_ops`, or it is a
+        ``stablehlo.custom_call`` whose ``call_target_name`` is in :attr:`illegal_custom_calls`."""
+        name = op.name
+        if name in cls.illegal_ops:
+            return True
+        if name == "stablehlo.custom_call" and cls.illegal_custom_calls:
+            attrs = op.attributes
+            if "call_target_name" not in attrs or not isinstance(attrs["call_target_name"], ir.StringAttr):
+                return False
+            return ir.StringAttr(attrs["call_target_name"]).value in cls.illegal_custom_calls
+        return False
 
     def run_on_operation(self, op: ir.Operation) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -105,41 +131,24 @@ class Pass:
         for op in ops:
             self.run_on_operation(op)
 
-    @classmethod
-    def describe_options(cls) -> str:
-        return " ".join(f"{o.name}={o.default}" for o in cls.options)
-
 
 class PatternPass(Pass):
-    """A pass made of rewrite patterns, applied by MLIR's greedy driver or by MLIR's dialect conversion.
+    """A pass made of rewrite patterns, applied by MLIR's greedy driver or by one walk.
 
     Subclasses implement :meth:`populate` adding ``(root op, fn)`` patterns to a
     ``RewritePatternSet``; ``fn(op, rewriter)`` returns a falsy value when it rewrote ``op``
     (MLIR's binding convention) and True when it does not match. The frozen set is built once per
-    (pass instance, context) and reused for every anchor op.
+    (pass instance, context) and reused for every anchor op. The driver is
+    ``apply_patterns_and_fold_greedily`` (``greedy = True``: folds and iterates to a fixpoint) or one
+    ``walk_and_apply_patterns`` (``greedy = False``).
 
-    Drivers (class attributes):
-
-    * default: ``apply_patterns_and_fold_greedily`` (``greedy = True``) or one
-      ``walk_and_apply_patterns`` (``greedy = False``);
-    * ``conversion = "partial"`` or ``"full"``: MLIR's dialect conversion
-      (``apply_partial_conversion`` / ``apply_full_conversion``) against a ``ConversionTarget`` built
-      from ``illegal_ops`` / ``illegal_dialects`` / ``legal_ops`` / ``legal_dialects`` (full names,
-      e.g. ``"stablehlo.dot"``, and dialect names). An illegal op left after the patterns ran fails the
-      pass with MLIR's located "failed to legalize operation 'x'" diagnostic, raised as
-      :class:`~hlokit.diagnostics.PassError`. Note: the bindings do not roll back ops that a Python
-      pattern created, so a failed conversion may leave the anchor partly rewritten; a pass that must
-      fail before changing anything checks its ops first (as ``chlo-legalize-to-stablehlo`` does).
+    A legalization that must refuse an op before changing anything is a
+    :class:`~hlokit.passes.template_pass.TemplatePass` instead (the bindings do not roll back what a
+    Python pattern created, so MLIR's dialect conversion could not give that guarantee).
     """
 
     #: Apply with the greedy driver (fold + iterate to fixpoint) or a single walk.
     greedy: ClassVar[bool] = True
-    #: None (pattern drivers above), ``"partial"`` or ``"full"`` (dialect conversion).
-    conversion: ClassVar[str | None] = None
-    illegal_ops: ClassVar[tuple[str, ...]] = ()
-    illegal_dialects: ClassVar[tuple[str, ...]] = ()
-    legal_ops: ClassVar[tuple[str, ...]] = ()
-    legal_dialects: ClassVar[tuple[str, ...]] = ()
 
     def populate(self, patterns: _rewrite.RewritePatternSet) -> None:  # pragma: no cover
         raise NotImplementedError
@@ -153,40 +162,9 @@ class PatternPass(Pass):
             cache[key] = patterns.freeze()
         return cache[key]
 
-    def conversion_target(self, context: ir.Context) -> _rewrite.ConversionTarget:
-        """The ``ConversionTarget`` of this pass in ``context`` (built once per context)."""
-        cache = self.__dict__.setdefault("_target_cache", {})
-        key = id(context)
-        if key not in cache:
-            target = _rewrite.ConversionTarget(context)
-            if self.legal_dialects:
-                target.add_legal_dialect(*self.legal_dialects)
-            if self.legal_ops:
-                target.add_legal_op(*self.legal_ops)
-            if self.illegal_dialects:
-                target.add_illegal_dialect(*self.illegal_dialects)
-            if self.illegal_ops:
-                target.add_illegal_op(*self.illegal_ops)
-            cache[key] = target
-        return cache[key]
-
     def run_on_operation(self, op: ir.Operation) -> None:
         frozen = self._frozen(op.context)
-        if self.conversion is not None:
-            apply = {"partial": _rewrite.apply_partial_conversion, "full": _rewrite.apply_full_conversion}.get(
-                self.conversion)
-            if apply is None:
-                raise ValueError(f"pass '{self.argument}': conversion must be 'partial' or 'full', "
-                                 f"not {self.conversion!r}")
-            try:
-                apply(op, self.conversion_target(op.context), frozen)
-            except ir.MLIRError as err:
-                errors = list(err.error_diagnostics)
-                if not errors:
-                    raise PassError(diagnostics_from_mlir_error(err)) from None
-                # located at the first op left illegal; MLIR appends the op's text after ": %"
-                raise PassError(errors[0].message.split(": %", 1)[0], errors[0].location) from None
-        elif self.greedy:
+        if self.greedy:
             _rewrite.apply_patterns_and_fold_greedily(op, frozen)
         else:
             _rewrite.walk_and_apply_patterns(op, frozen)

@@ -71,7 +71,15 @@ from jaxlib.mlir import ir
 
 from hlokit import attributes
 from hlokit.diagnostics import PassError
-from hlokit.passes.builder import Emitter, TemplateCache, UnsupportedError, V, instantiate_before, shape_prefix
+from hlokit.passes.builder import (
+    Emitter,
+    TemplateCache,
+    UnsupportedError,
+    V,
+    instantiate_before,
+    shape_prefix,
+    unrealized_cast,
+)
 from hlokit.passes.registry import Option, Pass, register_pass
 
 __all__ = ["ShapeLegalizeToStablehlo", "Lowered", "SHAPE_OPERANDS"]
@@ -144,13 +152,13 @@ def _is(t: ir.Type, text: str) -> bool:
     return str(t) == text
 
 
-def _data_spec(t: ir.Type) -> tuple[str, str]:
-    """(shape prefix, element type text) of a ranked tensor type that stays as it is (encoding kept)."""
+def _data_spec(t: ir.Type) -> tuple[tuple[int, ...], str]:
+    """(shape, element type text) of a ranked tensor type that stays as it is (encoding kept)."""
     rt = ir.RankedTensorType(t)
     et = str(rt.element_type)
     if rt.encoding is not None:
         et += f", {rt.encoding}"
-    return shape_prefix([-1 if ir.ShapedType.is_dynamic_size(d) else d for d in rt.shape]), et
+    return tuple(-1 if ir.ShapedType.is_dynamic_size(d) else d for d in rt.shape), et
 
 
 class _Planner:
@@ -202,12 +210,12 @@ class _Planner:
                                "(the rank of a shape must be known from the op that makes it)")
         return lo.shape[0]
 
-    def arg_spec(self, v: ir.Value, op) -> tuple[str, str]:
+    def arg_spec(self, v: ir.Value, op) -> tuple[tuple[int, ...], str]:
         """Template argument spec of operand ``v``: its lowered type or, for a data tensor, its own."""
         if self.is_data(v):
             return _data_spec(v.type)
         lo = self.lowered(v, op)
-        return lo.prefix, lo.t
+        return lo.shape, lo.t
 
     def is_data(self, v: ir.Value) -> bool:
         """``v`` is a tensor of non-index elements produced outside the shape computation."""
@@ -283,10 +291,6 @@ class _Planner:
                 for block in region.blocks:
                     self.walk_block(block)
 
-    def touches(self, v: ir.Value) -> bool:
-        t = v.type
-        return _index_typed(t) or not isinstance(t, ir.ShapedType)
-
     def patch(self, op) -> None:
         idx = tuple(i for i in SHAPE_OPERANDS[op.name] if i < len(op.operands) and _index_typed(op.operands[i].type))
         for i in idx:
@@ -327,12 +331,7 @@ def _check_const(p: _Planner, op, values: Sequence[int]) -> None:
 # -- handlers: each checks one op and plans its rewrite ---------------------------------------------
 
 def _dense(e: Emitter, values: Sequence[int], shape: Sequence[int], t: str) -> V:
-    lit = "[" + ", ".join(str(int(v)) for v in values) + "]" if len(shape) else str(int(values[0]))
-    if len(shape) and not values:
-        lit = ""
-    pre = shape_prefix(shape)
-    (c,) = e.op("stablehlo.constant", [], [(pre, t)], f"value = dense<{lit}> : tensor<{pre}{t}>")
-    return c
+    return e.constant([int(v) for v in values], t, shape)
 
 
 def _arith_constant(p: _Planner, op) -> None:
@@ -403,9 +402,9 @@ def _shape_of(p: _Planner, op) -> None:
     def build(e, *xs):
         if not shape:
             return [_dense(e, [], [0], I)]
-        parts = [e.const(d, t=I, s="1x") if d >= 0 else e.reshape(_dim_size(e, xs[0], i, I), [1])
+        parts = [e.const(d, t=I, shape=(1,)) if d >= 0 else e.reshape(_dim_size(e, xs[0], i, I), [1])
                  for i, d in enumerate(shape)]
-        return [e.concat(parts)]
+        return [e.concatenate(parts, 0)]
 
     p.template(op, (tuple(shape),), [x] if dynamic else [], build, [_result_low(p, op, [len(shape)], consts)])
 
@@ -437,7 +436,7 @@ def _broadcast(p: _Planner, op) -> None:
         padded = []
         for x, n in zip(xs, ranks):
             if n < r:
-                x = e.concatenate([e.const(1, t=x.t, s=f"{r - n}x"), x], 0) if n else e.const(1, t=x.t, s=f"{r}x")
+                x = e.concatenate([e.const(1, t=x.t, shape=(r - n,)), x], 0) if n else e.const(1, t=x.t, shape=(r,))
             padded.append(x)
         acc = padded[0]
         for b in padded[1:]:
@@ -482,9 +481,9 @@ def _dim(p: _Planner, op) -> None:
 
     def build(e, *vs):
         idx = vs[-1]
-        parts = [e.const(s, t=I, s="1x") if s >= 0 else e.reshape(_dim_size(e, vs[0], i, I), [1])
+        parts = [e.const(s, t=I, shape=(1,)) if s >= 0 else e.reshape(_dim_size(e, vs[0], i, I), [1])
                  for i, s in enumerate(shape)]
-        return [e.reshape(e.dynamic_slice(e.concat(parts), [idx], [1]), [])]
+        return [e.reshape(e.dynamic_slice(e.concatenate(parts, 0), [idx], [1]), [])]
 
     p.template(op, (tuple(shape), None), ([x] if dynamic else []) + [d], build, [Lowered((), I)])
 
@@ -506,7 +505,7 @@ def _split_at(p: _Planner, op) -> None:
 def _concat(p: _Planner, op) -> None:
     a, b = op.operands
     na, nb = p.extents(a, op), p.extents(b, op)
-    p.template(op, (na, nb), [a, b], lambda e, x, y: [e.emit("concatenate", [x, y], f"{na + nb}x", x.t, "dimension = 0 : i64")],
+    p.template(op, (na, nb), [a, b], lambda e, x, y: [e.concatenate([x, y], 0)],
                [_result_low(p, op, [na + nb])])
 
 
@@ -526,7 +525,7 @@ def _from_elements(p: _Planner, op) -> None:
     def build(e, *xs):
         if len(shape) == 0:
             return [xs[0]]
-        flat = e.concat([e.reshape(x, [1]) for x in xs])
+        flat = e.concatenate([e.reshape(x, [1]) for x in xs], 0)
         return [flat if len(shape) == 1 else e.reshape(flat, shape)]
 
     p.template(op, (tuple(shape),), elems, build, [lo])
@@ -574,7 +573,7 @@ def _tensor_cast(p: _Planner, op) -> None:
     if not (isinstance(x.type, ir.RankedTensorType) and isinstance(rt, ir.RankedTensorType)):
         raise p.err(op, f"from {x.type} to {rt}: unranked tensors are not supported")
     s, t = _data_spec(rt)
-    p.template(op, (str(rt),), [x], lambda e, v: [e.emit("convert", [v], s, t)], [None])
+    p.template(op, (str(rt),), [x], lambda e, v: [e.convert(v, t, s)], [None])
 
 
 def _arith_binary(p: _Planner, op) -> None:
@@ -589,8 +588,8 @@ def _arith_binary(p: _Planner, op) -> None:
     def build(e, x, y):
         if unsigned:
             u = "u" + x.t
-            return [e.convert(e.bin(hop, e.convert(x, u), e.convert(y, u)), x.t)]
-        return [e.bin(hop, x, y)]
+            return [e.convert(e.elementwise(hop, e.convert(x, u), e.convert(y, u)), x.t)]
+        return [e.elementwise(hop, x, y)]
 
     p.template(op, (hop, unsigned), [a, b], build, [Lowered(la.shape, la.t)])
 
@@ -607,8 +606,8 @@ def _floor_ceil_div(p: _Planner, op) -> None:
         nonzero = r.ne(0)
         same_sign = r.lt(0).eq(y.lt(0))
         if ceil:
-            return [e.select(e.land(nonzero, same_sign), q + 1, q)]
-        return [e.select(e.land(nonzero, e.lnot(same_sign)), q - 1, q)]
+            return [e.select(e.and_(nonzero, same_sign), q + 1, q)]
+        return [e.select(e.and_(nonzero, e.not_(same_sign)), q - 1, q)]
 
     p.template(op, (ceil,), [a, b], build, [Lowered(la.shape, la.t)])
 
@@ -622,7 +621,7 @@ def _cmpi(p: _Planner, op) -> None:
     def build(e, x, y):
         if unsigned:
             x, y = e.convert(x, "u" + x.t), e.convert(y, "u" + y.t)
-        return [e.cmp(direction, x, y, "UNSIGNED" if unsigned else "SIGNED")]
+        return [e.compare(direction, x, y, "UNSIGNED" if unsigned else "SIGNED")]
 
     p.template(op, (direction, unsigned), [a, b], build, [Lowered(la.shape, "i1")])
 
@@ -676,9 +675,8 @@ def _erase(p: _Planner, op) -> None:
 def _assertion(e: Emitter, pred: V, message: str) -> None:
     """``stablehlo.custom_call @shape_assertion(pred)``, JAX's form of a runtime shape check
     (``stablehlo-check-shape-assertions`` checks and removes it once shapes are refined)."""
-    text = message.replace("\\", "\\\\").replace('"', '\\"')
-    e.op("stablehlo.custom_call", [pred], [], f'call_target_name = "shape_assertion", has_side_effect = true, '
-                                              f'api_version = 2 : i32, error_message = "{text}"')
+    e.custom_call("shape_assertion", [pred], [], has_side_effect=True, api_version=2,
+                  strings={"error_message": message})
 
 
 def _all(e: Emitter, x: V) -> V:
@@ -687,7 +685,7 @@ def _all(e: Emitter, x: V) -> V:
     acc = None
     for i in range(x.shape[0]):
         b = e.reshape(e.slice(x, [i], [i + 1]), [])
-        acc = b if acc is None else e.land(acc, b)
+        acc = b if acc is None else e.and_(acc, b)
     return acc
 
 
@@ -699,13 +697,13 @@ def _shapes_pred(e: Emitter, xs: Sequence[V], ranks: Sequence[int], broadcast: b
         return e.scalar(False, "i1")
     if r == 0 or len(xs) < 2:
         return e.scalar(True, "i1")
-    padded = [x if n == r else (e.concatenate([e.const(1, t=x.t, s=f"{r - n}x"), x], 0) if n
-                                else e.const(1, t=x.t, s=f"{r}x")) for x, n in zip(xs, ranks)]
+    padded = [x if n == r else (e.concatenate([e.const(1, t=x.t, shape=(r - n,)), x], 0) if n
+                                else e.const(1, t=x.t, shape=(r,))) for x, n in zip(xs, ranks)]
     ok = None
     for i, a in enumerate(padded):
         for b in padded[i + 1:]:
-            good = a.eq(b) if not broadcast else e.lor(e.lor(a.eq(b), a.eq(1)), b.eq(1))
-            ok = good if ok is None else e.land(ok, good)
+            good = a.eq(b) if not broadcast else e.or_(e.or_(a.eq(b), a.eq(1)), b.eq(1))
+            ok = good if ok is None else e.and_(ok, good)
     return _all(e, ok)
 
 
@@ -843,11 +841,6 @@ for _name in list(_HANDLERS):
 
 # -- the rewrite ------------------------------------------------------------------------------------
 
-def _cast_op(value: ir.Value, to: ir.Type, ip: ir.InsertionPoint, loc: ir.Location) -> ir.Value:
-    op = ir.Operation.create("builtin.unrealized_conversion_cast", results=[to], operands=[value], loc=loc, ip=ip)
-    return op.results[0]
-
-
 class _Rewriter:
     def __init__(self, planner: _Planner, context: ir.Context):
         self.p = planner
@@ -883,7 +876,7 @@ class _Rewriter:
             else:
                 ip = ir.InsertionPoint.after(owner)
                 loc = owner.location
-            out = _cast_op(v, to, ip, loc)
+            out = unrealized_cast(v, to, ip, loc)
             if isinstance(owner, ir.Block):
                 self.block_casts[owner] = out.owner
         self.new[v] = out
@@ -933,7 +926,7 @@ class _Rewriter:
                         raise PassError(f"internal error: '{op.name}' result still used", op.location)
                     if v.type != r.type:
                         with self.context:
-                            v = _cast_op(v, r.type, ir.InsertionPoint(op), op.location)
+                            v = unrealized_cast(v, r.type, ir.InsertionPoint(op), op.location)
                     r.replace_all_uses_with(v)
             if not keep:
                 op.erase()
@@ -952,7 +945,21 @@ class ShapeLegalizeToStablehlo(Pass):
 
     Anchor ``func.func``. Every op is checked and every template built before the first rewrite, so a
     refused op (:class:`~hlokit.diagnostics.PassError` located at it, naming the op and the reason)
-    leaves the function unchanged. Options: ``index-bitwidth`` (32 or 64), the integer type of
+    leaves the function unchanged.
+
+    Why a driver of its own (not :class:`~hlokit.passes.template_pass.TemplatePass`): this is a
+    value-to-value lowering of a dataflow, not an op-for-op replacement. Whether an op is rewritten
+    depends on its producers (``arith`` ops only when a shape value feeds them), a value's lowered type
+    (``!shape.shape`` -> ``tensor<Nxi32>``) depends on the rank its producer knows, witnesses are
+    dropped with the regions they guard (``shape.assuming`` inlined), StableHLO ops that consume a shape
+    are patched in place, and values that leave the computation are bridged with
+    ``unrealized_conversion_cast``. The planner therefore walks blocks in order carrying a value map; it
+    still builds its expansions as templates on the Emitter (:class:`~hlokit.passes.builder.TemplateCache`,
+    :func:`~hlokit.passes.builder.instantiate_before`).
+
+    Declared illegal (:attr:`illegal_ops`): every ``shape`` / ``tensor`` op it lowers and the ``arith``
+    ops it lowers when they compute on ``index`` or shape values (scalar ``arith`` that no shape value
+    feeds stays, as upstream leaves it). Options: ``index-bitwidth`` (32 or 64), the integer type of
     ``index`` values (32, as ``get_dimension_size`` returns ``tensor<i32>``); ``assertions`` (default
     false), constraints as ``shape_assertion`` custom calls instead of dropped.
     """
@@ -965,15 +972,13 @@ class ShapeLegalizeToStablehlo(Pass):
         Option("assertions", bool, False, "check shape.cstr_* constraints with stablehlo.custom_call "
                                           "@shape_assertion instead of dropping them"),
     )
-
-    def _cache(self, context: ir.Context) -> TemplateCache:
-        return TemplateCache.of_pass(self, context)
+    illegal_ops = frozenset(_HANDLERS) | {"tensor.cast"}
 
     def run_on_operation(self, func_op: ir.Operation) -> None:
         if self.index_bitwidth not in (32, 64):
             raise PassError(f"shape-legalize-to-stablehlo: index-bitwidth must be 32 or 64, not {self.index_bitwidth}",
                             func_op.location)
-        planner = _Planner(self._cache(func_op.context), f"i{self.index_bitwidth}", bool(self.assertions))
+        planner = _Planner(TemplateCache.of_pass(self, func_op.context), f"i{self.index_bitwidth}", bool(self.assertions))
         for region in func_op.regions:
             for block in region.blocks:
                 planner.walk_block(block)

@@ -25,28 +25,18 @@ non-float (e.g. quantized) element type, or an unreadable attribute is a located
 :class:`~hlokit.diagnostics.PassError` raised before anything is rewritten.
 
 Each op signature (op, types, ``feature_index``, ``epsilon``) is built once per context as a template on
-:mod:`hlokit.passes.builder` and cloned in place of each op.
+:mod:`hlokit.passes.builder` and cloned in place of each op
+(:class:`~hlokit.passes.template_pass.TemplatePass`).
 """
 
 from __future__ import annotations
 
 import math
 
-from jaxlib.mlir import ir
-
 from hlokit import attributes
-from hlokit.passes.builder import (
-    FLOAT_TYPES,
-    MINI_FLOAT_TYPES,
-    V,
-    Emitter,
-    TemplateCache,
-    UnsupportedError,
-    find_ops,
-    instantiate_all,
-    shape_prefix,
-)
-from hlokit.passes.registry import Option, Pass, fail, register_pass
+from hlokit.passes.builder import FLOAT_TYPES, MINI_FLOAT_TYPES, V, Emitter, UnsupportedError
+from hlokit.passes.registry import Option, register_pass
+from hlokit.passes.template_pass import OpInfo, TemplatePass
 
 __all__ = [
     "StablehloExpandBatchNorm",
@@ -95,7 +85,7 @@ def build_batch_norm_training(e: Emitter, x: V, scale: V, offset: V, epsilon: fl
     mean = f.sum(x) / n
     square_mean = f.sum(x * x) / n
     var = square_mean - mean * mean
-    rsq = e.un("rsqrt", f.bcast(var) + epsilon)
+    rsq = e.rsqrt(f.bcast(var) + epsilon)
     y = (x - f.bcast(mean)) * rsq * f.bcast(scale) + f.bcast(offset)
     return [e.convert(y, t), e.convert(mean, t), e.convert(var, t)]
 
@@ -106,7 +96,7 @@ def build_batch_norm_inference(e: Emitter, x: V, scale: V, offset: V, mean: V, v
     t, c = x.t, compute_type(x.t, f16_in_f32)
     x, scale, offset, mean, variance = (e.convert(v, c) for v in (x, scale, offset, mean, variance))
     f = _Features(e, x.shape, feature_index)
-    true_scale = scale * e.un("rsqrt", variance + epsilon)
+    true_scale = scale * e.rsqrt(variance + epsilon)
     true_shift = offset - mean * true_scale
     return e.convert(x * f.bcast(true_scale) + f.bcast(true_shift), t)
 
@@ -118,8 +108,8 @@ def build_batch_norm_grad(e: Emitter, x: V, scale: V, mean: V, variance: V, grad
     x, scale, mean, variance, g = (e.convert(v, c) for v in (x, scale, mean, variance, grad_output))
     f = _Features(e, x.shape, feature_index)
     var_b = f.bcast(variance)
-    rsqrt_b = e.un("rsqrt", var_b + epsilon)
-    rsqrt_f = e.un("rsqrt", variance + epsilon)
+    rsqrt_b = e.rsqrt(var_b + epsilon)
+    rsqrt_f = e.rsqrt(variance + epsilon)
     centered = x - f.bcast(mean)
     sum_g_centered = f.sum(g * centered)
     grad_offset = f.sum(g)
@@ -141,41 +131,8 @@ BATCH_NORM_OPS = {
 }
 
 
-def _template(cache: TemplateCache, op: ir.Operation, f16_in_f32: bool) -> ir.Operation:
-    """The parsed template of ``op``'s signature; PassError at the op when it cannot be built."""
-    name = op.name
-    try:
-        epsilon = attributes.float_value(op, "epsilon")
-        feature_index = attributes.int_value(op, "feature_index")
-    except attributes.AttributeReadError as err:
-        raise fail(f"'{name}': {err}", op) from None
-    types = []
-    for v in list(op.operands) + list(op.results):
-        ty = v.type
-        if not isinstance(ty, ir.RankedTensorType) or any(d < 0 for d in ir.RankedTensorType(ty).shape):
-            raise fail(f"'{name}' with an operand or result of type {ty} cannot be expanded (static shapes only)", op)
-    for v in op.operands:
-        rt = ir.RankedTensorType(v.type)
-        types.append((shape_prefix(rt.shape), str(rt.element_type)))
-    key = (name, tuple(str(v.type) for v in op.operands), epsilon, feature_index, f16_in_f32)
-    fn = cache.funcs.get(key)
-    if fn is not None:
-        return fn
-    e = Emitter(name)
-    args = e.args(types)
-    try:
-        values = BATCH_NORM_OPS[name](e, args, epsilon, feature_index, f16_in_f32)
-        for old, new in zip(op.results, values):
-            if str(old.type) != new.ty:
-                raise UnsupportedError(f"result type {old.type} differs from the operand's ({new.ty})")
-        text = e.text(f"{name.split('.')[1]}_{len(cache.funcs)}", args, values)
-        return cache.parse(key, text, name)
-    except UnsupportedError as err:
-        raise fail(f"'{name}': {err}", op) from None
-
-
 @register_pass
-class StablehloExpandBatchNorm(Pass):
+class StablehloExpandBatchNorm(TemplatePass):
     """Expand ``batch_norm_training``, ``batch_norm_inference`` and ``batch_norm_grad`` into
     elementwise ops, broadcasts and reduces as XLA's ``BatchNormExpander`` does (see the module
     docstring). Anchor ``func.func`` (ops in nested regions included). Raises a located
@@ -189,14 +146,11 @@ class StablehloExpandBatchNorm(Pass):
         Option("f16-in-f32", bool, False,
                "compute f16 batch norms in f32 (more accurate; XLA CPU computes them in f16)"),
     )
+    illegal_ops = frozenset(BATCH_NORM_OPS)
 
-    def _cache(self, context: ir.Context) -> TemplateCache:
-        return TemplateCache.of_pass(self, context)
+    def attributes(self, op) -> tuple:
+        """``(epsilon, feature_index, f16-in-f32 option)``."""
+        return (attributes.float_value(op, "epsilon"), attributes.int_value(op, "feature_index"), self.f16_in_f32)
 
-    def run_on_operation(self, func_op: ir.Operation) -> None:
-        found = find_ops(func_op, BATCH_NORM_OPS)
-        if not found:
-            return
-        cache = self._cache(func_op.context)
-        # every op checked before any rewrite
-        instantiate_all(cache, [(o, _template(cache, o, self.f16_in_f32)) for o in found])
+    def build(self, e: Emitter, operands: list[V], info: OpInfo) -> list[V]:
+        return BATCH_NORM_OPS[info.name](e, operands, *info.attrs)

@@ -5,7 +5,7 @@ operation semantics, "Cholesky" (https://openxla.org/xla/operation_semantics#cho
 of Hermitian positive-definite matrices ``[*batch, n, n]``; the result holds ``L`` with ``a = L L^H``
 (``lower = true``) or ``U`` with ``a = U^H U``; only that triangle of ``a`` is read. The algorithm follows
 XLA's own expander (openxla/xla ``xla/hlo/transforms/expanders/cholesky_expander.cc``): see
-:func:`hlokit.passes.linalg_expand.build_cholesky`. What the spec leaves implementation-defined is
+:func:`hlokit.passes.lapack.cholesky.build_cholesky`. What the spec leaves implementation-defined is
 given as XLA gives it:
 
 * the triangle that is not computed is zero;
@@ -17,31 +17,35 @@ given as XLA gives it:
 Element types: f16, bf16 (computed in f32), f32, f64, complex<f32>, complex<f64>. Static shapes only;
 a dynamic or unranked operand is refused with a located error and the function is left unchanged.
 
-Run time against XLA's native Cholesky: the table in :mod:`hlokit.passes.linalg_expand` (n = 256: 4 ms
-expanded against 37-41 ms native on XLA CPU; XLA's own expander recomputes ``L L^H`` at every column of
-its 128-wide diagonal blocks).
+Run time against XLA's native Cholesky: the table in ``docs/lapack.md``.
+
+Driven by :class:`~hlokit.passes.template_pass.TemplatePass`: one template per (operand type,
+``lower``), every op checked and built before any rewrite.
 """
 
 from __future__ import annotations
 
 from hlokit import attributes
 from hlokit.passes.builder import Emitter, V
-from hlokit.passes.linalg_expand import ExpandPass, build_cholesky
+from hlokit.passes.lapack.cholesky import build_cholesky
 from hlokit.passes.registry import register_pass
+from hlokit.passes.template_pass import OpInfo, TemplatePass
 
 __all__ = ["StablehloExpandCholesky"]
 
 
 @register_pass
-class StablehloExpandCholesky(ExpandPass):
+class StablehloExpandCholesky(TemplatePass):
     """Replace every ``stablehlo.cholesky`` by core StableHLO (see the module docstring)."""
 
     argument = "stablehlo-expand-cholesky"
     summary = "Expand stablehlo.cholesky into while loops, slices and elementwise ops"
-    op_name = "stablehlo.cholesky"
+    illegal_ops = frozenset({"stablehlo.cholesky"})
 
-    def config(self, op) -> tuple:
+    def attributes(self, op) -> tuple:
+        """``(lower,)``."""
         return (attributes.bool_value(op, "lower", False),)
 
-    def build(self, e: Emitter, args: list[V], config: tuple) -> V:
-        return build_cholesky(e, args[0], lower=config[0])
+    def build(self, e: Emitter, operands: list[V], info: OpInfo) -> V:
+        (lower,) = info.attrs
+        return build_cholesky(e, operands[0], lower=lower)

@@ -35,7 +35,8 @@ in a fresh XLA CPU process. Programs that need fresh numbers per execution pass 
 ``rng_bit_generator`` themselves (as JAX does).
 
 Each op signature (distribution, types, module position) is built once per context as a template on
-:mod:`hlokit.passes.builder`. Every op is checked before the first rewrite: a dynamic result shape, NORMAL
+:mod:`hlokit.passes.builder` (:class:`~hlokit.passes.template_pass.TemplatePass`, ``positional``: the
+key depends on the op's position). Every op is checked before the first rewrite: a dynamic result shape, NORMAL
 on a non-float type or a float type other than f16/bf16/f32/f64 is a located
 :class:`~hlokit.diagnostics.PassError` and the module is left unchanged.
 """
@@ -45,20 +46,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from jaxlib.mlir import ir
 
 from hlokit.xla_rng_state import RNG_INITIAL_COUNTER, mt19937_64, rng_key
 from hlokit import attributes
-from hlokit.passes.builder import (
-    FLOAT_TYPES,
-    V,
-    Emitter,
-    TemplateCache,
-    UnsupportedError,
-    instantiate_all,
-    shape_prefix,
-)
-from hlokit.passes.registry import Pass, fail, register_pass
+from hlokit.passes.builder import FLOAT_TYPES, Emitter, RngAlgorithm, UnsupportedError, V
+from hlokit.passes.registry import register_pass
+from hlokit.passes.template_pass import OpInfo, TemplatePass
 from hlokit.passes.stablehlo_expand_rng_bit_generator import split_dimension
 
 __all__ = ["StablehloExpandRng", "build_rng", "rng_key", "mt19937_64", "RNG_INITIAL_COUNTER"]
@@ -75,10 +68,8 @@ _MANTISSA = {"f32": 23, "f64": 52}
 def _bits(e: Emitter, key: int, shape: list[int], t: str) -> V:
     """``rng_bit_generator`` PHILOX bits (``t`` = ``ui32`` / ``ui64``) of ``shape`` from state
     ``[key, RNG_INITIAL_COUNTER, 0]``."""
-    lit = f"dense<[{key}, {RNG_INITIAL_COUNTER}, 0]> : tensor<3xui64>"
-    (state,) = e.op("stablehlo.constant", [], [("3x", "ui64")], f"value = {lit}")
-    _, bits = e.op("stablehlo.rng_bit_generator", [state], [("3x", "ui64"), (shape_prefix(shape), t)],
-                   "rng_algorithm = #stablehlo<rng_algorithm PHILOX>")
+    state = e.constant([key, RNG_INITIAL_COUNTER, 0], "ui64")
+    _, bits = e.rng_bit_generator(state, shape, t, RngAlgorithm.PHILOX)
     return bits
 
 
@@ -86,7 +77,7 @@ def _uniform01(e: Emitter, bits: V, w: str) -> V:
     """XLA's uniform [0, 1) float of work type ``w`` (f32/f64) from raw bits: the top ``m`` bits times 2^-m."""
     m = _MANTISSA[w]
     width = 64 if w == "f64" else 32
-    mant = e.bin("shift_right_logical", bits, e.const(width - m, bits))
+    mant = e.shift_right_logical(bits, e.const(width - m, bits))
     return e.convert(mant, w) * (2.0 ** -m)
 
 
@@ -145,10 +136,10 @@ def build_rng(e: Emitter, a: V, b: V, shape: list[int], distribution: str, key: 
                 pair[s] = 2 * ((shape[s] + 1) // 2)
             u = _uniform01(e, _bits(e, key, pair, bt), w)
             x0, x1 = _pairs(e, u, shape)
-            u1 = e.max(x0, float(np.float32(1.0e-7)))
+            u1 = e.maximum(x0, float(np.float32(1.0e-7)))
             v1 = x1 * (2.0 * math.pi)
             r = e.sqrt(e.log(u1) * -2.0)
-            z = _combine(e, e.sin(v1) * r, e.cos(v1) * r, shape)
+            z = _combine(e, e.sine(v1) * r, e.cosine(v1) * r, shape)
             out = _splat(e, aw, shape) + _splat(e, bw, shape) * z
         return e.convert(out, t)
     if distribution != "UNIFORM":
@@ -159,61 +150,20 @@ def build_rng(e: Emitter, a: V, b: V, shape: list[int], distribution: str, key: 
     w, ut = _WORK_INT[t], _UNSIGNED[t]
     bits = _bits(e, key, shape, ut)
     aw, bw = e.convert(a, w), e.convert(b, w)
-    ua = e.bitcast(aw, ut) if w != ut else aw
+    ua = e.bitcast_convert(aw, ut) if w != ut else aw
     span = bw - aw
-    span = e.bitcast(span, ut) if w != ut else span
+    span = e.bitcast_convert(span, ut) if w != ut else span
     span = _splat(e, span, shape)
     zero = span.eq(0)
-    dist = e.select(zero, bits, e.bin("remainder", bits, e.select(zero, 1, span)))
-    half = e.bin("shift_right_logical", dist, e.const(1, dist))
+    dist = e.select(zero, bits, e.remainder(bits, e.select(zero, 1, span)))
+    half = e.shift_right_logical(dist, e.const(1, dist))
     out = _splat(e, ua, shape) + half + (dist - half)
-    out = e.bitcast(out, w) if w != ut else out
+    out = e.bitcast_convert(out, w) if w != ut else out
     return e.convert(out, t)
 
 
-def _rng_ops(module_op: ir.Operation) -> list[ir.Operation]:
-    found = []
-
-    def collect(o):
-        if o.name == "stablehlo.rng":
-            found.append(o.operation)
-        return ir.WalkResult.ADVANCE
-
-    module_op.walk(collect, ir.WalkOrder.PRE_ORDER)
-    return found
-
-
-def _template(cache: TemplateCache, op: ir.Operation, index: int) -> ir.Operation:
-    """The parsed template of ``op`` (its signature and module position); PassError at the op."""
-    try:
-        distribution = attributes.enum_value(op, "rng_distribution")
-    except attributes.AttributeReadError as err:
-        raise fail(f"'stablehlo.rng': {err}", op) from None
-    out = op.results[0].type
-    if not isinstance(out, ir.RankedTensorType) or any(d < 0 for d in ir.RankedTensorType(out).shape):
-        raise fail(f"'stablehlo.rng' with a result of type {out} cannot be expanded (static shapes only)", op)
-    for v in op.operands:
-        if not isinstance(v.type, ir.RankedTensorType):
-            raise fail(f"'stablehlo.rng' operand of type {v.type} (expected a ranked tensor)", op)
-    key_value = rng_key(index)
-    key = (distribution, tuple(str(v.type) for v in op.operands), str(out), key_value)
-    fn = cache.funcs.get(key)
-    if fn is not None:
-        return fn
-    out_t = ir.RankedTensorType(out)
-    e = Emitter("stablehlo.rng")
-    args = e.args([(shape_prefix(ir.RankedTensorType(v.type).shape), str(ir.RankedTensorType(v.type).element_type))
-                   for v in op.operands])
-    try:
-        result = build_rng(e, args[0], args[1], list(out_t.shape), distribution, key_value)
-        text = e.text(f"rng_{len(cache.funcs)}", args, [result])
-        return cache.parse(key, text, "stablehlo.rng")
-    except UnsupportedError as err:
-        raise fail(f"'stablehlo.rng': {err}", op) from None
-
-
 @register_pass
-class StablehloExpandRng(Pass):
+class StablehloExpandRng(TemplatePass):
     """Expand every ``stablehlo.rng`` into ``rng_bit_generator`` (PHILOX) and arithmetic as XLA CPU does
     (see the module docstring for the keys, the counter and what XLA leaves undefined). Anchor
     ``builtin.module`` (the key depends on the op's position in the module). Raises a located
@@ -223,13 +173,14 @@ class StablehloExpandRng(Pass):
     argument = "stablehlo-expand-rng"
     summary = "Expand stablehlo.rng (UNIFORM, NORMAL) into rng_bit_generator and arithmetic, as XLA CPU does"
     anchor = "builtin.module"
+    illegal_ops = frozenset({"stablehlo.rng"})
+    positional = True  # the key of an rng op is drawn for its position in the module
+    static_shapes = True
 
-    def _cache(self, context: ir.Context) -> TemplateCache:
-        return TemplateCache.of_pass(self, context)
+    def attributes(self, op) -> tuple:
+        """``(rng_distribution,)``."""
+        return (attributes.enum_value(op, "rng_distribution"),)
 
-    def run_on_operation(self, module_op: ir.Operation) -> None:
-        found = _rng_ops(module_op)
-        if not found:
-            return
-        cache = self._cache(module_op.context)
-        instantiate_all(cache, [(o, _template(cache, o, i)) for i, o in enumerate(found)])  # every op checked first
+    def build(self, e: Emitter, operands: list[V], info: OpInfo) -> V:
+        (distribution,) = info.attrs
+        return build_rng(e, operands[0], operands[1], info.result_shapes[0], distribution, rng_key(info.index))

@@ -25,7 +25,8 @@ floating-point element types get the unsigned bits reinterpreted (``bitcast_conv
 floating-point element type of 2, 4, 8, 16, 32 or 64 bits is accepted.
 
 Each op signature (algorithm, state type, result type) is built once per context as a template function on
-:mod:`hlokit.passes.builder` and cloned in place of each op. Every op is checked before the first rewrite:
+:mod:`hlokit.passes.builder` and cloned in place of each op
+(:class:`~hlokit.passes.template_pass.TemplatePass`). Every op is checked before the first rewrite:
 a dynamic result shape, an unknown state size or an element type of another width is a located
 :class:`~hlokit.diagnostics.PassError` and the module is left unchanged.
 """
@@ -34,19 +35,11 @@ from __future__ import annotations
 
 import math
 
-from jaxlib.mlir import ir
-
 from hlokit import attributes
-from hlokit.passes.builder import (
-    V,
-    Emitter,
-    TemplateCache,
-    UnsupportedError,
-    find_ops,
-    instantiate_all,
-    shape_prefix,
-)
-from hlokit.passes.registry import Pass, fail, register_pass
+from hlokit.dtypes import ELEMENT_TYPES, element_types
+from hlokit.passes.builder import Emitter, UnsupportedError, V
+from hlokit.passes.registry import register_pass
+from hlokit.passes.template_pass import OpInfo, TemplatePass
 
 __all__ = [
     "StablehloExpandRngBitGenerator",
@@ -58,12 +51,8 @@ __all__ = [
 ]
 
 #: Element type (MLIR spelling) -> bit width, for the integer and float types of ``rng_bit_generator``.
-ELEMENT_WIDTHS = {
-    "i2": 2, "ui2": 2, "i4": 4, "ui4": 4, "i8": 8, "ui8": 8, "i16": 16, "ui16": 16, "i32": 32, "ui32": 32,
-    "i64": 64, "ui64": 64, "f16": 16, "bf16": 16, "f32": 32, "f64": 64, "f4E2M1FN": 4, "f6E2M3FN": 6,
-    "f6E3M2FN": 6, "f8E3M4": 8, "f8E4M3": 8, "f8E4M3FN": 8, "f8E4M3FNUZ": 8, "f8E4M3B11FNUZ": 8,
-    "f8E5M2": 8, "f8E5M2FNUZ": 8, "f8E8M0FNU": 8,
-}
+ELEMENT_WIDTHS = {t: ELEMENT_TYPES[t].bits
+                  for t in element_types("signed", "unsigned", "float", min_bits=2, signless=True)}
 
 # Threefry-2x32 rotation constants and key-schedule parity (Random123, Table 4 / Section 3.2).
 _THREEFRY_ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
@@ -84,20 +73,20 @@ def split_dimension(shape) -> int:
 
 
 def _rotl(e: Emitter, x: V, r: int) -> V:
-    return e.bin("or", e.bin("shift_left", x, e.const(r, x)), e.bin("shift_right_logical", x, e.const(32 - r, x)))
+    return e.or_(e.shift_left(x, e.const(r, x)), e.shift_right_logical(x, e.const(32 - r, x)))
 
 
 def threefry2x32(e: Emitter, x0: V, x1: V, k0: V, k1: V) -> tuple[V, V]:
     """Threefry-2x32, 20 rounds (Random123; XLA ``prng.cc`` ``ThreeFry2x32``) on ``ui32`` counter words
     ``x0``, ``x1`` with key words ``k0``, ``k1`` (``ui32`` values of the same shape). Returns two ``ui32``
     values of that shape."""
-    ks = (k0, k1, e.bin("xor", e.bin("xor", k0, k1), e.const(_THREEFRY_PARITY, k0)))
+    ks = (k0, k1, e.xor(e.xor(k0, k1), e.const(_THREEFRY_PARITY, k0)))
     a = x0 + ks[0]
     b = x1 + ks[1]
     for block in range(5):
         for r in _THREEFRY_ROTATIONS[block % 2]:
             a = a + b
-            b = e.bin("xor", _rotl(e, b, r), a)
+            b = e.xor(_rotl(e, b, r), a)
         a = a + ks[(block + 1) % 3]
         b = b + ks[(block + 2) % 3] + (block + 1)
     return a, b
@@ -106,7 +95,7 @@ def threefry2x32(e: Emitter, x0: V, x1: V, k0: V, k1: V) -> tuple[V, V]:
 def _mul_hi_lo(e: Emitter, x: V, m: int) -> tuple[V, V]:
     """The high and low ``ui32`` words of the 64-bit product ``x * m`` (``x`` ``ui32``)."""
     p = e.convert(x, "ui64") * m
-    return e.convert(e.bin("shift_right_logical", p, e.const(32, p)), "ui32"), e.convert(p, "ui32")
+    return e.convert(e.shift_right_logical(p, e.const(32, p)), "ui32"), e.convert(p, "ui32")
 
 
 def philox4x32(e: Emitter, c: list[V], k0: V, k1: V) -> list[V]:
@@ -118,7 +107,7 @@ def philox4x32(e: Emitter, c: list[V], k0: V, k1: V) -> list[V]:
         kb = k1 if i == 0 else k1 + ((i * _PHILOX_W[1]) & _M32)
         hi0, lo0 = _mul_hi_lo(e, x0, _PHILOX_M[0])
         hi1, lo1 = _mul_hi_lo(e, x2, _PHILOX_M[1])
-        x0, x1, x2, x3 = e.bin("xor", e.bin("xor", hi1, x1), ka), lo1, e.bin("xor", e.bin("xor", hi0, x3), kb), lo0
+        x0, x1, x2, x3 = e.xor(e.xor(hi1, x1), ka), lo1, e.xor(e.xor(hi0, x3), kb), lo0
     return [x0, x1, x2, x3]
 
 
@@ -129,13 +118,13 @@ def _element(e: Emitter, state: V, i: int) -> V:
 
 def _words(e: Emitter, x: V) -> tuple[V, V]:
     """The (low, high) ``ui32`` words of a ``ui64`` value."""
-    return e.convert(x, "ui32"), e.convert(e.bin("shift_right_logical", x, e.const(32, x)), "ui32")
+    return e.convert(x, "ui32"), e.convert(e.shift_right_logical(x, e.const(32, x)), "ui32")
 
 
 def _join(e: Emitter, lo: V, hi: V) -> V:
     """``lo | hi << 32`` as ``ui64``."""
     h = e.convert(hi, "ui64")
-    return e.bin("or", e.convert(lo, "ui64"), e.bin("shift_left", h, e.const(32, h)))
+    return e.or_(e.convert(lo, "ui64"), e.shift_left(h, e.const(32, h)))
 
 
 def _interleave(e: Emitter, parts: list[V], n: int) -> V:
@@ -169,7 +158,7 @@ def _to_element(e: Emitter, bits: V, t: str) -> V:
     unsigned = f"ui{width}"
     if bits.t != unsigned:
         bits = e.convert(bits, unsigned)
-    return bits if t == unsigned else e.bitcast(bits, t)
+    return bits if t == unsigned else e.bitcast_convert(bits, t)
 
 
 def build_rng_bit_generator(e: Emitter, algorithm: str, state: V, shape: list[int], t: str) -> tuple[V, V]:
@@ -191,10 +180,7 @@ def build_rng_bit_generator(e: Emitter, algorithm: str, state: V, shape: list[in
     wide = ELEMENT_WIDTHS[t] == 64
     num = math.prod(shape)
     if num == 0:
-        zero = "0.0" if t.startswith(("f", "bf")) else "0"
-        ty = f"tensor<{shape_prefix(shape)}{t}>"
-        (empty,) = e.op("stablehlo.constant", [], [(shape_prefix(shape), t)], f"value = dense<{zero}> : {ty}")
-        return state, empty
+        return state, e.const(0, t=t, shape=shape)
     key = _element(e, state, 0)
     k0, k1 = _words(e, key)
     if alg == "THREE_FRY":
@@ -219,7 +205,7 @@ def build_rng_bit_generator(e: Emitter, algorithm: str, state: V, shape: list[in
     low = _element(e, state, 1)
     high = key if size == 2 else _element(e, state, 2)
     lows = e.iota([blocks], 0, "ui64") + e.broadcast_in_dim(low, [blocks], [])
-    carry = e.cmp("LT", lows, e.broadcast_in_dim(low, [blocks], []), "UNSIGNED")
+    carry = e.compare("LT", lows, e.broadcast_in_dim(low, [blocks], []), "UNSIGNED")
     highs = e.broadcast_in_dim(high, [blocks], [])
     highs = e.select(carry, highs + 1, highs)
     c0, c1 = _words(e, lows)
@@ -236,40 +222,13 @@ def build_rng_bit_generator(e: Emitter, algorithm: str, state: V, shape: list[in
     new_low = low + blocks
     pieces = [e.slice(state, [0], [1]), e.reshape(new_low, [1])]
     if size == 3:
-        new_high = e.select(e.cmp("LT", new_low, low, "UNSIGNED"), high + 1, high)
+        new_high = e.select(e.compare("LT", new_low, low, "UNSIGNED"), high + 1, high)
         pieces.append(e.reshape(new_high, [1]))
     return e.concatenate(pieces, 0), _to_element(e, bits, t)
 
 
-def _template(cache: TemplateCache, op: ir.Operation) -> ir.Operation:
-    """The parsed template of ``op``'s signature; PassError at the op when it cannot be built."""
-    try:
-        algorithm = attributes.enum_value(op, "rng_algorithm")
-    except attributes.AttributeReadError as err:
-        raise fail(f"'stablehlo.rng_bit_generator': {err}", op) from None
-    st = op.operands[0].type
-    out = op.results[1].type
-    for what, ty in (("state", st), ("result", out)):
-        if not isinstance(ty, ir.RankedTensorType) or any(d < 0 for d in ir.RankedTensorType(ty).shape):
-            raise fail(f"'stablehlo.rng_bit_generator' with a {what} of type {ty} cannot be expanded "
-                       "(static shapes only)", op)
-    key = (algorithm, str(st), str(out))
-    fn = cache.funcs.get(key)
-    if fn is not None:
-        return fn
-    st_t, out_t = ir.RankedTensorType(st), ir.RankedTensorType(out)
-    e = Emitter("stablehlo.rng_bit_generator")
-    (state,) = e.args([(shape_prefix(st_t.shape), str(st_t.element_type))])
-    try:
-        new_state, bits = build_rng_bit_generator(e, algorithm, state, list(out_t.shape), str(out_t.element_type))
-        text = e.text(f"rng_bit_generator_{len(cache.funcs)}", [state], [new_state, bits])
-        return cache.parse(key, text, "stablehlo.rng_bit_generator")
-    except UnsupportedError as err:
-        raise fail(f"'stablehlo.rng_bit_generator': {err}", op) from None
-
-
 @register_pass
-class StablehloExpandRngBitGenerator(Pass):
+class StablehloExpandRngBitGenerator(TemplatePass):
     """Expand every ``stablehlo.rng_bit_generator`` into integer ops, bit-exact with XLA CPU (see the
     module docstring). Anchor ``func.func`` (ops in nested regions included). Raises a located
     :class:`~hlokit.diagnostics.PassError`, before changing anything, for a dynamic shape, a state of the
@@ -278,13 +237,12 @@ class StablehloExpandRngBitGenerator(Pass):
     argument = "stablehlo-expand-rng-bit-generator"
     summary = "Expand stablehlo.rng_bit_generator (THREE_FRY, PHILOX, DEFAULT) into integer ops, bit-exact with XLA CPU"
     anchor = "func.func"
+    illegal_ops = frozenset({"stablehlo.rng_bit_generator"})
 
-    def _cache(self, context: ir.Context) -> TemplateCache:
-        return TemplateCache.of_pass(self, context)
+    def attributes(self, op) -> tuple:
+        """``(rng_algorithm,)``."""
+        return (attributes.enum_value(op, "rng_algorithm"),)
 
-    def run_on_operation(self, func_op: ir.Operation) -> None:
-        found = find_ops(func_op, ("stablehlo.rng_bit_generator",))
-        if not found:
-            return
-        cache = self._cache(func_op.context)
-        instantiate_all(cache, [(o, _template(cache, o)) for o in found])  # every op checked before any rewrite
+    def build(self, e: Emitter, operands: list[V], info: OpInfo) -> list[V]:
+        (algorithm,) = info.attrs
+        return list(build_rng_bit_generator(e, algorithm, operands[0], info.result_shapes[1], info.result_elems[1]))

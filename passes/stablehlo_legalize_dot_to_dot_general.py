@@ -14,8 +14,8 @@ from jaxlib.mlir.dialects import stablehlo
 from hlokit.passes.registry import PatternPass, register_pass
 
 
-def rewrite_dot(op, rewriter):
-    """Pattern: ``stablehlo.dot(lhs, rhs)`` -> ``stablehlo.dot_general`` contracting lhs[-1] x rhs[0]."""
+def _dot_general(op) -> ir.Operation:
+    """The ``dot_general`` equivalent to ``stablehlo.dot`` ``op`` (at the current insertion point)."""
     lhs, rhs = op.operands
     lhs_type = ir.RankedTensorType(lhs.type)
     dims = stablehlo.DotDimensionNumbers.get(
@@ -27,9 +27,23 @@ def rewrite_dot(op, rewriter):
     )
     attrs = op.attributes
     precision = attrs["precision_config"] if "precision_config" in attrs else None
+    return stablehlo.DotGeneralOp(op.result.type, lhs, rhs, dims, precision_config=precision)
+
+
+def rewrite_dot(op, rewriter):
+    """Pattern: ``stablehlo.dot(lhs, rhs)`` -> ``stablehlo.dot_general`` contracting lhs[-1] x rhs[0]."""
     with rewriter.ip, op.location:
-        new = stablehlo.DotGeneralOp(op.result.type, lhs, rhs, dims, precision_config=precision)
+        new = _dot_general(op)
     rewriter.replace_op(op, new)
+
+
+def replace_dot(op) -> None:
+    """Replace ``stablehlo.dot`` ``op`` by its ``dot_general`` in place (what :func:`rewrite_dot` does,
+    without a pattern driver)."""
+    with ir.InsertionPoint(op), op.location:
+        new = _dot_general(op)
+    op.results[0].replace_all_uses_with(new.result)
+    op.erase()
 
 
 @register_pass
@@ -39,6 +53,7 @@ class StablehloLegalizeDotToDotGeneral(PatternPass):
     argument = "stablehlo-legalize-dot-to-dot-general"
     summary = "Legalize stablehlo.dot to stablehlo.dot_general"
     anchor = "func.func"
+    illegal_ops = frozenset({"stablehlo.dot"})
 
     def populate(self, patterns):
         patterns.add(stablehlo.DotOp, rewrite_dot)

@@ -35,7 +35,7 @@ types", "uniform_quantize", "uniform_dequantize" and the quantization computatio
 
 Anchor: ``func.func`` or the module. Run at the module (the flag ``--stablehlo-legalize-quant-to-math``) or
 nested as ``func.func(stablehlo-legalize-quant-to-math)`` (upstream's anchor), every function is checked and
-every template built before the first rewrite (``run_on_anchors``), so a refused program is left unchanged;
+every template built before the first rewrite (the :class:`~hlokit.passes.template_pass.TemplatePass` driver), so a refused program is left unchanged;
 each function is rewritten, its signature included (as upstream does). Refused, with a located
 :class:`~hlokit.diagnostics.PassError`: a ``!quant`` type other than ``!quant.uniform`` (or one whose
 parameters do not read back exactly), a quantized element type in anything but a ranked tensor or a tuple
@@ -58,14 +58,13 @@ from hlokit.passes.builder import (
     V,
     Emitter,
     TemplateCache,
-    UnsupportedError,
-    float_literal,
     instantiate,
     instantiate_before,
     relocate,
-    shape_prefix,
+    set_compare_type,
 )
-from hlokit.passes.registry import Pass, fail, register_pass
+from hlokit.passes.registry import fail, register_pass
+from hlokit.passes.template_pass import TemplatePass
 from hlokit.quant import (
     QuantizedType,
     expressed_tensor_type,
@@ -95,10 +94,8 @@ def _param(e: Emitter, q: QuantizedType, values, t: str, x: V, shape: list[int])
     """Scales or zero points ``values`` (already exact in element type ``t``) as a tensor of ``x``'s shape:
     a splat per-tensor, a 1-d constant broadcast along the quantization dimension per-axis."""
     if not q.is_per_axis:
-        return e.const(values[0], t=t, s=x.s)
-    n = len(values)
-    lits = ", ".join(str(int(v)) if t.startswith(("i", "ui")) else float_literal(float(v), t) for v in values)
-    (c,) = e.op("stablehlo.constant", [], [(f"{n}x", t)], f"value = dense<[{lits}]> : tensor<{n}x{t}>")
+        return e.const(values[0], x, t=t)
+    c = e.constant([int(v) if t.startswith(("i", "ui")) else float(v) for v in values], t)
     return e.broadcast_to(c, shape, [q.quantization_dimension], lambda: e.shape_tensor)
 
 
@@ -140,14 +137,14 @@ def build_quantize(e: Emitter, x: V, q: QuantizedType, shape: list[int]) -> V:
     if any(q.zero_points):
         scaled = scaled + _param(e, q, _exact(q.zero_points, edt), et, x, shape)
     lo, hi = _exact([q.storage_min, q.storage_max], edt)
-    clamped = e.min(e.max(scaled, lo), hi)
-    rounded = e.round_even(clamped)
+    clamped = e.minimum(e.maximum(scaled, lo), hi)
+    rounded = e.round_nearest_even(clamped)
     zero = float(min(max(0, q.storage_min), q.storage_max))
     rounded = e.select(e.isnan(rounded), e.const(zero, rounded), rounded)
     if (lo, hi) == (q.storage_min, q.storage_max):
         return e.convert(rounded, q.storage_type)
     wide = e.convert(rounded, "i64")
-    wide = e.min(e.max(wide, e.const(q.storage_min, wide)), e.const(q.storage_max, wide))
+    wide = e.minimum(e.maximum(wide, e.const(q.storage_min, wide)), e.const(q.storage_max, wide))
     return e.convert(wide, q.storage_type)
 
 
@@ -184,25 +181,27 @@ class _Plan:
 
 
 @register_pass
-class StablehloLegalizeQuantToMath(Pass):
+class StablehloLegalizeQuantToMath(TemplatePass):
     """Rewrite quantized StableHLO into integer and float StableHLO (see the module docstring).
 
     Anchor: any op (the module, or each ``func.func`` when nested in ``func.func(...)``); every function
     under it is rewritten. Raises :class:`~hlokit.diagnostics.PassError`, located at the op, before
     changing anything, for a quantized type it cannot lower.
+
+    On :class:`~hlokit.passes.template_pass.TemplatePass`: what it finds is the functions with quantized
+    types (:meth:`find`), and each function's plan (:meth:`plan_op`: new signature, storage types of
+    values, the templates of its quantize / dequantize steps, all built before any rewrite across every
+    anchor) is carried out in place. Besides the ops it declares illegal it removes every quantized type
+    (:func:`has_quantized_types` says whether a program has one).
     """
 
     argument = "stablehlo-legalize-quant-to-math"
     summary = "Rewrite quantized types and ops (uniform_quantize, dequantize_op_quantize, ...) into integer and float math"
     anchor = "any"
+    illegal_ops = frozenset({"stablehlo.uniform_quantize", "stablehlo.uniform_dequantize"})
 
-    def run_on_operation(self, root: ir.Operation) -> None:
-        self.run_on_anchors([root])
-
-    def run_on_anchors(self, roots) -> None:
-        """Plan every function under every anchor op, then rewrite: a refused function leaves all of them
-        unchanged (nested as ``func.func(...)``, one function's new signature would otherwise no longer match
-        the calls of another function that was refused)."""
+    def find(self, root: ir.Operation) -> list[ir.Operation]:
+        """The functions under ``root`` (``root`` itself when it is one) that have a quantized type."""
         funcs = []
 
         def collect(o):
@@ -210,21 +209,22 @@ class StablehloLegalizeQuantToMath(Pass):
                 funcs.append(o.operation)
             return ir.WalkResult.ADVANCE
 
-        for root in roots:
-            if root.name == "func.func":
-                funcs.append(root)
-            else:
-                root.walk(collect)
-        funcs = [f for f in funcs if has_quantized_types(f)]
-        if not funcs:
-            return
-        context = funcs[0].context
-        cache = TemplateCache.of_pass(self, context)
+        if root.name == "func.func":
+            funcs.append(root)
+        else:
+            root.walk(collect)
+        return [f for f in funcs if has_quantized_types(f)]
+
+    def plan_op(self, cache: TemplateCache, func: ir.Operation, index: int):
+        """Plan the rewrite of function ``func`` (PassError when refused); the function carrying it out."""
         plan = _Plan()
-        for f in funcs:
-            self._plan_func(f, cache, plan)
-        with context, ir.Location.unknown():
-            self._rewrite(plan, cache)
+        self._plan_func(func, cache, plan)
+
+        def rewrite(_func):
+            with func.context, ir.Location.unknown():
+                self._rewrite(plan, cache)
+
+        return rewrite
 
     # -- planning (no change to the IR) ---------------------------------------------------------
     def _storage(self, t: ir.Type, where) -> ir.Type:
@@ -320,24 +320,17 @@ class StablehloLegalizeQuantToMath(Pass):
         st = ir.RankedTensorType(src)
         shape = [-1 if ir.ShapedType.is_dynamic_size(d) else d for d in st.shape]
         in_t = qin.storage_type if qin is not None else str(st.element_type)
+        out_t = None if qout else str(ir.RankedTensorType(dst).element_type)
         key = ("quant-to-math", tuple(shape), in_t, qin.spelling() if qin else None, qout.spelling() if qout else None,
-               None if qout else str(ir.RankedTensorType(dst).element_type))
-        hit = cache.funcs.get(key)
-        if hit is not None:
-            return hit
-        e = Emitter(op.name)
-        (x,) = e.args([(shape_prefix(shape), in_t)])
-        try:
-            y = x
+               out_t)
+
+        def build(e: Emitter, args: list[V]) -> list[V]:
+            y = args[0]
             if qin is not None:
                 y = build_dequantize(e, y, qin, shape)
-            if qout is not None:
-                y = build_quantize(e, y, qout, shape)
-            else:
-                y = e.convert(y, str(ir.RankedTensorType(dst).element_type))
-            return cache.parse(key, e.text("quant_to_math", [x], [y]), op.name)
-        except UnsupportedError as err:
-            raise fail(f"stablehlo-legalize-quant-to-math: {err}", op) from None
+            return [build_quantize(e, y, qout, shape) if qout is not None else e.convert(y, out_t)]
+
+        return self.template_of(cache, op, key, [(shape, in_t)], build)
 
     # -- rewriting -------------------------------------------------------------------------------
     def _rewrite(self, plan: _Plan, cache: TemplateCache) -> None:
@@ -351,7 +344,7 @@ class StablehloLegalizeQuantToMath(Pass):
             for i, template in deqs:
                 (op.operands[i],) = instantiate_before(cache, template, op, [op.operands[i]])
             if op.name == "stablehlo.compare" and "compare_type" in op.attributes:
-                op.attributes["compare_type"] = ir.Attribute.parse("#stablehlo<comparison_type FLOAT>", op.context)
+                set_compare_type(op, "FLOAT")
             for i, ft, template in quants:
                 result = op.results[i]
                 result.set_type(ft)

@@ -8,7 +8,7 @@ Module map:
 * :mod:`~hlokit.passes.chlo.elementwise` — ``build_<op>`` of the elementwise ops;
 * :mod:`~hlokit.passes.chlo.broadcast` — ``build_broadcast_<op>`` of the broadcast family;
 * :mod:`~hlokit.passes.chlo.structured` — top_k, constant_like, ragged_dot, scan, constant;
-* :mod:`~hlokit.passes.chlo.templates` — :class:`OpInfo`, attribute reading, template text per signature.
+* :mod:`~hlokit.passes.chlo.templates` — :class:`OpInfo` and attribute reading (what a builder sees).
 
 All of them build IR with :mod:`hlokit.passes.builder`. :func:`find_chlo_ops` is the one walker that
 finds CHLO ops.
@@ -19,15 +19,9 @@ from __future__ import annotations
 from jaxlib.mlir import ir
 
 from hlokit.passes.chlo.table import ELEMENTWISE, TABLE, OpSpec
-from hlokit.passes.chlo.templates import OpInfo, read_attrs, template_for, template_text
+from hlokit.passes.chlo.templates import OpInfo, read_attrs
 
-__all__ = ["find_chlo_ops", "is_chlo", "ELEMENTWISE", "TABLE", "OpSpec", "OpInfo", "read_attrs",
-           "template_for", "template_text"]
-
-
-def is_chlo(op: ir.Operation | ir.OpView) -> bool:
-    """Whether ``op`` belongs to the CHLO dialect (its name starts with ``chlo.``)."""
-    return op.name.startswith("chlo.")
+__all__ = ["find_chlo_ops", "ELEMENTWISE", "TABLE", "OpSpec", "OpInfo", "read_attrs"]
 
 
 def find_chlo_ops(root: ir.Operation | ir.OpView | ir.Module, first_only: bool = False) -> list[ir.Operation]:

@@ -10,7 +10,7 @@ emitted), then ``dynamic_broadcast_in_dim``.
 
 from __future__ import annotations
 
-from hlokit.passes.builder import Emitter, V, shape_prefix
+from hlokit.passes.builder import Emitter, V
 from hlokit.passes.chlo import real
 from hlokit.passes.chlo.elementwise import via_f64
 
@@ -49,7 +49,7 @@ def _dynamic_broadcast(e: Emitter, args: list[V], shapes, out_shape, dims) -> li
     parts = []
     for j, ext in enumerate(out_shape):
         if ext >= 0:
-            parts.append(e.const(ext, t="i32", s="1x"))
+            parts.append(e.const(ext, t="i32", shape=(1,)))
             continue
         r = e.scalar(1, "i32")
         for a, s, m in zip(args, shapes, maps):
@@ -59,7 +59,7 @@ def _dynamic_broadcast(e: Emitter, args: list[V], shapes, out_shape, dims) -> li
             size = e.scalar(s[i], "i32") if s[i] >= 0 else e.get_dimension_size(a, i)
             r = e.select(size.eq(e.scalar(1, "i32")), r, size)
         parts.append(e.reshape(r, [1]))
-    shape_t = e.concat(parts)
+    shape_t = e.concatenate(parts, 0)
     e.shape_tensor = shape_t
     out = []
     for a, s, m in zip(args, shapes, maps):
@@ -85,7 +85,7 @@ def _binary(op_name: str):
 
     def build(e: Emitter, args: list[V], info) -> list[V]:
         bargs = broadcast_operands(e, args, info, info.attrs.get("broadcast_dimensions"))
-        return [e.emit(stablehlo_op, bargs, bargs[0].s, info.result_elems[0])]
+        return [e.elementwise(stablehlo_op, *bargs, t=info.result_elems[0])]
 
     build.__doc__ = f"``{op_name}``: broadcast, then ``stablehlo.{stablehlo_op}``."
     return build
@@ -112,13 +112,13 @@ build_broadcast_xor = _binary("chlo.broadcast_xor")
 def build_broadcast_select(e: Emitter, args: list[V], info) -> list[V]:
     """``chlo.broadcast_select(pred, on_true, on_false)``: numpy broadcasting, then ``stablehlo.select``."""
     bargs = broadcast_operands(e, args, info, None)
-    return [e.emit("select", bargs, bargs[1].s, info.result_elems[0])]
+    return [e.select(*bargs)]
 
 
 def build_broadcast_compare(e: Emitter, args: list[V], info) -> list[V]:
     """``chlo.broadcast_compare``: broadcast, then ``stablehlo.compare`` with the op's direction and type."""
     bargs = broadcast_operands(e, args, info, info.attrs.get("broadcast_dimensions"))
-    return [e.cmp(info.attrs["comparison_direction"], bargs[0], bargs[1], info.attrs.get("compare_type"))]
+    return [e.compare(info.attrs["comparison_direction"], bargs[0], bargs[1], info.attrs.get("compare_type"))]
 
 
 def build_broadcast_next_after(e: Emitter, args: list[V], info) -> list[V]:

@@ -25,11 +25,11 @@ __all__ = [
 
 def hypot64(e: Emitter, a: V, b: V) -> V:
     aa, ab = e.abs(a), e.abs(b)
-    mx, mn = e.max(aa, ab), e.min(aa, ab)
+    mx, mn = e.maximum(aa, ab), e.minimum(aa, ab)
     r = mn / mx
     scaled = mx * e.sqrt(1.0 + r * r)
     direct = e.sqrt(aa * aa + ab * ab)  # ~1 ULP where the squares neither overflow nor underflow
-    safe = e.land(mx.lt(SAFE_MAX), mx.gt(SAFE_MIN))
+    safe = e.and_(mx.lt(SAFE_MAX), mx.gt(SAFE_MIN))
     h = e.select(safe, direct, scaled)
     h = e.select(mx.eq(0.0), 0.0, h)
     return e.select(mx.eq(math.inf), math.inf, h)
@@ -60,11 +60,11 @@ def asin_acos_kernel64(e: Emitter, x: V, y: V) -> tuple[V, V]:
     # two hypot's), so they are used up to the overflow-safe branch below.
     l = e.log1p(am1 + e.sqrt(am1 * (a + 1.0)))
     # y so small that y*y underflows, x < 1: l = y / sqrt((1-x)(1+x))
-    tiny_y = e.land(y.lt(SAFE_MIN), x.lt(1.0))
+    tiny_y = e.and_(y.lt(SAFE_MIN), x.lt(1.0))
     l = e.select(tiny_y, y / e.sqrt((1.0 - x) * xp1), l)
     # huge: |z| beyond SAFE_MAX
-    mx = e.max(x, y)
-    mn = e.min(x, y)
+    mx = e.maximum(x, y)
+    mn = e.minimum(x, y)
     ratio = mn / mx
     l_huge = (LN2 + e.log(mx)) + 0.5 * e.log1p(ratio * ratio)
     huge = mx.ge(SAFE_MAX)
@@ -79,7 +79,7 @@ def atanh_complex64(e: Emitter, x: V, y: V) -> tuple[V, V]:
     one_m = 1.0 - ax
     re_n = 0.25 * e.log1p(4.0 * ax / (one_m * one_m + ay * ay))
     im_n = 0.5 * e.atan2(2.0 * y, (1.0 - x) * (1.0 + x) - y * y)
-    mx, mn = e.max(ax, ay), e.min(ax, ay)
+    mx, mn = e.maximum(ax, ay), e.minimum(ax, ay)
     t = mn / mx
     re_h = (1.0 / mx) / (1.0 + t * t)
     re_h = e.select(ax.ge(ay), re_h, re_h * t)
@@ -88,7 +88,7 @@ def atanh_complex64(e: Emitter, x: V, y: V) -> tuple[V, V]:
     huge = mx.ge(SAFE_MAX)
     # ax == 1 and tiny ay: 0.25*log(4/ay^2)
     re_t = 0.5 * (LN2 - e.log(ay))
-    at_one = e.land(ax.eq(1.0), ay.lt(SAFE_MIN))
+    at_one = e.and_(ax.eq(1.0), ay.lt(SAFE_MIN))
     re_ = e.select(huge, re_h, e.select(at_one, re_t, re_n))
     im_ = e.select(huge, im_h, im_n)
     return e.copysign(re_, x), im_
@@ -131,16 +131,16 @@ def atan_c(e: Emitter, x: V, y: V) -> tuple[V, V]:
 
 def sinh_c(e: Emitter, x: V, y: V) -> tuple[V, V]:
     """(Re, Im) of sinh(x + iy) on f64 parts."""
-    re_ = sinh64(e, x) * e.cos(y)
-    im_ = e.select(y.eq(0.0), y, cosh64(e, x) * e.sin(y))
+    re_ = sinh64(e, x) * e.cosine(y)
+    im_ = e.select(y.eq(0.0), y, cosh64(e, x) * e.sine(y))
     return re_, im_
 
 
 def cosh_c(e: Emitter, x: V, y: V) -> tuple[V, V]:
     """(Re, Im) of cosh(x + iy) on f64 parts."""
-    re_ = cosh64(e, x) * e.cos(y)
-    im_ = e.select(y.eq(0.0), e.un("sign", x) * y, sinh64(e, x) * e.sin(y))
-    im_ = e.select(e.land(y.eq(0.0), e.isnan(x)), y, im_)
+    re_ = cosh64(e, x) * e.cosine(y)
+    im_ = e.select(y.eq(0.0), e.sign(x) * y, sinh64(e, x) * e.sine(y))
+    im_ = e.select(e.and_(y.eq(0.0), e.isnan(x)), y, im_)
     return re_, im_
 
 
@@ -148,7 +148,7 @@ def tan_c(e: Emitter, x: V, y: V) -> tuple[V, V]:
     """(Re, Im) of tan(x + iy) on f64 parts."""
     # tan(x+iy) = (sin x cos x + i sinh y cosh y) / (cos^2 x + sinh^2 y): no cancellation in the
     # denominator (cos 2x + cosh 2y loses digits near cos 2x = -1); tanh(y) = +-1 past |y| = 20.
-    sx, cx = e.sin(x), e.cos(x)
+    sx, cx = e.sine(x), e.cosine(x)
     sh = sinh64(e, y)
     ch = cosh64(e, y)
     den = cx * cx + sh * sh

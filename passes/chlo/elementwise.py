@@ -1,8 +1,8 @@
 """Builders of the elementwise CHLO ops: ``build_<op>(e, args, info) -> results``.
 
 Each builder gets the template's :class:`~hlokit.passes.builder.Emitter`, the operands as
-:class:`~hlokit.passes.builder.V` (shape prefix ``$S`` in a shape-independent template) and the
-:class:`~hlokit.passes.chlo.templates.OpInfo` of the op, and returns the result values. Real special
+:class:`~hlokit.passes.builder.V` (shape :data:`~hlokit.passes.builder.ANY_SHAPE` in a shape-independent
+template) and the :class:`~hlokit.passes.chlo.templates.OpInfo` of the op, and returns the result values. Real special
 functions and inverse / hyperbolic trigonometric functions evaluate in f64 and round once
 (:mod:`hlokit.passes.chlo.real`); complex ones go through complex<f64>
 (:mod:`hlokit.passes.chlo.complex`). Semantics: the CHLO op definitions in jaxlib's ``chlo`` dialect

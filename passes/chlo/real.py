@@ -43,13 +43,13 @@ PI = 3.141592653589793
 
 def _split_sq_exp_neg(e: Emitter, x: V) -> V:
     """exp(-x*x) with x = hi + lo (hi: 26 leading bits), so the argument carries no rounding error."""
-    bits = e.bitcast(x, "ui64")
-    hi = e.bitcast(e.land(bits, e.const(0xFFFFFFFFF8000000, bits)), "f64")
+    bits = e.bitcast_convert(x, "ui64")
+    hi = e.bitcast_convert(e.and_(bits, e.const(0xFFFFFFFFF8000000, bits)), "f64")
     lo_part = (x - hi) * (x + hi)
     # XLA's simplifier rewrites exp(a) * exp(b) into exp(a + b), which would undo the split
-    second = e.exp(-lo_part)
+    second = e.exponential(-lo_part)
     second = e.select(e.isnan(x), x, second)
-    return e.exp(-(hi * hi)) * second
+    return e.exponential(-(hi * hi)) * second
 
 
 _ERF_T = [9.60497373987051638749e0, 9.00260197203842689217e1, 2.23200534594684319226e3,
@@ -105,17 +105,17 @@ def _erf_taylor(e: Emitter, x: V) -> V:
 def erf64(e: Emitter, x: V) -> V:
     """erf(x) on f64 values of any shape: Taylor below 0.5, Cephes T/U below 1, 1 - erfc above."""
     ax = e.abs(x)
-    xc = e.min(e.max(x, -1.0), 1.0)
-    small = e.select(ax.lt(0.5), _erf_taylor(e, e.min(e.max(x, -0.5), 0.5)), _erf_small(e, xc))
-    big = e.copysign(1.0 - _erfc_large(e, e.max(ax, 1.0), need_tail=False), x)
+    xc = e.minimum(e.maximum(x, -1.0), 1.0)
+    small = e.select(ax.lt(0.5), _erf_taylor(e, e.minimum(e.maximum(x, -0.5), 0.5)), _erf_small(e, xc))
+    big = e.copysign(1.0 - _erfc_large(e, e.maximum(ax, 1.0), need_tail=False), x)
     return e.select(ax.lt(1.0), small, e.select(e.isnan(x), x, big))
 
 
 def erfc64(e: Emitter, x: V) -> V:
     """erfc(x) on f64 values: 1 - erf below 1, Cephes P/Q and R/S with an exact exp(-x*x) above."""
     ax = e.abs(x)
-    small = 1.0 - _erf_small(e, e.min(e.max(x, -1.0), 1.0))
-    y = _erfc_large(e, e.max(ax, 1.0))
+    small = 1.0 - _erf_small(e, e.minimum(e.maximum(x, -1.0), 1.0))
+    y = _erfc_large(e, e.maximum(ax, 1.0))
     big = e.select(x.lt(0.0), 2.0 - y, y)
     return e.select(ax.lt(1.0), small, e.select(e.isnan(x), x, big))
 
@@ -127,17 +127,17 @@ def erfinv64(e: Emitter, y: V) -> V:
     w1 = w - 2.5
     p1 = e.horner(w1, [2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
                        -0.00125372503, -0.00417768164, 0.246640727, 1.50140941])
-    w2 = e.sqrt(e.max(w, 5.0)) - 3.0
+    w2 = e.sqrt(e.maximum(w, 5.0)) - 3.0
     p2 = e.horner(w2, [-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
                        -0.0076224613, 0.00943887047, 1.00167406, 2.83297682])
     # tail (w >= 16): erfc(x) ~ exp(-x^2) / (x sqrt(pi)), two fixed-point steps from sqrt(-log(1-t))
     tc = 1.0 - t  # exact for t >= 0.5
-    lt = e.log(e.max(tc, 1e-300))
+    lt = e.log(e.maximum(tc, 1e-300))
     x3 = None
     if not e.narrow:
         x3 = e.sqrt(-lt)
         for _ in range(2):
-            x3 = e.sqrt(-(lt + e.log(1.7724538509055159 * e.max(x3, 1.0))))
+            x3 = e.sqrt(-(lt + e.log(1.7724538509055159 * e.maximum(x3, 1.0))))
     if e.narrow:  # f32 and narrower: w < 17 always, Giles' two branches cover it
         x = e.select(w.lt(5.0), p1, p2) * t
     else:
@@ -145,15 +145,15 @@ def erfinv64(e: Emitter, y: V) -> V:
     two_over_sqrt_pi = 1.1283791670955126
     near_one = t.gt(0.8427007929497149)  # erf(1): from here on x >= 1 and erfc is accurate
     for _ in range(1 if e.narrow else 3):
-        xs = e.min(e.max(x, 0.0), 6.5)
+        xs = e.minimum(e.maximum(x, 0.0), 6.5)
         d = two_over_sqrt_pi * _split_sq_exp_neg(e, xs)
         # |t| <= erf(1): Halley on erf(x) - t (f'' = -2 x f'), x <= 1
-        xa = e.min(xs, 1.0)
-        erf_x = e.select(xa.lt(0.5), _erf_taylor(e, e.min(xa, 0.5)), _erf_small(e, xa))
+        xa = e.minimum(xs, 1.0)
+        erf_x = e.select(xa.lt(0.5), _erf_taylor(e, e.minimum(xa, 0.5)), _erf_small(e, xa))
         ratio = (erf_x - t) / d
         x_h = xs - ratio / (1.0 + xs * ratio)
         # |t| > erf(1): Newton on log(erfc(x)) - log(1 - t) (nearly linear in x^2), x in [1, 6.5]
-        ec = _erfc_large(e, e.max(xs, 1.0), need_tail=False)
+        ec = _erfc_large(e, e.maximum(xs, 1.0), need_tail=False)
         x_n = xs + (e.log(ec) - lt) * ec / d
         x = e.select(near_one, x_n, x_h)
     res = e.copysign(x, y)
@@ -162,9 +162,6 @@ def erfinv64(e: Emitter, y: V) -> V:
     return e.select(e.isnan(y), y, e.select(t.eq(0.0), y, res))
 
 
-_LANCZOS = [0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313,
-            -176.61502916214059, 12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6,
-            1.5056327351493116e-7]
 # lgamma(2+w) = (1-gamma) w + sum_k (-1)^k (zeta(k)-1)/k w^k, k = 2..31
 _LGAMMA2 = [0.3224670334241132, -0.0673523010531981, 0.020580808427784546, -0.007385551028673986,
             0.0028905103307415234, -0.001192753911703261, 0.0005096695247430425, -0.00022315475845357939,
@@ -199,7 +196,7 @@ def _lgamma_pos(e: Emitter, y: V) -> V:
     """
     low = y.lt(1.5)
     w_low = y - 1.0
-    r = e.select(low, e.const(2.0, y), e.min(y, 8.0))
+    r = e.select(low, e.const(2.0, y), e.minimum(y, 8.0))
     prod = e.const(1.0, y)
     for _ in range(6):
         step = r.gt(2.5)
@@ -207,7 +204,7 @@ def _lgamma_pos(e: Emitter, y: V) -> V:
         prod = e.select(step, prod * r, prod)
     mid = _lgamma_series2(e, r - 2.0) + e.log(prod)
     low_v = _lgamma_series2(e, w_low) - e.log1p(w_low)
-    yb = e.max(y, 8.0)
+    yb = e.maximum(y, 8.0)
     inv = 1.0 / yb
     inv2 = inv * inv
     big = ((yb - 0.5) * e.log(yb) - yb + 0.9189385332046727) + inv * e.horner(inv2, list(reversed(_STIRLING)))
@@ -218,9 +215,9 @@ def lgamma64(e: Emitter, x: V) -> V:
     """log|Gamma(x)| on f64 values; poles and +-inf -> +inf, NaN -> NaN."""
     reflect = x.lt(0.5)
     y = e.select(reflect, 1.0 - x, x)
-    ly = _lgamma_pos(e, e.max(y, 0.5))
-    r = x - e.round_even(x)
-    sinpi = e.abs(e.sin(PI * r))
+    ly = _lgamma_pos(e, e.maximum(y, 0.5))
+    r = x - e.round_nearest_even(x)
+    sinpi = e.abs(e.sine(PI * r))
     refl = (1.1447298858494002 - e.log(sinpi)) - ly  # log(pi) - log|sin(pi x)| - lgamma(1-x)
     res = e.select(reflect, refl, ly)
     res = e.select(e.isinf(x), math.inf, res)
@@ -264,12 +261,12 @@ def digamma64(e: Emitter, x: V) -> V:
     """digamma(x) on f64 values; poles 0, -1, ... and -inf -> NaN (XLA's convention), +inf -> +inf."""
     reflect = x.lt(0.5)
     y = e.select(reflect, 1.0 - x, x)
-    py = _digamma_pos(e, e.max(y, 0.5))
-    r = x - e.round_even(x)
+    py = _digamma_pos(e, e.maximum(y, 0.5))
+    r = x - e.round_nearest_even(x)
     refl = py - PI / e.tan(PI * r)
     res = e.select(reflect, refl, py)
     # poles at 0, -1, -2, ...: NaN (as XLA); +inf -> +inf, -inf -> NaN
-    res = e.select(e.land(x.le(0.0), x.eq(e.floor(x))), math.nan, res)
+    res = e.select(e.and_(x.le(0.0), x.eq(e.floor(x))), math.nan, res)
     return e.select(x.eq(math.inf), math.inf, res)
 
 
@@ -284,9 +281,9 @@ def zeta64(e: Emitter, x: V, q: V) -> V:
     n = 10
     s = e.const(0.0, x)
     for k in range(n):
-        s = s + e.pow(q + float(k), -x)
+        s = s + e.power(q + float(k), -x)
     a = q + float(n)
-    a_mx = e.pow(a, -x)
+    a_mx = e.power(a, -x)
     s = s + a * a_mx / (x - 1.0) + 0.5 * a_mx
     fac = x
     p = a_mx / a
@@ -302,32 +299,32 @@ def zeta64(e: Emitter, x: V, q: V) -> V:
     res = e.select(x.lt(1.0), math.nan, res)
     q_le0 = q.le(0.0)
     q_int = q.eq(e.floor(q))
-    res = e.select(e.land(q_le0, q_int), math.inf, res)
-    res = e.select(e.land(q_le0, e.land(e.lnot(q_int), x.ne(e.floor(x)))), math.nan, res)
+    res = e.select(e.and_(q_le0, q_int), math.inf, res)
+    res = e.select(e.and_(q_le0, e.and_(e.not_(q_int), x.ne(e.floor(x)))), math.nan, res)
     return res
 
 
 def polygamma64(e: Emitter, n: V, x: V) -> V:
     """polygamma(n, x) on f64 values (n a non-negative integer, else NaN); poles: +inf for odd n, NaN otherwise."""
-    nn = e.max(n, 0.0)
-    y = e.max(nn + 1.0, 22.0)
+    nn = e.maximum(n, 0.0)
+    y = e.maximum(nn + 1.0, 22.0)
     r = 1.0 / y
     r2 = r * r
     stirling = ((y - 0.5) * e.log(y) - y + 0.9189385332046727) + r * e.horner(
         r2, [-1.0 / 1680, 1.0 / 1260, -1.0 / 360, 1.0 / 12])
-    fact = e.exp(stirling)  # n! for n >= 21 (smaller n come from the table below)
+    fact = e.exponential(stirling)  # n! for n >= 21 (smaller n come from the table below)
     f = 1.0
     for k in range(1, 22):
         f *= k
         fact = e.select(nn.eq(float(k)), f, fact)
-    sign = e.select(e.round_even(nn * 0.5).eq(nn * 0.5), e.const(-1.0, nn), 1.0)  # (-1)^(n+1)
+    sign = e.select(e.round_nearest_even(nn * 0.5).eq(nn * 0.5), e.const(-1.0, nn), 1.0)  # (-1)^(n+1)
     res = sign * fact * zeta64(e, nn + 1.0, x)
     res = e.select(n.eq(0.0), digamma64(e, x), res)
     # poles x = 0, -1, -2, ...: +inf for odd n (both one-sided limits agree, as XLA), NaN for even n
-    pole = e.land(x.le(0.0), x.eq(e.floor(x)))
-    odd = e.round_even(nn * 0.5).ne(nn * 0.5)
-    res = e.select(e.land(pole, odd), math.inf, e.select(pole, math.nan, res))
-    bad = e.lor(n.ne(e.floor(n)), n.lt(0.0))
+    pole = e.and_(x.le(0.0), x.eq(e.floor(x)))
+    odd = e.round_nearest_even(nn * 0.5).ne(nn * 0.5)
+    res = e.select(e.and_(pole, odd), math.inf, e.select(pole, math.nan, res))
+    bad = e.or_(n.ne(e.floor(n)), n.lt(0.0))
     return e.select(bad, math.nan, res)
 
 
@@ -341,12 +338,12 @@ def _i1e_series_coeffs(n: int) -> list[float]:
 def i1e64(e: Emitter, x: V) -> V:
     """exp(-|x|) I1(x) on f64 values (odd; +-inf -> +-0)."""
     ax = e.abs(x)
-    xs = e.min(ax, 20.0)
+    xs = e.minimum(ax, 20.0)
     y = 0.25 * xs * xs
     c = _i1e_series_coeffs(30 if e.narrow else 45)
-    series = 0.5 * xs * e.horner(y, list(reversed(c))) * e.exp(-xs)
+    series = 0.5 * xs * e.horner(y, list(reversed(c))) * e.exponential(-xs)
     # Hankel: I1(x) e^-x ~ 1/sqrt(2 pi x) sum_k (-1)^k prod_{j<=k}(4 - (2j-1)^2) / (k! (8x)^k)
-    xl = e.max(ax, 20.0)
+    xl = e.maximum(ax, 20.0)
     coeffs = []
     term = 1.0
     for k in range(0, 12 if e.narrow else 30):
@@ -362,9 +359,9 @@ def i1e64(e: Emitter, x: V) -> V:
 def sinh64(e: Emitter, x: V) -> V:
     """sinh(x) on f64 values without spurious overflow below the true overflow."""
     ax = e.abs(x)
-    em = e.expm1(e.min(ax, 700.0))
+    em = e.exponential_minus_one(e.minimum(ax, 700.0))
     mid = 0.5 * (em + em / (em + 1.0))
-    h = e.exp(0.5 * ax)
+    h = e.exponential(0.5 * ax)
     big = (0.5 * h) * h
     res = e.select(ax.lt(700.0), mid, big)
     return e.copysign(res, x)
@@ -373,9 +370,9 @@ def sinh64(e: Emitter, x: V) -> V:
 def cosh64(e: Emitter, x: V) -> V:
     """cosh(x) on f64 values without spurious overflow below the true overflow."""
     ax = e.abs(x)
-    ex = e.exp(e.min(ax, 700.0))
+    ex = e.exponential(e.minimum(ax, 700.0))
     mid = 0.5 * ex + 0.5 / ex
-    h = e.exp(0.5 * ax)
+    h = e.exponential(0.5 * ax)
     big = (0.5 * h) * h
     return e.select(ax.lt(700.0), mid, big)
 
@@ -399,7 +396,7 @@ def asinh64(e: Emitter, x: V) -> V:
     """asinh(x) on real f64 values (log1p form; log(2|x|) beyond 1e150)."""
     ax = e.abs(x)
     big = LN2 + e.log(ax)
-    axs = e.min(ax, 1e150)
+    axs = e.minimum(ax, 1e150)
     small = e.log1p(axs + axs * axs / (1.0 + e.sqrt(1.0 + axs * axs)))
     return e.copysign(e.select(ax.gt(1e150), big, small), x)
 
@@ -407,7 +404,7 @@ def asinh64(e: Emitter, x: V) -> V:
 def acosh64(e: Emitter, x: V) -> V:
     """acosh(x) on real f64 values (x < 1 -> NaN; log1p form near 1)."""
     big = LN2 + e.log(x)
-    xs = e.min(x, 1e150)
+    xs = e.minimum(x, 1e150)
     y = xs - 1.0
     small = e.log1p(y + e.sqrt(y * (xs + 1.0)))
     return e.select(x.lt(1.0), math.nan, e.select(x.gt(1e150), big, small))
@@ -422,16 +419,16 @@ def atanh64(e: Emitter, x: V) -> V:
 def next_after(e: Emitter, x: V, y: V) -> V:
     """The float after x in the direction of y (same float type, f16/bf16/f32/f64); NaN if either is NaN."""
     it = {16: "i16", 32: "i32", 64: "i64"}[BITS[x.t]]
-    xb = e.bitcast(x, it)
+    xb = e.bitcast_convert(x, it)
     one = e.const(1, xb)
     # moving away from zero <=> (x < y) == (x > 0)
-    away = e.cmp("EQ", x.lt(y), x.gt(0.0))
+    away = e.compare("EQ", x.lt(y), x.gt(0.0))
     nb = e.select(away, xb + one, xb - one)
-    res = e.bitcast(nb, x.t)
-    tiny = e.bitcast(e.const(1, xb), x.t)
+    res = e.bitcast_convert(nb, x.t)
+    tiny = e.bitcast_convert(e.const(1, xb), x.t)
     res = e.select(x.eq(0.0), e.copysign(tiny, y), res)
     res = e.select(x.eq(y), y, res)
-    nan = e.lor(e.isnan(x), e.isnan(y))
+    nan = e.or_(e.isnan(x), e.isnan(y))
     return e.select(nan, math.nan, res)
 
 
@@ -443,24 +440,25 @@ def mulhi(e: Emitter, x: V, y: V) -> V:
     if bits <= 32:
         wide = ("i" if signed else "ui") + str(2 * bits)
         p = e.convert(x, wide) * e.convert(y, wide)
-        sh = e.bin("shift_right_arithmetic" if signed else "shift_right_logical", p, e.const(bits, p))
+        shift = e.shift_right_arithmetic if signed else e.shift_right_logical
+        sh = shift(p, e.const(bits, p))
         return e.convert(sh, t)
     # 64 bits: 32x32 partial products on unsigned halves, then signed correction
-    ux = e.bitcast(x, "ui64") if signed else x
-    uy = e.bitcast(y, "ui64") if signed else y
+    ux = e.bitcast_convert(x, "ui64") if signed else x
+    uy = e.bitcast_convert(y, "ui64") if signed else y
     m32 = e.const(0xFFFFFFFF, ux)
     s32 = e.const(32, ux)
-    xl, xh = e.land(ux, m32), e.bin("shift_right_logical", ux, s32)
-    yl, yh = e.land(uy, m32), e.bin("shift_right_logical", uy, s32)
+    xl, xh = e.and_(ux, m32), e.shift_right_logical(ux, s32)
+    yl, yh = e.and_(uy, m32), e.shift_right_logical(uy, s32)
     ll = xl * yl
     lh = xl * yh
     hl = xh * yl
     hh = xh * yh
-    mid = e.bin("shift_right_logical", ll, s32) + e.land(lh, m32) + e.land(hl, m32)
-    hi = hh + e.bin("shift_right_logical", lh, s32) + e.bin("shift_right_logical", hl, s32) + e.bin(
-        "shift_right_logical", mid, s32)
+    mid = e.shift_right_logical(ll, s32) + e.and_(lh, m32) + e.and_(hl, m32)
+    hi = hh + e.shift_right_logical(lh, s32) + e.shift_right_logical(hl, s32) + e.shift_right_logical(
+        mid, s32)
     if signed:
         zero = e.const(0, x)
         hi = hi - e.select(x.lt(zero), uy, e.const(0, uy)) - e.select(y.lt(zero), ux, e.const(0, ux))
-        return e.bitcast(hi, t)
+        return e.bitcast_convert(hi, t)
     return hi

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from jaxlib.mlir import ir
 
-from hlokit.passes.builder import FLOAT_TYPES, INT_TYPES, Emitter, UnsupportedError, V, shape_prefix
+from hlokit.passes.builder import FLOAT_TYPES, INT_TYPES, Emitter, UnsupportedError, V, replace_with_constant
 
 __all__ = ["build_top_k", "build_constant_like", "build_ragged_dot", "build_scan", "build_constant",
            "SCAN_BODY"]
@@ -31,10 +31,10 @@ def build_top_k(e: Emitter, args: list[V], info) -> list[V]:
     dynamic = any(d < 0 for d in shape)
     idx = e.dynamic_iota(e.shape_of(x, shape), shape, last, "i32") if dynamic else e.iota(shape, last, "i32")
     ctype = "TOTALORDER" if x.t in FLOAT_TYPES else None
-    vals, inds = e.sort([x, idx], last, lambda a, b, c, d: e.cmp("GT", a, b, ctype))
+    vals, inds = e.sort([x, idx], last, lambda a, b, c, d: e.compare("GT", a, b, ctype))
     if dynamic:
-        zeros = e.const(0, t="i32", s=f"{len(shape)}x")
-        ones = e.const(1, t="i32", s=f"{len(shape)}x")
+        zeros = e.const(0, t="i32", shape=(len(shape),))
+        ones = e.const(1, t="i32", shape=(len(shape),))
         limit = e.shape_of(x, out_shape)  # runtime sizes of the leading dims, then k
         rv = e.real_dynamic_slice(vals, zeros, limit, ones, out_shape)
         ri = e.real_dynamic_slice(inds, zeros, limit, ones, out_shape)
@@ -52,7 +52,7 @@ def build_constant_like(e: Emitter, args: list[V], info) -> list[V]:
     shape = info.result_shapes[0]
     dynamic = any(d < 0 for d in shape)
     t = info.result_elems[0]
-    c = e.const(value, t=t, s="" if dynamic else shape_prefix(shape))
+    c = e.const(value, t=t, shape=() if dynamic else shape)
     if dynamic:  # splat to the operand's runtime shape
         shape_t = e.shape_of(args[0], info.operand_shapes[0])
         c = e.dynamic_broadcast_in_dim(c, shape_t, shape, [])
@@ -130,8 +130,8 @@ def _zeros(e: Emitter, t: str, shape, runtime) -> V:
     """Zeros of element type ``t`` and ``shape`` (broadcast to ``runtime()`` when it is dynamic)."""
     zero = 0.0 if t not in INT_TYPES else 0
     if all(d >= 0 for d in shape):
-        return e.const(zero, t=t, s=shape_prefix(shape))
-    return e.broadcast_to(e.const(zero, t=t, s=""), shape, [], runtime)
+        return e.const(zero, t=t, shape=shape)
+    return e.broadcast_to(e.const(zero, t=t, shape=()), shape, [], runtime)
 
 
 def _static_groups(gss, n: int, g: int | None = None) -> None:
@@ -153,7 +153,7 @@ def _group_mask(e: Emitter, gs: V, gss, n: int) -> V:
     gb, g = list(gss[:-1]), gss[-1]
     iota_row = e.iota(gb + [g, g], len(gb), gi)
     iota_col = e.iota(gb + [g, g], len(gb) + 1, gi)
-    tri = e.cmp("LE", iota_col, iota_row)  # [..., row, col]: col <= row
+    tri = e.compare("LE", iota_col, iota_row)  # [..., row, col]: col <= row
     gsb = e.broadcast_in_dim(gs, gb + [g, g], list(range(len(gb))) + [len(gb) + 1])
     ends2 = e.select(tri, gsb, e.const(0, gsb))
     ends = e.reduce_sum(ends2, [len(gb) + 1])
@@ -162,7 +162,7 @@ def _group_mask(e: Emitter, gs: V, gss, n: int) -> V:
     gdims = list(range(len(gb))) + [len(gb) + 1]
     sb = e.broadcast_in_dim(starts, gb + [n, g], gdims)
     eb = e.broadcast_in_dim(ends, gb + [n, g], gdims)
-    return e.land(iota_n.ge(sb), iota_n.lt(eb))
+    return e.and_(iota_n.ge(sb), iota_n.lt(eb))
 
 
 def _ragged_dot_contracting(e: Emitter, lhs: V, rhs: V, gs: V, info, lb, rb, lc, rc, k_dim: int) -> V:
@@ -185,7 +185,7 @@ def _ragged_dot_contracting(e: Emitter, lhs: V, rhs: V, gs: V, info, lb, rb, lc,
     rt = info.result_elems[0]
     mask = _group_mask(e, gs, gss, k)  # [lead..., k, g]
     grouped = [g] + list(ls)
-    runtime = _memo(lambda: e.concatenate([e.const(g, t="i32", s="1x"), e.shape_of(lhs, ls)], 0))
+    runtime = _memo(lambda: e.concatenate([e.const(g, t="i32", shape=(1,)), e.shape_of(lhs, ls)], 0))
     lhs_b = e.broadcast_to(lhs, grouped, [1 + d for d in range(len(ls))], runtime)
     mask_b = e.broadcast_to(mask, grouped, [1 + d for d in lead] + [1 + k_dim, 0], runtime)
     masked = e.select(mask_b, lhs_b, _zeros(e, lhs.t, grouped, runtime))
@@ -221,9 +221,9 @@ def build_scan(e: Emitter, args: list[V], info) -> list[V]:
         length = out_shapes[0][dim]
     else:
         length = info.attrs["scan_dim_size"]
-    acc_init = [e.const(0, t=t, s=shape_prefix(s)) for s, t in zip(out_shapes, out_elems)]
-    elem_types = [(shape_prefix([n for d, n in enumerate(s) if d != dim]), t) for s, t in zip(out_shapes, out_elems)]
-    carry_types = [(x.s, x.t) for x in inits]
+    acc_init = [e.const(0, t=t, shape=s) for s, t in zip(out_shapes, out_elems)]
+    elem_types = [([n for d, n in enumerate(s) if d != dim], t) for s, t in zip(out_shapes, out_elems)]
+    carry_types = [(x.shape, x.t) for x in inits]
 
     def cond(i, *rest):
         return i.lt(e.scalar(length, "i64"))
@@ -247,14 +247,10 @@ def build_scan(e: Emitter, args: list[V], info) -> list[V]:
             new_accs.append(e.dynamic_update_slice(acc, upd, starts(len(s))))
         return [i + 1] + yielded[n_out:] + new_accs
 
-    results = e.while_loop([e.scalar(0, "i64"), *inits, *acc_init], cond, body)
+    results = e.while_([e.scalar(0, "i64"), *inits, *acc_init], cond, body)
     return results[1 + n_carry:] + results[1:1 + n_carry]
 
 
 def build_constant(op: ir.Operation) -> None:
     """``chlo.constant {value}`` -> ``stablehlo.constant {value}`` (rewritten in place, no template)."""
-    value = op.attributes["value"]
-    with ir.InsertionPoint(op), op.location:
-        new = ir.Operation.create("stablehlo.constant", results=[op.results[0].type], attributes={"value": value})
-    op.results[0].replace_all_uses_with(new.results[0])
-    op.erase()
+    replace_with_constant(op, op.attributes["value"])

@@ -34,7 +34,7 @@ import hlokit
 from hlokit import backend
 from hlokit.diagnostics import PassError
 from hlokit.passes import run_pipeline
-from hlokit.passes import linalg_expand
+from hlokit.passes.lapack.matrix import UNROLL_LIMIT
 from hlokit.passes.builder import TemplateCache
 
 from conftest import REPO
@@ -428,7 +428,7 @@ def test_expansions_use_core_ops_only():
 
 
 def test_unroll_limit_is_where_loops_start():
-    n = linalg_expand.UNROLL_LIMIT
+    n = UNROLL_LIMIT
     small = expand(cholesky_program("f32", [[n, n]], [True]), CHOLESKY)
     big = expand(cholesky_program("f32", [[n + 1, n + 1]], [True]), CHOLESKY)
     assert "stablehlo.while" not in small and "stablehlo.while" in big

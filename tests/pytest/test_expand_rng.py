@@ -158,7 +158,7 @@ def test_random123_known_answers():
     """The emitted Threefry-2x32 and Philox-4x32 give Random123's known-answer vectors (Salmon et al.,
     SC 2011, ``kat_vectors``)."""
     def words(e, v):
-        return [e.const(v, t="ui32", s="1x") for _ in range(4)]
+        return [e.const(v, t="ui32", shape=(1,)) for _ in range(4)]
 
     for v, want in [(0, [0x6B200159, 0x99BA4EFE]), (0xFFFFFFFF, [0x1CB996FC, 0xBB002BE7])]:
         got = _run_emitted(lambda e: list(threefry2x32(e, *words(e, v))), 2)

@@ -11,7 +11,6 @@ from hlokit.diagnostics import PassError
 from hlokit.passes import (
     Option,
     Pass,
-    PatternPass,
     PipelineError,
     all_passes,
     build_pass_manager,
@@ -234,53 +233,142 @@ def test_register_pass_refuses_a_duplicate_argument(temp_pass):
     assert registry.PASSES["test-duplicate-argument"] is First
 
 
-CONVERSION_PROGRAM = """func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+TEMPLATE_PROGRAM = """func.func @main(%a: tensor<4xf32>, %b: tensor<2xf32>, %p: tensor<i1>) -> tensor<4xf32> {
   %0 = stablehlo.negate %a : tensor<4xf32>
-  %1 = stablehlo.abs %0 : tensor<4xf32>
-  return %1 : tensor<4xf32>
+  %1 = stablehlo.negate %0 : tensor<4xf32>
+  %2 = stablehlo.negate %b : tensor<2xf32>
+  %3 = "stablehlo.if"(%p) ({
+    %4 = stablehlo.negate %1 : tensor<4xf32>
+    stablehlo.return %4 : tensor<4xf32>
+  }, {
+    stablehlo.return %1 : tensor<4xf32>
+  }) : (tensor<i1>) -> tensor<4xf32>
+  return %3 : tensor<4xf32>
 }
 """
 
 
-def _negate_to_subtract(op, rewriter):
-    with rewriter.ip, op.location:
-        t = op.results[0].type
-        zero = ir.Operation.create("stablehlo.constant", results=[t],
-                                   attributes={"value": ir.Attribute.parse(f"dense<0.0> : {t}")})
-        new = ir.Operation.create("stablehlo.subtract", results=[t], operands=[zero.result, op.operands[0]])
-    rewriter.replace_op(op, new)
+def _negate_pass(builds: list, types=("f32",)):
+    """A TemplatePass replacing ``stablehlo.negate`` by ``0 - x`` on the element types ``types``; every
+    template it builds is appended to ``builds``."""
+    from hlokit.passes.template_pass import TemplatePass
 
-
-def _conversion_pass(mode, illegal):
-    class NegateToSubtract(PatternPass):
+    class NegateToSubtract(TemplatePass):
         argument = "test-negate-to-subtract"
-        conversion = mode
-        illegal_ops = illegal
-        legal_dialects = ("stablehlo", "func")
+        illegal_ops = frozenset({"stablehlo.negate"})
+        element_types = types
 
-        def populate(self, patterns):
-            patterns.add("stablehlo.negate", _negate_to_subtract)
+        def build(self, e, operands, info):
+            builds.append(info.operand_types)
+            (x,) = operands
+            return e.const(0.0, x) - x
 
     return NegateToSubtract
 
 
-@pytest.mark.parametrize("mode", ["partial", "full"])
-def test_pattern_pass_dialect_conversion(ctx, temp_pass, mode):
-    temp_pass(_conversion_pass(mode, ("stablehlo.negate",)))
-    module = hlokit.parse(CONVERSION_PROGRAM, context=ctx)
-    run_pipeline(module, "builtin.module(func.func(test-negate-to-subtract))")
+def test_template_pass_rewrites_every_op_and_reuses_templates(ctx, temp_pass):
+    """Every illegal op, nested regions included, is replaced; one template per signature."""
+    builds = []
+    temp_pass(_negate_pass(builds))
+    module = hlokit.parse(TEMPLATE_PROGRAM, context=ctx)
+    run_pipeline(module, "builtin.module(test-negate-to-subtract)")
     text = str(module)
-    assert "stablehlo.negate" not in text and "stablehlo.subtract" in text
-    (r,) = hlokit.interpret(module, [np.array([1, -2, 3, -4], np.float32)])
-    np.testing.assert_array_equal(r, [1, 2, 3, 4])
+    assert "stablehlo.negate" not in text and text.count("stablehlo.subtract") == 4
+    assert sorted(builds) == [("tensor<2xf32>",), ("tensor<4xf32>",)]
+    a, b = np.array([1, -2, 3, -4], np.float32), np.array([5, 6], np.float32)
+    (r,) = hlokit.interpret(module, [a, b, np.array(True)])
+    np.testing.assert_array_equal(r, -a)
 
 
-def test_pattern_pass_conversion_reports_failed_to_legalize_at_the_op(ctx, temp_pass):
-    temp_pass(_conversion_pass("partial", ("stablehlo.negate", "stablehlo.abs")))
-    module = hlokit.parse(CONVERSION_PROGRAM, context=ctx, source_name="in.mlir")
+def test_template_pass_is_all_or_nothing_with_a_located_error(ctx, temp_pass):
+    """A refused op (here an element type outside ``element_types``) fails the pass at the op before any
+    op is rewritten, across every anchor (function) of the run."""
+    builds = []
+    temp_pass(_negate_pass(builds))
+    program = TEMPLATE_PROGRAM + """func.func @other(%x: tensor<3xf64>) -> tensor<3xf64> {
+  %0 = stablehlo.negate %x : tensor<3xf64>
+  return %0 : tensor<3xf64>
+}
+"""
+    module = hlokit.parse(program, context=ctx, source_name="in.mlir")
+    before = str(module)
+    for pipeline in ("builtin.module(test-negate-to-subtract)", "builtin.module(func.func(test-negate-to-subtract))"):
+        with pytest.raises(PassError) as info:
+            run_pipeline(module, pipeline)
+        assert str(info.value).startswith("in.mlir:14:8: error: 'stablehlo.negate' on element type 'f64' is not "
+                                          "supported by test-negate-to-subtract (supported: f32)")
+        assert str(module) == before
+
+
+def test_template_pass_maps_a_builder_refusal_to_a_located_error(ctx, temp_pass):
+    """UnsupportedError raised by ``build`` becomes a PassError at the op, prefixed with the op name."""
+    from hlokit.passes.builder import UnsupportedError
+
+    class Refuses(_negate_pass([])):
+        def build(self, e, operands, info):
+            if info.operand_shapes[0] == [2]:
+                raise UnsupportedError("no expansion for two elements")
+            return super().build(e, operands, info)
+
+    temp_pass(Refuses)
+    module = hlokit.parse(TEMPLATE_PROGRAM, context=ctx, source_name="in.mlir")
+    before = str(module)
     with pytest.raises(PassError) as info:
-        run_pipeline(module, "builtin.module(func.func(test-negate-to-subtract))")
-    assert "in.mlir:3:8: error: failed to legalize operation 'stablehlo.abs'" in str(info.value)
+        run_pipeline(module, "builtin.module(test-negate-to-subtract)")
+    assert str(info.value).startswith("in.mlir:4:8: error: 'stablehlo.negate': no expansion for two elements")
+    assert str(module) == before
+
+
+def test_is_illegal_reads_op_names_and_custom_call_targets(ctx):
+    class Removes(Pass):
+        argument = "test-removes"
+        illegal_ops = frozenset({"stablehlo.negate"})
+        illegal_custom_calls = frozenset({"my_target"})
+
+    module = hlokit.parse("""func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.negate %a : tensor<4xf32>
+  %1 = stablehlo.custom_call @my_target(%0) : (tensor<4xf32>) -> tensor<4xf32>
+  %2 = stablehlo.custom_call @other_target(%1) : (tensor<4xf32>) -> tensor<4xf32>
+  %3 = stablehlo.abs %2 : tensor<4xf32>
+  return %3 : tensor<4xf32>
+}
+""", context=ctx)
+    ops = list(module.body.operations[0].regions[0].blocks[0].operations)
+    assert [Removes.is_illegal(op) for op in ops] == [True, True, False, False, False]
+    assert not Pass.is_illegal(ops[0])
+
+
+def test_every_registered_pass_declares_what_it_removes():
+    """Every registered pass is a legalization and declares the ops (or custom call targets) it removes,
+    as frozensets of full op names that the program-preparation code can read without running it."""
+    for argument, cls in all_passes().items():
+        assert isinstance(cls.illegal_ops, frozenset) and isinstance(cls.illegal_custom_calls, frozenset), argument
+        assert cls.illegal_ops or cls.illegal_custom_calls, f"pass '{argument}' declares no illegal op"
+        assert all("." in name for name in cls.illegal_ops), argument
+
+
+def test_few_passes_keep_a_driver_of_their_own():
+    """Legalizations are TemplatePasses (or MLIR pattern passes); at most 3 keep their own driver, and each
+    of those says why in its docstring."""
+    from hlokit.passes.registry import PatternPass
+    from hlokit.passes.template_pass import TemplatePass
+
+    own = {a: c for a, c in all_passes().items() if not issubclass(c, (TemplatePass, PatternPass))}
+    assert len(own) <= 3, sorted(own)
+    for argument, cls in own.items():
+        assert "driver of its own" in (cls.__doc__ or ""), argument
+
+
+def test_declared_illegal_ops_of_the_legalizations():
+    passes = all_passes()
+    from hlokit.passes.chlo import TABLE
+
+    assert passes["chlo-legalize-to-stablehlo"].illegal_ops == frozenset(TABLE)
+    assert passes["stablehlo-expand-cholesky"].illegal_ops == {"stablehlo.cholesky"}
+    assert passes["stablehlo-legalize-dot-to-dot-general"].illegal_ops == {"stablehlo.dot"}
+    assert {"stablehlo.einsum", "stablehlo.dot", "stablehlo.create_token"} <= (
+        passes["stablehlo-legalize-deprecated-ops"].illegal_ops)
+    assert {"shape.shape_of", "tensor.dim", "arith.addi"} <= passes["shape-legalize-to-stablehlo"].illegal_ops
 
 
 @pytest.fixture

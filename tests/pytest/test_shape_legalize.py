@@ -24,6 +24,7 @@ import hlokit
 from hlokit.backend import compile as xla_compile
 from hlokit.diagnostics import PassError
 from hlokit.passes import get_pass, run_pipeline
+from hlokit.passes.builder import TemplateCache
 from hlokit.passes.shape_legalize_to_stablehlo import ShapeLegalizeToStablehlo
 
 from conftest import REPO
@@ -465,10 +466,10 @@ def test_templates_are_reused(ctx):
     module = hlokit.parse(text, context=ctx)
     func = module.body.operations[0]
     p.run_on_operation(func.operation)
-    n = len(p._cache(ctx).funcs)
+    n = len(TemplateCache.of_pass(p, ctx).funcs)
     module2 = hlokit.parse(text, context=ctx)
     p.run_on_operation(module2.body.operations[0].operation)
-    assert len(p._cache(ctx).funcs) == n
+    assert len(TemplateCache.of_pass(p, ctx).funcs) == n
     assert str(module) == str(module2)
 
 

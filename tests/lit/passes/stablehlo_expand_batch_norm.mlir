@@ -78,7 +78,7 @@ func.func @inference_f16(%x: tensor<6x2xf16>, %s: tensor<6xf16>, %o: tensor<6xf1
 // -----
 
 func.func @dynamic(%x: tensor<?x3xf32>, %s: tensor<3xf32>, %o: tensor<3xf32>) -> tensor<?x3xf32> {
-  // expected-error @+1 {{'stablehlo.batch_norm_training' with an operand or result of type tensor<?x3xf32> cannot be expanded (static shapes only)}}
+  // expected-error @+1 {{'stablehlo.batch_norm_training' with a dynamic or unranked shape (tensor<?x3xf32>) cannot be expanded (static shapes only)}}
   %0:3 = "stablehlo.batch_norm_training"(%x, %s, %o) {epsilon = 1.0e-3 : f32, feature_index = 1 : i64} : (tensor<?x3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<?x3xf32>, tensor<3xf32>, tensor<3xf32>)
   return %0#0 : tensor<?x3xf32>
 }

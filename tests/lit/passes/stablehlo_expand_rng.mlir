@@ -73,7 +73,7 @@ func.func @normal_f16(%a: tensor<f16>, %b: tensor<f16>) -> tensor<3x5xf16> {
 // -----
 
 func.func @dynamic(%a: tensor<f32>, %b: tensor<f32>, %s: tensor<2xi64>) -> tensor<?x3xf32> {
-  // expected-error @+1 {{'stablehlo.rng' with a result of type tensor<?x3xf32> cannot be expanded (static shapes only)}}
+  // expected-error @+1 {{'stablehlo.rng' with a dynamic or unranked shape (tensor<?x3xf32>) cannot be expanded (static shapes only)}}
   %0 = "stablehlo.rng"(%a, %b, %s) {rng_distribution = #stablehlo<rng_distribution NORMAL>} : (tensor<f32>, tensor<f32>, tensor<2xi64>) -> tensor<?x3xf32>
   return %0 : tensor<?x3xf32>
 }

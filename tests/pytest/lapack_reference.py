@@ -380,7 +380,7 @@ def gtsv(dl: np.ndarray, d: np.ndarray, du: np.ndarray, b: np.ndarray) -> tuple[
 
     Row ``k + 1`` is eliminated with row ``k`` after swapping them unless ``|d[k]| >= |dl[k+1]|``
     (``cabs1`` for complex); then back substitution. Mirrors
-    ``hlokit.passes.stablehlo_legalize_lapack_custom_calls.build_gtsv`` step for step."""
+    ``hlokit.passes.lapack.tridiagonal.build_gtsv`` step for step."""
     dl, d, du, x = (np.array(v, copy=True) for v in (dl, d, du, b))
     n = d.shape[-1]
     info = np.zeros(d.shape[:-1], np.int32)

@@ -1,0 +1,264 @@
+"""Jacobi eigen- and singular value decompositions: LAPACK ``syevd`` / ``heevd`` and ``gesdd`` / ``gesvd``.
+
+* :func:`build_syevd` -- parallel cyclic two-sided Jacobi (Golub & Van Loan, *Matrix Computations*, 4th
+  ed., §8.5, Alg. 8.5.1 with the complex phase; round-robin ordering): sweeps of
+  ``N - 1`` steps each rotating ``N / 2`` disjoint pairs at once, until ``off(A)^2 <= eps^2 ||A||_F^2`` or
+  :data:`MAX_SWEEPS`; eigenvalues sorted ascending with their vectors.
+* :func:`build_gesdd` -- parallel one-sided (Hestenes) Jacobi on the columns (Golub & Van Loan §8.6.3),
+  ``u`` re-orthonormalised and completed by the QR of :mod:`hlokit.passes.lapack.qr`; ``gesvd`` gets the
+  same expansion.
+
+LAPACK computes these by other algorithms (divide and conquer, bidiagonalisation), so vectors may differ
+from LAPACK's by a sign or phase each. XLA's counterparts: ``xla/hlo/builder/lib/self_adjoint_eig.cc``
+(also Jacobi) and ``svd.cc``. The numpy mirrors are in ``tests/pytest/lapack_reference.py``.
+"""
+
+from __future__ import annotations
+
+import math
+
+from hlokit.passes.builder import COMPLEX_TYPES, V, Emitter
+from hlokit.passes.lapack.matrix import (
+    abs2, adjoint, any_true, conj, diagonal_of, finfo, identity_matrix, magnitude, pad_dim, real_type,
+    reduce_with, slice_dim, splat, to_elem,
+)
+from hlokit.passes.lapack.qr import build_geqrf, build_orgqr
+
+__all__ = ["MAX_SWEEPS", "build_syevd", "build_gesdd"]
+
+
+#: Jacobi sweeps at most (as ``MAX_SWEEPS`` of the numpy mirror).
+MAX_SWEEPS = 30
+
+
+def _tournament(e: Emitter, x: V, dim: int) -> V:
+    """The round-robin move along ``dim`` (``tournament`` of the numpy mirror): static
+    slices and one ``concatenate``."""
+    n = x.shape[dim]
+    h = n // 2
+    if h < 2:
+        return x
+    parts = [(0, 1), (h, h + 1), (1, h - 1), (h + 1, n), (h - 1, h)]
+    return e.concatenate([slice_dim(e, x, dim, lo, hi) for lo, hi in parts if hi > lo], dim)
+
+
+def _rotation(e: Emitter, app: V, aqq: V, apq: V) -> tuple[V, V]:
+    """The Jacobi rotations ``(c, s)`` (both in ``apq``'s element type, ``c`` real-valued) of the
+    Hermitian 2x2 blocks ``[[app, apq], [conj(apq), aqq]]`` (``_rotation`` of the numpy mirror)."""
+    rt = app.t
+    shape = app.shape
+    eps = float(finfo(rt).eps)
+    mag = magnitude(e, apq)
+    small = e.compare("EQ", mag, splat(e, 0, rt, shape), "FLOAT")
+    safe = e.select(small, splat(e, 1, rt, shape), mag)
+    tau = (aqq - app) / (safe * 2.0)
+    atau = e.abs(tau)
+    big = e.compare("GT", atau, splat(e, 1 / math.sqrt(eps), rt, shape), "FLOAT")
+    tb = e.select(big, splat(e, 0, rt, shape), tau)
+    root = e.select(big, atau, e.sqrt(tb * tb + 1.0))
+    sign = e.select(e.compare("GE", tau, splat(e, 0, rt, shape), "FLOAT"), splat(e, 1, rt, shape),
+                    splat(e, -1, rt, shape))
+    t = sign / (atau + root)
+    c = 1.0 / e.sqrt(t * t + 1.0)
+    s = to_elem(e, t * c, apq.t) * (apq / to_elem(e, safe, apq.t))
+    c = e.select(small, splat(e, 1, rt, shape), c)
+    s = e.select(small, splat(e, 0, apq.t, shape), s)
+    return to_elem(e, c, apq.t), s
+
+
+def _rotate(e: Emitter, x: V, c: V, s: V, dim: int) -> V:
+    """The rotations of the pairs (k, k + h) along ``dim`` of ``x`` (``c``, ``s`` ``[*b, h]``): columns
+    (``dim`` the last: ``x J``) or rows (``J^H x``); static halves and one ``concatenate``."""
+    shape = x.shape
+    r = len(shape) - 2
+    h = shape[dim] // 2
+    xt, xb = slice_dim(e, x, dim, 0, h), slice_dim(e, x, dim, h, 2 * h)
+    half = list(shape)
+    half[dim] = h
+    cb = e.broadcast_in_dim(c, half, list(range(r)) + [dim])
+    sb = e.broadcast_in_dim(s, half, list(range(r)) + [dim])
+    if dim == r + 1:
+        top, bottom = cb * xt - conj(e, sb) * xb, sb * xt + cb * xb
+    else:
+        top, bottom = cb * xt - sb * xb, conj(e, sb) * xt + cb * xb
+    return e.concatenate([top, bottom], dim)
+
+
+def _off2(e: Emitter, h: V) -> V:
+    """Squared Frobenius norm of the off-diagonal part of ``h`` ``[*b, n, n]`` -> real ``[*b]``."""
+    shape = h.shape
+    r = len(shape) - 2
+    eye = e.compare("EQ", e.iota(shape, r, "i32"), e.iota(shape, r + 1, "i32"), "SIGNED")
+    rt = real_type(h.t)
+    return e.reduce_sum(e.select(eye, splat(e, 0, rt, shape), abs2(e, h)), [r, r + 1])
+
+
+def _sort_columns(e: Emitter, keys: V, x: V, direction: str) -> tuple[V, V]:
+    """Sort ``keys`` ``[*b, n]`` (``direction`` ``"LT"`` ascending, ``"GT"`` descending; stable) and the
+    columns of ``x`` ``[*b, m, n]`` with them: one ``stablehlo.sort`` of ``x`` with the keys broadcast
+    over its rows. Returns ``(sorted keys, x with permuted columns)``."""
+    shape = x.shape
+    r = len(shape) - 2
+    kb = e.broadcast_in_dim(keys, shape, list(range(r)) + [r + 1])
+    ks, xs = e.sort([kb, x], r + 1, lambda a, b, *_: e.compare(direction, a, b, "TOTALORDER"))
+    return e.reshape(slice_dim(e, ks, r, 0, 1), keys.shape), xs
+
+
+def _nan_info(e: Emitter, x: V) -> V:
+    """LAPACK's ``info`` of the values ``x`` ``[*b, k]`` (eigen- or singular values): i32 ``[*b]``, 1 where ``x``
+    has a NaN (the iteration failed), else 0."""
+    r = len(x.shape) - 1
+    nan = e.compare("NE", x, x, "FLOAT")
+    if r:
+        nan = reduce_with(e, nan, r, False, "or")
+    else:
+        nan = e.reshape(reduce_with(e, e.reshape(nan, [x.shape[-1]]), 0, False, "or"), [])
+    batch = x.shape[:r]
+    return e.select(nan, splat(e, 1, "i32", batch), splat(e, 0, "i32", batch))
+
+
+def build_syevd(e: Emitter, a: V, lower: bool) -> list[V]:
+    """``syevd`` / ``heevd`` of ``a`` (``[*b, n, n]``, the ``lower``/upper triangle read): ``[v, w, info]``.
+
+    The Hermitian matrix of the triangle, zero-padded to even order ``N``; an outer ``stablehlo.while``
+    over sweeps (``off(A)^2 > eps^2 ||A||_F^2`` and fewer than :data:`MAX_SWEEPS`), an inner one over the
+    ``N - 1`` parallel steps of a sweep: the ``N/2`` rotations of the pairs (k, k + N/2) on columns and
+    rows (:func:`_rotate`), the annihilated entries set to 0, the round-robin move (:func:`_tournament`).
+    Then ``w`` = the diagonal sorted ascending with ``v``'s columns; ``info`` (i32 ``[*b]``) 1 where
+    ``w`` has a NaN, else 0.
+    """
+    shape = a.shape
+    r = len(shape) - 2
+    batch, n = shape[:r], shape[r]
+    t, rt = a.t, real_type(a.t)
+    rows, cols = e.iota(shape, r, "i32"), e.iota(shape, r + 1, "i32")
+    h = e.select(e.compare("GE" if lower else "LE", rows, cols, "SIGNED"), a, adjoint(e, a))
+    if t in COMPLEX_TYPES:  # the diagonal of a Hermitian matrix is real (LAPACK reads its real part)
+        h = e.select(e.compare("EQ", rows, cols, "SIGNED"), to_elem(e, e.real(h), t), h)
+    nn = n + n % 2
+    half = nn // 2
+    h = pad_dim(e, pad_dim(e, h, r + 1, nn - n), r, nn - n)
+    full = batch + [nn, nn]
+    eps = float(finfo(rt).eps)
+    tol2 = e.reduce_sum(abs2(e, h), [r, r + 1]) * (eps * eps)
+
+    def step(i: V, h: V, v: V) -> list[V]:
+        d = e.real(diagonal_of(e, h)) if t in COMPLEX_TYPES else diagonal_of(e, h)
+        app, aqq = slice_dim(e, d, r, 0, half), slice_dim(e, d, r, half, nn)
+        apq = diagonal_of(e, slice_dim(e, slice_dim(e, h, r, 0, half), r + 1, half, nn))
+        c, s = _rotation(e, app, aqq, apq)
+        h = _rotate(e, _rotate(e, h, c, s, r + 1), c, s, r)
+        rws, cls = e.iota(full, r, "i32"), e.iota(full, r + 1, "i32")
+        diff = rws - cls
+        pair = e.or_(e.compare("EQ", diff, e.const(half, diff), "SIGNED"),
+                     e.compare("EQ", diff, e.const(-half, diff), "SIGNED"))
+        h = e.select(pair, splat(e, 0, t, full), h)
+        v = _rotate(e, v, c, s, r + 1)
+        h = _tournament(e, _tournament(e, h, r + 1), r)
+        return [i + 1, h, _tournament(e, v, r + 1)]
+
+    def sweep(k: V, h: V, v: V, tol2: V) -> list[V]:
+        out = e.while_([e.scalar(0, "i32"), h, v],
+                           lambda i, *_: e.compare("LT", i, e.scalar(nn - 1, "i32"), "SIGNED"), step)
+        return [k + 1, out[1], out[2], tol2]
+
+    def more(k: V, h: V, v: V, tol2: V) -> V:
+        unconverged = any_true(e, e.compare("GT", _off2(e, h), tol2, "FLOAT"))
+        return e.and_(e.compare("LT", k, e.scalar(MAX_SWEEPS, "i32"), "SIGNED"), unconverged)
+
+    out = e.while_([e.scalar(0, "i32"), h, identity_matrix(e, full, t), tol2], more, sweep)
+    h, v = out[1], out[2]
+    d = diagonal_of(e, h)
+    w = e.real(d) if t in COMPLEX_TYPES else d
+    w = slice_dim(e, w, r, 0, n)
+    v = slice_dim(e, slice_dim(e, v, r, 0, n), r + 1, 0, n)
+    w, v = _sort_columns(e, w, v, "LT")
+    return [v, w, _nan_info(e, w)]
+
+
+def _orthonormal(e: Emitter, x: V) -> V:
+    """``Q diag(phase(diag R))`` of the Householder QR of ``x`` ``[*b, m, p]`` (``m >= p``): ``x`` to
+    rounding where its columns are orthonormal, an orthonormal completion where a column is zero."""
+    qr, tau = build_geqrf(e, x)
+    q = build_orgqr(e, qr, tau)
+    shape = x.shape
+    r = len(shape) - 2
+    p = shape[r + 1]
+    d = diagonal_of(e, slice_dim(e, qr, r, 0, p))
+    mag = magnitude(e, d)
+    zero = e.compare("EQ", mag, splat(e, 0, mag.t, mag.shape), "FLOAT")
+    phase = e.select(zero, splat(e, 1, x.t, d.shape),
+                     d / to_elem(e, e.select(zero, splat(e, 1, mag.t, mag.shape), mag), x.t))
+    return q * e.broadcast_in_dim(phase, shape, list(range(r)) + [r + 1])
+
+
+def _svd_tall(e: Emitter, a: V, mode: str) -> tuple[V, V | None, V | None]:
+    """One-sided Jacobi SVD of ``a`` ``[*b, m, n]`` with ``m >= n``: ``(s, u, v)`` (``u`` ``[*b, m, n]``, or
+    ``[*b, m, m]`` for ``mode`` 'A'; ``v`` ``[*b, n, n]``; both None for 'N')."""
+    shape = a.shape
+    r = len(shape) - 2
+    batch, m, n = shape[:r], shape[r], shape[r + 1]
+    t, rt = a.t, real_type(a.t)
+    nn = n + n % 2
+    half = nn // 2
+    eps = float(finfo(rt).eps)
+    tol = math.sqrt(m) * eps
+
+    def step(i: V, u: V, v: V, rot: V) -> list[V]:
+        ut, ub = slice_dim(e, u, r + 1, 0, half), slice_dim(e, u, r + 1, half, nn)
+        app, aqq = e.reduce_sum(abs2(e, ut), [r]), e.reduce_sum(abs2(e, ub), [r])
+        apq = e.reduce_sum(conj(e, ut) * ub, [r])
+        big = e.compare("GT", magnitude(e, apq), e.sqrt(app * aqq) * tol, "FLOAT")
+        rot = e.or_(rot, any_true(e, big))
+        c, s = _rotation(e, app, aqq, e.select(big, apq, splat(e, 0, t, apq.shape)))
+        u = _tournament(e, _rotate(e, u, c, s, r + 1), r + 1)
+        v = _tournament(e, _rotate(e, v, c, s, r + 1), r + 1)
+        return [i + 1, u, v, rot]
+
+    def sweep(k: V, u: V, v: V, rot: V) -> list[V]:
+        out = e.while_([e.scalar(0, "i32"), u, v, e.scalar(False, "i1")],
+                           lambda i, *_: e.compare("LT", i, e.scalar(nn - 1, "i32"), "SIGNED"), step)
+        return [k + 1, out[1], out[2], out[3]]
+
+    def more(k: V, u: V, v: V, rot: V) -> V:
+        return e.and_(e.compare("LT", k, e.scalar(MAX_SWEEPS, "i32"), "SIGNED"), rot)
+
+    u0 = pad_dim(e, a, r + 1, nn - n)
+    out = e.while_([e.scalar(0, "i32"), u0, identity_matrix(e, batch + [nn, nn], t), e.scalar(True, "i1")],
+                       more, sweep)
+    u = slice_dim(e, out[1], r + 1, 0, n)
+    v = slice_dim(e, slice_dim(e, out[2], r, 0, n), r + 1, 0, n)
+    sv = e.sqrt(e.reduce_sum(abs2(e, u), [r]))
+    if mode == "N":
+        return e.sort([sv], r, lambda a_, b_: e.compare("GT", a_, b_, "TOTALORDER"))[0], None, None
+    sv, uv = _sort_columns(e, sv, e.concatenate([u, v], r), "GT")
+    u, v = slice_dim(e, uv, r, 0, m), slice_dim(e, uv, r, m, m + n)
+    zero = e.compare("EQ", sv, splat(e, 0, rt, sv.shape), "FLOAT")
+    scale = to_elem(e, e.select(zero, splat(e, 1, rt, sv.shape), sv), t)
+    u = u / e.broadcast_in_dim(scale, u.shape, list(range(r)) + [r + 1])
+    if mode == "A":
+        u = pad_dim(e, u, r + 1, m - n)
+    return sv, _orthonormal(e, u), v
+
+
+def build_gesdd(e: Emitter, a: V, mode: str, result_shapes: list[list[int]]) -> list[V]:
+    """``gesdd`` of ``a`` (``[*b, m, n]``, ``mode`` 'A' / 'S' / 'N'): ``[a, s, u, vt, info]``.
+
+    One-sided Jacobi (:func:`_svd_tall`) on ``a`` (``m >= n``) or on ``a^H`` (``m < n``, ``u`` and ``vt``
+    swapped). ``s`` real descending; ``u``, ``vt`` per ``mode`` (for 'N' zeros of the call's result
+    shapes, which JAX does not read); the first result is ``a`` (LAPACK overwrites it with workspace);
+    ``info`` 1 where ``s`` has a NaN, else 0.
+    """
+    shape = a.shape
+    r = len(shape) - 2
+    m, n = shape[r], shape[r + 1]
+    tall = m >= n
+    s, u, v = _svd_tall(e, a if tall else adjoint(e, a), mode)
+    if mode == "N":
+        u = splat(e, 0, a.t, result_shapes[2])
+        vt = splat(e, 0, a.t, result_shapes[3])
+    elif tall:
+        vt = adjoint(e, v)
+    else:
+        u, vt = v, adjoint(e, u)
+    return [a, s, u, vt, _nan_info(e, s)]

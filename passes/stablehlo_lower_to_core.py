@@ -18,7 +18,10 @@ the deprecated ops (``broadcast``, ``dot``, ``einsum``, ``unary_einsum``, ``torc
 6. ``canonicalize`` and ``cse`` (upstream MLIR passes) to fold what the expansions leave behind.
 
 Every step is one of hlokit's Python passes except the last, so the pipeline never hands a job that
-hlokit does itself to jaxlib's C++ passes of the same name.
+hlokit does itself to jaxlib's C++ passes of the same name. What is left after it ("nothing left") is
+derived from what those passes declare they remove (:func:`non_core_op_names`,
+:func:`non_core_custom_calls`); the interpreter's automatic legalizations are the same passes, for the
+declared ops it has no kernel for (:mod:`hlokit.passes.prepare`).
 """
 
 from __future__ import annotations
@@ -26,7 +29,8 @@ from __future__ import annotations
 from jaxlib.mlir import ir
 
 from hlokit import attributes
-from hlokit.passes.registry import register_pipeline
+from hlokit.passes.prepare import pipeline_passes
+from hlokit.passes.registry import Pass, register_pipeline
 
 #: The steps of ``stablehlo-lower-to-core``, in order.
 LOWER_TO_CORE_STEPS: tuple[str, ...] = (
@@ -49,28 +53,33 @@ LOWER_TO_CORE = register_pipeline(
     ",".join(LOWER_TO_CORE_STEPS),
 )
 
-#: Ops that are not core StableHLO: whole dialects ...
-NON_CORE_DIALECTS: tuple[str, ...] = ("chlo", "shape", "tensor", "arith")
-#: ... and single ops (deprecated, or expanded by the pipeline's expanders).
-NON_CORE_OPS: frozenset[str] = frozenset({
-    "stablehlo.broadcast", "stablehlo.dot", "stablehlo.einsum", "stablehlo.unary_einsum",
-    "stablehlo.torch_index_select", "stablehlo.create_token", "stablehlo.cross-replica-sum",
-    "stablehlo.batch_norm_training", "stablehlo.batch_norm_inference", "stablehlo.batch_norm_grad",
-    "stablehlo.cholesky", "stablehlo.triangular_solve", "stablehlo.rng", "stablehlo.rng_bit_generator",
-})
+def lowering_passes() -> list[type[Pass]]:
+    """The Python passes of :data:`LOWER_TO_CORE_STEPS`, in order (``canonicalize`` and ``cse`` are upstream)."""
+    return pipeline_passes(LOWER_TO_CORE.argument)
+
+
+def non_core_op_names() -> frozenset[str]:
+    """The op names that are not core StableHLO: the union of what the pipeline's passes declare illegal
+    (:attr:`hlokit.passes.registry.Pass.illegal_ops`)."""
+    return frozenset().union(*(cls.illegal_ops for cls in lowering_passes()))
+
+
+def non_core_custom_calls() -> frozenset[str]:
+    """The ``stablehlo.custom_call`` targets the pipeline removes (its passes' ``illegal_custom_calls``)."""
+    return frozenset().union(*(cls.illegal_custom_calls for cls in lowering_passes()))
 
 
 def non_core_ops(module: ir.Module | ir.Operation) -> list[ir.Operation]:
-    """Every op under ``module`` that ``stablehlo-lower-to-core`` removes (see :data:`NON_CORE_DIALECTS`,
-    :data:`NON_CORE_OPS`, and ``stablehlo.custom_call`` of a ``lapack_*`` target), in walk order."""
+    """Every op under ``module`` that ``stablehlo-lower-to-core`` removes (:func:`non_core_op_names`, and a
+    ``stablehlo.custom_call`` of a target in :func:`non_core_custom_calls`), in walk order."""
+    names, targets = non_core_op_names(), non_core_custom_calls()
     found: list[ir.Operation] = []
     root = module.operation if isinstance(module, ir.Module) else module
 
     def visit(op):
         name = op.name
-        if name in NON_CORE_OPS or name.split(".", 1)[0] in NON_CORE_DIALECTS:
-            found.append(op.operation)
-        elif name == "stablehlo.custom_call" and attributes.str_value(op, "call_target_name").startswith("lapack_"):
+        if name in names or (name == "stablehlo.custom_call"
+                             and attributes.str_value(op, "call_target_name", "") in targets):
             found.append(op.operation)
         return ir.WalkResult.ADVANCE
 

@@ -30,7 +30,6 @@ __all__ = [
     "check_output_path",
     "read_text",
     "process_chunks",
-    "ChunkResult",
 ]
 
 
@@ -206,13 +205,6 @@ def check_expectations(
 
 # ----------------------------------------------------------------------------------------------
 # per-chunk processing
-
-
-@dataclasses.dataclass
-class ChunkResult:
-    """What processing one chunk gave: its output (text or bytes) or None when it failed."""
-
-    output: str | bytes | None
 
 
 def process_chunks(

@@ -21,6 +21,12 @@ hlokit's ``stablehlo-legalize-quant-to-math`` pass (one line says so), the inter
 original; a quantized argument or result is its storage values (``i8`` for ``!quant.uniform<i8:f32, ...>``)
 on both engines.
 
+What each engine runs is the parsed program brought to what that engine runs by :func:`hlokit.prepare`
+(:mod:`hlokit.passes.prepare`: XLA off CPU gets jaxlib's LAPACK calls legalized, quantized types lowered;
+the interpreter gets CHLO & co. legalized), printed where it changes what runs. The tool is four steps,
+one function each: :func:`parse_arguments` (+ :func:`check_arguments`) -> :func:`prepare_programs` ->
+:func:`execute` -> :func:`report`.
+
 Multi-device programs (``mhlo.num_partitions`` / ``mhlo.num_replicas`` > 1) run on that many XLA devices
 (on CPU, ``--devices N`` host devices, default what the program needs); inputs and outputs are global arrays,
 with a leading replica axis for multi-replica programs (see :class:`hlokit.backend.Executable`).
@@ -48,19 +54,13 @@ import hlokit
 from hlokit import opsets
 from hlokit import backend  # (its XLA part, and jax, load on the first use of backend.compile & co.)
 from hlokit.backend import BackendError, TensorSpec, module_device_needs, signature
-from hlokit.dialects.check import ulp_distance
+from hlokit.interpreter.check_ops import ulp_distance
 from hlokit.interpreter import interpret
-from hlokit.passes import run_pipeline
-from hlokit.passes.stablehlo_legalize_lapack_custom_calls import PIPELINE as LAPACK_PIPELINE
+from hlokit.passes.prepare import Prepared, prepare
 from hlokit.passes.stablehlo_legalize_lapack_custom_calls import (
     EIGENVALUES_UNORDERED, VECTORS_UP_TO_PHASE, lapack_routines)
-from hlokit.passes.stablehlo_legalize_quant_to_math import has_quantized_types
 from hlokit.tools.common import check_output_path, read_text, source_name, tool_main, write_output
 from hlokit.tools.translate_interpret import DEFAULT_MAX_STEPS
-
-#: What XLA gets in place of a program with quantized types (hlokit's pass; the interpreter runs the original).
-QUANT_PIPELINE = "builtin.module(stablehlo-legalize-quant-to-math)"
-
 
 def random_input(spec: TensorSpec, rng: np.random.Generator) -> np.ndarray:
     """A seeded random array for ``spec``: normal floats, small ints (|x| <= 10), random bools."""
@@ -359,10 +359,15 @@ def run_job_process(argv: Sequence[str], args: argparse.Namespace) -> int:
         + (f"; XLA: {lines[0].strip()[:300]}" if lines else ""), file=source_name(args.program))
 
 
-def run(argv: Sequence[str]) -> int:
-    args = _parser().parse_args(argv)
-    if args.num_processes > 1 and not os.environ.get(_CHILD):
-        return run_job_process(argv, args)
+def parse_arguments(argv: Sequence[str]) -> argparse.Namespace:
+    """The command line (argparse: a malformed one exits 2 with its usage, which :func:`main` makes 1)."""
+    return _parser().parse_args(argv)
+
+
+def check_arguments(args: argparse.Namespace) -> None:
+    """Refuse values argparse lets through (HlokitError naming the option): ``--repeat`` < 1, a ``--seed``
+    outside [0, 2**128), ``--max-ulp`` without ``--engine both`` or negative, ``--max-steps`` < 0, the
+    interpreter in a multi-process job, an unwritable ``--output``, a missing ``--inputs`` file."""
     if args.repeat < 1:
         raise hlokit.HlokitError(f"--repeat: expected a positive number of runs, got {args.repeat}")
     if args.seed < 0 or args.seed >= 2**128:
@@ -379,25 +384,74 @@ def run(argv: Sequence[str]) -> int:
     if args.inputs and not os.path.isfile(args.inputs):
         what = "is a directory" if os.path.isdir(args.inputs) else "no such file"
         raise hlokit.HlokitError(f"--inputs: {what}", file=args.inputs)
+
+
+@dataclasses.dataclass
+class Programs:
+    """The parsed program and what each engine runs (:func:`prepare_programs`).
+
+    ``module``: the program as parsed (its signature and device needs are read here; when the interpreter
+    is the only engine, it is the interpreter's program, prepared in place). ``xla`` / ``interpreter``:
+    :func:`hlokit.passes.prepare.prepare` for that engine on ``--platform`` (None: the engine does not run).
+    ``routines``: the LAPACK routines the program calls (read for ``--engine both`` on CPU, the note on
+    eigen- and singular vectors). ``seconds``: the time to parse and prepare."""
+
+    name: str
+    module: ir.Module
+    xla: Prepared | None
+    interpreter: Prepared | None
+    routines: list[str]
+    seconds: float
+
+
+def prepare_programs(args: argparse.Namespace) -> Programs:
+    """Parse ``args.program`` and prepare it for each engine ``--engine`` names.
+
+    XLA gets a copy where it needs something (a quantized program, lowered by
+    ``stablehlo-legalize-quant-to-math``; LAPACK calls off CPU): the parsed module stays for the signature
+    and for the interpreter, which runs quantized programs as they are. The interpreter's legalizations
+    (CHLO, ...) run on a copy where XLA compiles the parsed module itself (XLA compiles CHLO with its own
+    lowerings), else in place. Raises :class:`hlokit.diagnostics.HlokitError` for a program that does not
+    parse or verify, :class:`hlokit.diagnostics.PassError` when a legalization refuses an op."""
     t0 = time.perf_counter()
     ctx = hlokit.make_context()
     name = source_name(args.program)
     module = hlokit.parse(read_text(args.program), context=ctx, source_name=name)
-    # (one walk of the module, only where its answer is used: a non-CPU platform legalizes, --engine both notes)
-    routines = lapack_routines(module) if args.platform != "cpu" or args.engine == "both" else []
-    lapack_calls = len(routines) if args.platform != "cpu" else 0
-    # jaxlib's eigen- / singular-vector routines, which the interpreter (and a non-CPU platform) replaces by
-    # hlokit's expansions: their vectors may differ by a sign or phase each (geev, gees: also the eigenvalue order)
-    up_to_phase = sorted(VECTORS_UP_TO_PHASE.intersection(routines))
-    if lapack_calls:  # jaxlib's LAPACK kernels run only on XLA CPU: portable StableHLO instead
-        run_pipeline(module, LAPACK_PIPELINE, source_name=name)
-    xla_module = module
-    quantized = args.engine in ("xla", "both") and has_quantized_types(module)
-    if quantized:  # XLA cannot compile quantized types: a lowered copy for XLA, the original for the interpreter
-        xla_module = hlokit.parse(module.operation.get_asm(enable_debug_info=True), context=ctx, source_name=name)
-        run_pipeline(xla_module, QUANT_PIPELINE, source_name=name)
-    t_parse = time.perf_counter() - t0
+    # (a walk only where its answer is used: the note of --engine both on CPU)
+    routines = lapack_routines(module) if args.engine == "both" and args.platform == "cpu" else []
+    xla = interpreter = None
+    if args.engine in ("xla", "both"):
+        xla = prepare(module, engine="xla", platform=args.platform, copy=True, source_name=name)
+    if args.engine in ("interpreter", "both"):
+        shared = xla is not None and xla.module is module
+        interpreter = prepare(module, engine="interpreter", platform=args.platform, copy=shared, source_name=name)
+    return Programs(name, module, xla, interpreter, routines, time.perf_counter() - t0)
 
+
+@dataclasses.dataclass
+class Results:
+    """What :func:`execute` gives: the inputs and their specs, the outputs (XLA's, else the interpreter's),
+    the interpreter's outputs (None when it did not run), the XLA executable (None when XLA did not run),
+    and the times: XLA start-up, compile, each run (and per device), the interpreter's run."""
+
+    inputs: list[np.ndarray]
+    in_specs: list[TensorSpec]
+    outputs: list[np.ndarray]
+    interpreted: list[np.ndarray] | None
+    exe: object | None
+    t_init: float = 0.0
+    t_compile: float = 0.0
+    times: list[float] = dataclasses.field(default_factory=list)
+    device_times: list[list[float]] = dataclasses.field(default_factory=list)
+    t_interp: float = 0.0
+
+
+def execute(args: argparse.Namespace, programs: Programs) -> Results:
+    """Check the signature, the memory the arguments and results need and ``--inputs`` (all before
+    compiling), compile and run the XLA program ``--repeat`` times, run the interpreter's program; the same
+    inputs go to both engines. Raises :class:`hlokit.diagnostics.HlokitError` (located in the program) for
+    a signature XLA cannot take, a program too big for this machine, a bad inputs file or an XLA error."""
+    name, module = programs.name, programs.module
     try:
         in_specs, out_specs = signature(module, args.function)
     except BackendError as err:
@@ -412,10 +466,7 @@ def run(argv: Sequence[str]) -> int:
 
     exe = None
     t_init = t_compile = 0.0
-    times: list[float] = []
-    device_times: list[list[float]] = []
-    outputs = None
-    if args.engine in ("xla", "both"):
+    if programs.xla is not None:
         t0 = time.perf_counter()
         try:
             backend.prepare_devices(module, args.platform, args.devices, args.num_processes, args.process_id,
@@ -423,7 +474,7 @@ def run(argv: Sequence[str]) -> int:
             backend.initialize(args.platform)
             t_init = time.perf_counter() - t0
             t0 = time.perf_counter()
-            exe = backend.compile(xla_module, args.platform, function=args.function,
+            exe = backend.compile(programs.xla.module, args.platform, function=args.function,
                                   devices=None if args.num_processes > 1 else args.devices)
         except BackendError as err:
             raise hlokit.HlokitError(err.diagnostics, file=name) from None
@@ -434,47 +485,65 @@ def run(argv: Sequence[str]) -> int:
         rng = np.random.default_rng(args.seed)
         inputs = [random_input(s, rng) for s in in_specs]
 
+    results = Results(inputs, in_specs, [], None, exe, t_init, t_compile)
     if exe is not None:
         buffers = exe.put(inputs)
         for _ in range(args.repeat):
             t0 = time.perf_counter()
             device_outs = exe.execute(buffers)
-            outputs = exe.fetch(device_outs)
-            times.append(time.perf_counter() - t0)
-            device_times.append(exe.device_times)
+            results.outputs = exe.fetch(device_outs)
+            results.times.append(time.perf_counter() - t0)
+            results.device_times.append(exe.device_times)
 
-    interpreted = None
-    t_interp = 0.0
-    if args.engine in ("interpreter", "both"):
-        # After XLA has compiled the module: the interpreter legalizes CHLO in place.
+    if programs.interpreter is not None:
         t0 = time.perf_counter()
-        interpreted = interpret_global(module, inputs, args.function, args.max_steps or None,
-                                       num_replicas, num_partitions)
-        t_interp = time.perf_counter() - t0
-        if outputs is None:
-            outputs = interpreted
+        results.interpreted = interpret_global(programs.interpreter.module, inputs, args.function,
+                                               args.max_steps or None, num_replicas, num_partitions)
+        results.t_interp = time.perf_counter() - t0
+        if exe is None:
+            results.outputs = results.interpreted
+    return results
 
+
+#: The pass flags whose actions :func:`report` mentions.
+LAPACK_FLAG = "stablehlo-legalize-lapack-custom-calls"
+QUANT_FLAG = "stablehlo-legalize-quant-to-math"
+
+
+def report(args: argparse.Namespace, programs: Programs, results: Results) -> int:
+    """Print the program line, what preparing it did (LAPACK calls legalized off CPU, quantized types
+    lowered for XLA) and the notes of ``--engine both``, the inputs, each output (with the interpreter's
+    distance from XLA's), the times; write ``--output``. Only process 0 of a job reports. Raises
+    :class:`hlokit.diagnostics.HlokitError` when an output is further than ``--max-ulp`` from XLA's
+    (``--output`` is then not written)."""
     if args.process_id != 0:
         return 0  # process 0 reports and writes the outputs
+    name, exe, outputs = programs.name, results.exe, results.outputs
+    prepared = [p for p in (programs.xla, programs.interpreter) if p is not None]
     source = "random (seed %d)" % args.seed if not args.inputs else args.inputs
     engine = "" if args.engine == "xla" else f"  engine: {args.engine}"
     print(f"program: {name}  function: @{args.function}  platform: {args.platform}  inputs: {source}{engine}")
-    if lapack_calls:
-        print(f"  legalized {lapack_calls} lapack_* custom call(s) for {args.platform} (stablehlo-legalize-lapack-custom-calls)")
-    if up_to_phase and args.engine == "both" and args.platform == "cpu":
+    lapack = next((a for p in prepared if (a := p.action(LAPACK_FLAG)) is not None), None)
+    if lapack is not None and args.platform != "cpu":  # jaxlib's LAPACK kernels run only on XLA CPU
+        print(f"  legalized {len(lapack.ops)} lapack_* custom call(s) for {args.platform} ({LAPACK_FLAG})")
+    # jaxlib's eigen- / singular-vector routines, which the interpreter (and a non-CPU platform) replaces by
+    # hlokit's expansions: their vectors may differ by a sign or phase each (geev, gees: also the eigenvalue order)
+    up_to_phase = sorted(VECTORS_UP_TO_PHASE.intersection(programs.routines))
+    if up_to_phase:
         unordered = [r for r in up_to_phase if r in EIGENVALUES_UNORDERED]
         order = f"; the eigenvalues of {' and '.join(unordered)} may come in another order" if unordered else ""
         print(f"  note: the interpreter computes {', '.join(up_to_phase)} by its own algorithms: eigen- and singular "
               f"vectors may differ from LAPACK's by a sign (complex: a phase) each{order}; the values agree")
-    narrow = narrow_float_arithmetic(module) if args.engine == "both" and args.platform == "cpu" else []
+    both_on_cpu = args.engine == "both" and args.platform == "cpu"
+    narrow = narrow_float_arithmetic(programs.interpreter.module) if both_on_cpu else []
     if narrow:
         print(f"  note: XLA CPU may compute chains of {' / '.join(narrow)} ops in f32 and round once at their end "
               "(excess precision); the interpreter rounds every op's result to its type, as the spec defines: "
               f"results may differ by about an ULP of {' / '.join(narrow)}")
-    if quantized:
+    if programs.xla is not None and programs.xla.action(QUANT_FLAG) is not None:
         tail = "; the interpreter runs the quantized program" if args.engine == "both" else ""
-        print(f"  legalized quantized types for XLA (stablehlo-legalize-quant-to-math){tail}")
-    for i, (a, spec) in enumerate(zip(inputs, in_specs)):
+        print(f"  legalized quantized types for XLA ({QUANT_FLAG}){tail}")
+    for i, (a, spec) in enumerate(zip(results.inputs, results.in_specs)):
         print(f"  arg_{i}: {spec}")
     if exe is not None and exe.multi_device:
         print(exe.layout())
@@ -482,19 +551,20 @@ def run(argv: Sequence[str]) -> int:
     for i, o in enumerate(outputs):
         print(f"output_{i}: {summarize(o)}")
         if args.engine == "both":
-            diff = difference(interpreted[i], o)
+            diff = difference(results.interpreted[i], o)
             print(f"  interpreter vs XLA: {diff.describe()}")
             if args.max_ulp is not None and not diff.max_ulp <= args.max_ulp:
                 too_far.append(f"output_{i} ({diff.describe()})")
-    parts = [f"parse {t_parse * 1e3:.2f} ms"]
+    parts = [f"parse {programs.seconds * 1e3:.2f} ms"]
     if exe is not None:
-        parts += [f"XLA start-up {t_init * 1e3:.2f} ms", f"compile {t_compile * 1e3:.2f} ms",
-                  f"run {statistics.median(times) * 1e3:.3f} ms (median of {args.repeat})"]
-    if interpreted is not None:
-        parts.append(f"interpreter {t_interp * 1e3:.2f} ms")
+        parts += [f"XLA start-up {results.t_init * 1e3:.2f} ms", f"compile {results.t_compile * 1e3:.2f} ms",
+                  f"run {statistics.median(results.times) * 1e3:.3f} ms (median of {args.repeat})"]
+    if results.interpreted is not None:
+        parts.append(f"interpreter {results.t_interp * 1e3:.2f} ms")
     print("time: " + ", ".join(parts))
-    if exe is not None and exe.multi_device and device_times and device_times[0]:
-        per = [statistics.median(run[k] for run in device_times) for k in range(len(device_times[0]))]
+    if exe is not None and exe.multi_device and results.device_times and results.device_times[0]:
+        runs = results.device_times
+        per = [statistics.median(run[k] for run in runs) for k in range(len(runs[0]))]
         shown = ", ".join(f"{d} {t * 1e3:.3f} ms" for d, t in zip(exe.devices, per))
         print(f"per-device run time (dispatch to results ready, median): {shown}")
     if too_far:
@@ -506,6 +576,17 @@ def run(argv: Sequence[str]) -> int:
         np.savez(buf, **{f"output_{i}": o for i, o in enumerate(outputs)})
         write_output(args.output, buf.getvalue())
     return 0
+
+
+def run(argv: Sequence[str]) -> int:
+    """hlokit-run's body: parse the arguments, prepare the program for each engine, run it, report."""
+    args = parse_arguments(argv)
+    if args.num_processes > 1 and not os.environ.get(_CHILD):
+        return run_job_process(argv, args)
+    check_arguments(args)
+    programs = prepare_programs(args)
+    results = execute(args, programs)
+    return report(args, programs, results)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

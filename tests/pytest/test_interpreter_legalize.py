@@ -1,6 +1,6 @@
 """The interpreter runs programs with ops it has no adapter for by legalizing them first with hlokit's
-own passes (``interpreter.api.prepare_module``): deprecated ops, shape computations, batch norm, CHLO,
-LAPACK custom calls. The user never runs a pass first."""
+own passes (``interpreter.api.prepare_module``, :func:`hlokit.passes.prepare.prepare`): deprecated ops, shape
+computations, batch norm, CHLO, LAPACK custom calls. The user never runs a pass first."""
 
 from __future__ import annotations
 
@@ -10,14 +10,31 @@ import numpy as np
 import pytest
 
 import hlokit
-from hlokit.interpreter.api import LEGALIZATIONS, legalizations_needed
+from hlokit.interpreter.api import interpreter_legalizations, legalizations_needed
+from hlokit.interpreter.registry import CUSTOM_CALLS, OPS
+from hlokit.passes.stablehlo_lower_to_core import lowering_passes
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 
 
-def test_every_legalization_is_a_registered_hlokit_pass():
-    for flag, _ in LEGALIZATIONS:
-        assert hlokit.passes.get_pass(flag) is not None, flag
+def test_the_legalizations_are_the_lowering_passes_for_the_ops_without_a_kernel():
+    """Each legalization is a pass of stablehlo-lower-to-core, in the pipeline's order, triggered by exactly the
+    ops it declares illegal that the op table lacks; a pass whose every op has a kernel is not one."""
+    legs = interpreter_legalizations()
+    flags = [leg.flag for leg in legs]
+    assert flags == ["stablehlo-legalize-lapack-custom-calls", "chlo-legalize-to-stablehlo",
+                     "stablehlo-legalize-deprecated-ops", "shape-legalize-to-stablehlo", "stablehlo-expand-batch-norm"]
+    steps = {cls.argument: cls for cls in lowering_passes()}
+    assert flags == [f for f in steps if f in flags]
+    for leg in legs:
+        cls = steps[leg.flag]
+        assert leg.ops == {n for n in cls.illegal_ops if n not in OPS}
+        assert leg.custom_calls == {t for t in cls.illegal_custom_calls if t not in CUSTOM_CALLS}
+    for flag in set(steps) - set(flags):  # cholesky, triangular_solve, rng, rng_bit_generator: run directly
+        assert steps[flag].illegal_ops <= set(OPS), flag
+    deprecated = next(leg for leg in legs if leg.flag == "stablehlo-legalize-deprecated-ops")
+    assert "stablehlo.dot" not in deprecated.ops and "stablehlo.create_token" not in deprecated.ops  # kernels
+    assert "stablehlo.einsum" in deprecated.ops
 
 
 def test_einsum_and_deprecated_broadcast_run_directly():

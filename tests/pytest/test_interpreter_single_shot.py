@@ -14,7 +14,8 @@ from jaxlib.mlir import ir
 
 import hlokit
 from hlokit.interpreter import InterpreterError, api, registry
-from hlokit.interpreter.evaluator import Interpreter, _Plan
+from hlokit.interpreter.compiled import _Plan
+from hlokit.interpreter.evaluator import Interpreter
 
 _ADD = """
 func.func @main(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
@@ -153,8 +154,8 @@ func.func @main(%x: tensor<f32>, %n: tensor<i32>) -> tensor<f32> {
     interp = Interpreter(module)
     (out,) = interp.call("main", [np.array(1.5, np.float32), np.array(4, np.int32)])
     assert float(out) == 7.5
-    assert len(interp._plans) == 3  # main, cond, body: each block planned once
-    while_plan_free = [p.free for p in interp._plans.values() if p.block.owner.name == "stablehlo.while"]
+    assert len(interp.executor.plans) == 3  # main, cond, body: each block planned once
+    while_plan_free = [p.free for p in interp.executor.plans.values() if p.block.owner.name == "stablehlo.while"]
     assert sorted(map(len, while_plan_free)) == [1, 2]  # cond reads %n; body reads %one and %x
 
 
@@ -177,7 +178,7 @@ func.func @main(%k: tensor<5xf32>, %v: tensor<5xi32>) -> (tensor<5xf32>, tensor<
     # ascending total order of the negated keys: -NaN, -3, -1, -0 (from +0), +0 (from -0)
     np.testing.assert_array_equal(vals, [4, 2, 0, 3, 1])
     np.testing.assert_array_equal(keys.view(np.uint32)[1:], np.array([3.0, 1.0, 0.0, -0.0], np.float32).view(np.uint32))
-    derived = [p for key, p in interp._plans.items() if isinstance(key, tuple)]
+    derived = [p for key, p in interp.executor.plans.items() if isinstance(key, tuple)]
     for plan in derived:  # only the key ops (the negates), not the compare
         assert [op.operation.name for _, op, _, _ in plan.steps] == ["stablehlo.negate"]
 
@@ -200,12 +201,12 @@ def test_elementwise_dtype_dispatch_matches_the_semantics_functions(dtype):
         want = getattr(E, short + "_" if short in ("and",) else short)
         if np.dtype(dtype).kind == "f" and short in ("and", "xor") or np.dtype(dtype).kind == "V" and short in ("and", "xor"):
             continue
-        got = adapter(None, [a, b], None)[0]
+        got = adapter.run(None, [a, b], None)[0]
         assert got.dtype == np.dtype(dtype)
         np.testing.assert_array_equal(got.view(np.uint8), want(a, b).view(np.uint8), err_msg=short)
     if np.dtype(dtype).kind in "fV":
         for short in ("sine", "exponential", "log", "sqrt", "tanh", "floor", "negate"):
-            got = registry.OPS["stablehlo." + short](None, [a], None)[0]
+            got = registry.OPS["stablehlo." + short].run(None, [a], None)[0]
             np.testing.assert_array_equal(got.view(np.uint8), getattr(E, short)(a).view(np.uint8), err_msg=short)
 
 
@@ -213,7 +214,7 @@ def test_elementwise_dtype_dispatch_matches_the_semantics_functions(dtype):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int8, np.uint16, np.int64, ml_dtypes.bfloat16, np.bool_])
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 def test_a_specialized_elementwise_kernel_has_the_bits_of_the_kernel(dtype):
-    """``kernel.specialize(*operands)`` (what a walker step runs from its second call on) computes what the kernel
+    """``OpImpl.specialize(*operands)`` (what a walker step runs from its second call on) computes what the kernel
     does for operands of those dtypes and ranks (0-d ones included: numpy's scalar arithmetic, a NaN recomputed by
     the ufunc), or is None: for dtypes the kernel hands to the semantics function, and for 0-d operands of a
     unary op."""
@@ -230,30 +231,32 @@ def test_a_specialized_elementwise_kernel_has_the_bits_of_the_kernel(dtype):
     for short in ("add", "subtract", "multiply", "divide", "and", "xor", "maximum"):
         if np.dtype(dtype).kind in "fV" and short in ("and", "xor") or np.dtype(dtype).kind in "iub" and short == "divide":
             continue
-        kernel = registry.OPS["stablehlo." + short].kernel
-        fast = kernel.specialize(a, b)
+        impl = registry.OPS["stablehlo." + short]
+        kernel = impl.kernel
+        fast = impl.specialize(a, b)
         if short == "maximum" or not native:
-            assert fast is None and kernel.specialize(a[0, 0].reshape(()), b[0, 0].reshape(())) is None, short
+            assert fast is None and impl.specialize(a[0, 0].reshape(()), b[0, 0].reshape(())) is None, short
             continue
         assert fast is not None, short
         got, want = fast(a, b), kernel(a, b)
         assert isinstance(got, np.ndarray) and got.dtype == want.dtype and got.shape == want.shape
         assert got.tobytes() == want.tobytes(), short
-        scalar = kernel.specialize(a[0, 0].reshape(()), b[0, 0].reshape(()))
+        scalar = impl.specialize(a[0, 0].reshape(()), b[0, 0].reshape(()))
         pairs = [*zip(a.reshape(-1), b.reshape(-1)), *zip(a.reshape(-1), np.roll(b.reshape(-1), 1))]
         for x, y in pairs:  # (one or two NaN operands: the payload the ufunc keeps)
             x, y = x.reshape(()), y.reshape(())
             got, want = scalar(x, y), kernel(x, y)
             assert isinstance(got, np.ndarray) and got.shape == () and got.dtype == want.dtype
             assert got.tobytes() == want.tobytes(), short
-        wide = kernel.broadcasting((3, 5))  # (a 0-d operand standing for its broadcast)
-        got, want = wide.specialize(a[0, 0].reshape(()), b)(a[0, 0].reshape(()), b), wide(a[0, 0].reshape(()), b)
+        wide = impl.broadcasting((3, 5))  # (a 0-d operand standing for its broadcast)
+        got, want = wide.specialize(a[0, 0].reshape(()), b)(a[0, 0].reshape(()), b), wide.kernel(a[0, 0].reshape(()), b)
         assert isinstance(got, np.ndarray) and got.tobytes() == want.tobytes(), short
     if np.dtype(dtype).kind in "fV":
         for short in ("sine", "exponential", "log", "sqrt", "tanh", "floor", "negate", "abs"):
-            kernel = registry.OPS["stablehlo." + short].kernel
-            assert kernel.specialize(a[0, 0].reshape(())) is None
-            fast = kernel.specialize(a)
+            impl = registry.OPS["stablehlo." + short]
+            kernel = impl.kernel
+            assert impl.specialize(a[0, 0].reshape(())) is None
+            fast = impl.specialize(a)
             if short == "abs" or np.dtype(dtype) == ml_dtypes.bfloat16:
                 assert fast is None, short
                 continue
@@ -279,8 +282,7 @@ def test_a_kernel_step_runs_its_specialization_after_its_first_call(monkeypatch,
         calls["kernel"] += 1
         return -a
 
-    kernel.specialize = lambda a: fast
-    monkeypatch.setitem(registry.OPS, "stablehlo.negate", registry.with_kernel(kernel))
+    monkeypatch.setitem(registry.OPS, "stablehlo.negate", registry.with_kernel(kernel, specialize=lambda a: fast))
     fail_at = None
     (out,) = hlokit.interpret(_LOOP_NEGATE, [x, np.array(trips, np.int32)])
     np.testing.assert_array_equal(out, x if trips % 2 == 0 else -x)
@@ -305,7 +307,15 @@ func.func @main(%x: tensor<2xi32>) -> tensor<2xi32> {
 
 
 def test_every_legalization_declares_its_text():
-    assert sorted(api.LEGALIZATION_TEXT) == sorted(flag for flag, _ in api.LEGALIZATIONS)
+    """The text markers cover every op the interpreter legalizes: its name, in custom and generic form."""
+    legs = api.interpreter_legalizations()
+    pattern, others = api._markers(legs)
+    for leg in legs:
+        for name in leg.ops:
+            for spelled in (f"%0 = {name} %x", f'%0 = "{name}"(%x)'):
+                assert (pattern is not None and pattern.search(spelled)) or any(m in spelled for m in others), name
+        for target in leg.custom_calls:
+            assert any(m in f"stablehlo.custom_call @{target}(%x)" for m in others), target
 
 
 def _program_files():
@@ -485,7 +495,7 @@ def test_a_binary_kernel_step_and_a_general_step_fail_at_their_ops(monkeypatch, 
     def general(op, operands, interp):  # an adapter with no kernel: a general step
         raise InterpreterError("negate refused", None)
 
-    monkeypatch.setitem(registry.OPS, "stablehlo.negate", general)
+    monkeypatch.setitem(registry.OPS, "stablehlo.negate", registry.OpImpl(general))
     monkeypatch.setitem(registry.OPS, "stablehlo.add", registry.with_kernel(real))
     with pytest.raises(InterpreterError, match=r"^<input>:11:11: error: negate refused$"):
         hlokit.interpret(_LOOP_NEGATE, [x, np.array(trips, np.int32)])
@@ -515,10 +525,9 @@ func.func @main(%x: tensor<4xf32>, %k: tensor<4xf32>) -> tensor<4xf32> {
     real = registry.OPS["stablehlo.map"]
 
     def isolated(op, operands, interp):
-        return real(op, operands, interp)
+        return real.run(op, operands, interp)
 
-    isolated.isolated_regions = True
-    monkeypatch.setitem(registry.OPS, "stablehlo.map", isolated)
+    monkeypatch.setitem(registry.OPS, "stablehlo.map", registry.OpImpl(isolated, isolated_regions=True))
     with pytest.raises(InterpreterError, match=r"^<input>:10:\d+: error: 'stablehlo.reshape' uses a value that has no "
                                                r"runtime value$"):
         hlokit.interpret(text, [x, x])
@@ -535,7 +544,7 @@ func.func @main(%x: tensor<8xf32>) -> tensor<f32> {
     interp = Interpreter(api.load_program(text))
     (out,) = interp.call("main", [np.arange(8, dtype=np.float32)])
     assert float(out) == 28.0
-    assert [p.block.owner.operation.name for p in interp._plans.values()] == ["func.func"]
+    assert [p.block.owner.operation.name for p in interp.executor.plans.values()] == ["func.func"]
 
 
 @pytest.mark.parametrize(
@@ -561,7 +570,7 @@ func.func @main(%x: {x_type}, %z: {init_type}) -> {body_type} {{
     module = api.load_program(text)
     reduce_op = list(module.body.operations[0].regions[0].blocks[0].operations)[0]
     adapter = registry.OPS["stablehlo.reduce"].prepare(reduce_op)
-    assert (getattr(adapter, "kernel", None) is not None) == kernel
+    assert (adapter.kernel is not None) == kernel
     n = 0 if "0x" in x_type else 8
     x = np.arange(n).astype(ml_dtypes.bfloat16 if "bf16" in x_type else np.float32)
     (out,) = hlokit.interpret(text, [x, np.array(0.5, np.float32)])
@@ -593,7 +602,7 @@ func.func @main(%x: tensor<8xf32>, %z: tensor<f32>) -> tensor<f32> {{
     module = api.load_program(text)
     reduce_op = list(module.body.operations[0].regions[0].blocks[0].operations)[0]
     adapter = registry.OPS["stablehlo.reduce"].prepare(reduce_op)
-    assert (getattr(adapter, "kernel", None) is not None) == kernel
+    assert (adapter.kernel is not None) == kernel
     (out,) = hlokit.interpret(text, [np.arange(8, dtype=np.float32), np.array(0.5, np.float32)])
     if want is not None:  # (the others' values depend on the order of the reduction: implementation-defined)
         assert float(out) == want
@@ -753,22 +762,22 @@ def test_a_loop_body_hands_scalar_broadcasts_to_their_elementwise_readers():
     """In a block a loop runs, a broadcast of a 0-d value that only two-operand elementwise ops read (on either
     side) is dropped, and its readers broadcast the 0-d value themselves: the same bits. A broadcast read twice
     by one op, or returned, stays."""
-    from hlokit.interpreter import evaluator
+    from hlokit.interpreter import compiled
 
     x = np.array([1.0, -2.5, np.nan, 3e38], np.float32)
     s = np.array(0.75, np.float32)
     interp = api._load_for_run(_BROADCAST_LOOP)
     got = interp.call("main", [x, s])
-    body = next(p for p in interp._plans.values() if len(p._parts[1]) > 3)
+    body = next(p for p in interp.executor.plans.values() if len(p._parts[1]) > 3)
     names = [step[1].operation.name for step in body._parts[1]]
     assert names.count("stablehlo.broadcast_in_dim") == 2  # %sq (read twice by one op) and %kept (returned)
     # reference: the same program with nothing elided
-    orig = evaluator._elide_scalar_broadcasts
+    orig = compiled._elide_scalar_broadcasts
     try:
-        evaluator._elide_scalar_broadcasts = lambda raw, ret_ids: raw
+        compiled._elide_scalar_broadcasts = lambda raw, ret_ids: raw
         want = api._load_for_run(_BROADCAST_LOOP).call("main", [x, s])
     finally:
-        evaluator._elide_scalar_broadcasts = orig
+        compiled._elide_scalar_broadcasts = orig
     for g, w in zip(got, want):
         assert g.dtype == w.dtype and g.shape == w.shape == (4,)
         assert g.tobytes() == w.tobytes()

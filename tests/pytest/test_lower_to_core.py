@@ -9,12 +9,15 @@ import sys
 
 import numpy as np
 import pytest
+from jaxlib.mlir import ir
 
 import hlokit
 from hlokit import backend
 from hlokit.backend import module_device_needs
 from hlokit.passes import get_pipeline, run_pipeline
-from hlokit.passes.stablehlo_lower_to_core import LOWER_TO_CORE_STEPS, non_core_ops
+from hlokit.passes.registry import Pass, register_pass
+from hlokit.passes.stablehlo_lower_to_core import (
+    LOWER_TO_CORE_STEPS, lowering_passes, non_core_custom_calls, non_core_op_names, non_core_ops)
 from hlokit.tools.hlokit_run import random_input
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
@@ -48,6 +51,56 @@ def test_every_example_lowers_to_core(path):
     module.operation.verify()
     left = sorted({op.name for op in non_core_ops(module)})
     assert not left, f"{_id(path)}: not lowered: {left}"
+    names = set()
+    module.operation.walk(lambda op: names.add(op.name) or ir.WalkResult.ADVANCE)
+    assert {n.split(".", 1)[0] for n in names} <= {"builtin", "func", "stablehlo", "sdy"}, f"{_id(path)}: {sorted(names)}"
+
+
+def test_nothing_left_is_the_union_of_what_the_steps_declare():
+    """The "nothing left" set is derived: every op of it is declared by a step of the pipeline and every
+    declared op is in it; it covers the ops that are not core StableHLO, per dialect and by name."""
+    classes = lowering_passes()
+    assert [c.argument for c in classes] == [s for s in LOWER_TO_CORE_STEPS if s not in ("canonicalize", "cse")]
+    names, targets = non_core_op_names(), non_core_custom_calls()
+    assert names == set().union(*(c.illegal_ops for c in classes))
+    assert targets == set().union(*(c.illegal_custom_calls for c in classes))
+    for op in names:
+        assert any(op in c.illegal_ops for c in classes), op
+    assert {"stablehlo.dot", "stablehlo.create_token", "stablehlo.cholesky", "stablehlo.rng", "chlo.erf",
+            "shape.shape_of", "stablehlo.batch_norm_training", "stablehlo.einsum"} <= names
+    assert {n.split(".", 1)[0] for n in names} == {"chlo", "shape", "tensor", "arith", "stablehlo"}
+    assert "lapack_sgetrf_ffi" in targets and all(t.startswith("lapack_") for t in targets)
+    assert "stablehlo.add" not in names and "stablehlo.dot_general" not in names
+
+
+def test_a_step_that_declares_an_op_adds_it_to_what_must_be_left(monkeypatch):
+    """A pass added to the pipeline contributes its declared ops (a fresh registry state: nothing leaks)."""
+    from hlokit.passes import registry
+
+    registry.load_builtin_passes()
+    monkeypatch.setattr(registry, "PASSES", dict(registry.PASSES))
+    monkeypatch.setattr(registry, "PIPELINES", dict(registry.PIPELINES))
+
+    @register_pass
+    class RemoveCosine(Pass):
+        argument = "test-remove-cosine"
+        illegal_ops = frozenset({"stablehlo.cosine"})
+        illegal_custom_calls = frozenset({"my_target"})
+
+    pipeline = registry.PIPELINES["stablehlo-lower-to-core"]
+    registry.PIPELINES["stablehlo-lower-to-core"] = type(pipeline)(pipeline.argument, pipeline.summary,
+                                                                   pipeline.text + ",test-remove-cosine")
+    assert "stablehlo.cosine" in non_core_op_names() and "my_target" in non_core_custom_calls()
+    module = hlokit.parse("""
+func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = stablehlo.cosine %x : tensor<2xf32>
+  %1 = stablehlo.custom_call @my_target(%0) : (tensor<2xf32>) -> tensor<2xf32>
+  %2 = stablehlo.custom_call @other(%1) : (tensor<2xf32>) -> tensor<2xf32>
+  return %2 : tensor<2xf32>
+}""", context=hlokit.make_context())
+    found = non_core_ops(module)
+    assert [op.name for op in found] == ["stablehlo.cosine", "stablehlo.custom_call"]
+    assert "my_target" in str(found[1])
 
 
 def _single_device(path) -> bool:

@@ -3,13 +3,13 @@
 Loading (:func:`load_program`): MLIR text, a path or an ``ir.Module``. Text goes through
 :func:`hlokit.dialects.check_syntax.to_generic` (the ``check`` dialect's custom syntax) and is parsed with
 unregistered ops allowed, but only ``check.*`` ops may be unregistered. Ops the interpreter does not run
-itself (CHLO, LAPACK custom calls, deprecated ops, shape computations, batch norm) are legalized first with
-hlokit's own passes (:func:`prepare_module`; never jaxlib's).
+itself (CHLO, LAPACK custom calls, deprecated ops, shape computations, batch norm: the ops hlokit's passes
+declare illegal that the op table lacks) are legalized first with hlokit's own passes (:func:`prepare_module`,
+:func:`hlokit.passes.prepare.prepare`; never jaxlib's).
 """
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 import threading
@@ -19,18 +19,23 @@ import numpy as np
 from jaxlib.mlir import ir
 
 import hlokit
-from hlokit import passes
-from hlokit.core import only_comments, parse_module_op, read_source
-from hlokit.diagnostics import Diagnostic, HlokitError, ParseError, location_position
-from hlokit.passes.stablehlo_legalize_lapack_custom_calls import lapack_routine
+from hlokit import attributes
+from hlokit.core import only_comments, parse_module_op, read_program
+from hlokit.diagnostics import Diagnostic, HlokitError, location_position
+from hlokit.passes.prepare import Action, Legalization, index, legalizations, prepare, register_engine, survey
 from hlokit.dialects.check_syntax import OPS as CHECK_OPS
-from hlokit.dialects.check_syntax import to_generic
 from hlokit.interpreter.collectives import NEWER_OPS, rewrite_newer_ops
-from hlokit.interpreter.evaluator import Interpreter, InterpreterError, NeedsLegalization
+from hlokit.interpreter.errors import InterpreterError, NeedsLegalization
+from hlokit.interpreter.evaluator import Interpreter
 from hlokit.interpreter.process import DEFAULT_TIMEOUT, ProcessGrid
+from hlokit.interpreter.registry import CUSTOM_CALLS, OPS
 from hlokit.interpreter.values import TOKEN, Token, Value, type_name
 
-__all__ = ["interpret", "run_parallel", "load_program", "prepare_module", "entry_function", "as_value"]
+__all__ = ["interpret", "run_parallel", "load_program", "prepare_module", "interpreter_legalizations",
+           "entry_function", "as_value"]
+
+# The ops the interpreter runs itself: what hlokit.prepare leaves for it (the rest is legalized first).
+register_engine("interpreter", OPS, CUSTOM_CALLS)
 
 
 def load_program(
@@ -40,35 +45,26 @@ def load_program(
     """Parse ``program`` (text, bytes, path or ``ir.Module``) for the interpreter (see module doc)."""
     if isinstance(program, ir.Module):
         return program
-    name = source_name or "<input>"
-    if isinstance(program, os.PathLike) or (
-        isinstance(program, str) and "\n" not in program and os.path.isfile(program)
-    ):
-        name = source_name or os.fspath(program)
-        program = read_source(program)
-    if isinstance(program, (bytes, bytearray)) and bytes(program[:4]) != b"ML\xefR":
-        try:
-            program = bytes(program).decode("utf-8")
-        except UnicodeDecodeError:
-            raise HlokitError("input is neither UTF-8 text nor MLIR bytecode", file=name) from None
+    program, name = read_program(program, source_name=source_name, default_name="<input>")
     if context is None:
         context = hlokit.make_context()
     return _parse_program(program, context, name, line_offset, allow_unregistered)
 
 
+#: The text pre-processors the interpreter's loader applies (hlokit.core.register_text_preprocessor): the check
+#: dialect's syntax, and the names of StableHLO ops newer than jaxlib's (hlokit.interpreter.collectives).
+PREPROCESSORS = ("check", "stablehlo-newer-ops")
+
+
 def _parse_program(program, context: ir.Context, name: str, line_offset: int, allow_unregistered: bool) -> ir.Module:
-    if isinstance(program, str):
-        if only_comments(program):  # an empty module
-            with context:
-                return ir.Module.create(loc=ir.Location.file(name, 1, 1))
-        problems: list = []
-        program = rewrite_newer_ops(to_generic(program, problems))
-        if problems:
-            raise ParseError([Diagnostic("error", msg, name, line + line_offset, col) for line, col, msg in problems])
+    if isinstance(program, str) and only_comments(program):  # an empty module
+        with context:
+            return ir.Module.create(loc=ir.Location.file(name, 1, 1))
     saved = context.allow_unregistered_dialects
     context.allow_unregistered_dialects = True
     try:
-        module = hlokit.parse(program, context=context, source_name=name, line_offset=line_offset)
+        module = hlokit.parse(program, context=context, source_name=name, line_offset=line_offset,
+                              preprocessors=PREPROCESSORS, strict_preprocessing=True)
     finally:
         context.allow_unregistered_dialects = saved
     if not allow_unregistered:
@@ -81,21 +77,15 @@ def check_registered(module: ir.Module, name: str = "-") -> None:
     _survey(module, name, check=True)
 
 
-def _survey(module: ir.Module, name: str, *, check: bool) -> list[str]:
-    """One walk of ``module``: with ``check``, :func:`check_registered`'s test; returns
-    :func:`legalizations_needed`'s flags. Each op name is examined once."""
-    seen: set[str] = set()
-    needed: set[str] = set()
+def _survey(module: ir.Module, name: str, *, check: bool) -> list[Action]:
+    """One walk of ``module``: with ``check``, :func:`check_registered`'s test; returns the legalizations
+    the module needs (:func:`hlokit.passes.prepare.survey` of :func:`interpreter_legalizations`)."""
     bad: list[Diagnostic] = []
     is_registered = module.context.is_registered_operation
 
-    def visit(op):
+    def first_of_name(op):
         opname = op.name
-        first = opname not in seen
-        if not first and opname != "stablehlo.custom_call":  # (the LAPACK test reads each call's target)
-            return ir.WalkResult.ADVANCE
-        seen.add(opname)
-        if first and check and not bad and not is_registered(opname):
+        if check and not bad and not is_registered(opname):
             if not (opname.startswith("check.") and opname[len("check."):] in CHECK_OPS) and opname not in NEWER_OPS:
                 file, line, col = location_position(op.location)
                 bad.append(
@@ -106,61 +96,60 @@ def _survey(module: ir.Module, name: str, *, check: bool) -> list[str]:
                         file or name, line, col,
                     )
                 )
-        if first:  # (the name settles every test but the LAPACK one, which reads each call's target)
-            needed.update(_flags_of_name(opname))
-        if _LAPACK_FLAG not in needed and _is_lapack_call(opname, op):
-            needed.add(_LAPACK_FLAG)
-        return ir.WalkResult.ADVANCE
 
-    module.operation.walk(visit)
+    needed = survey(module, interpreter_legalizations(), first_of_name=first_of_name if check else None)
     if bad:
         raise HlokitError(bad)
-    return [flag for flag, _ in LEGALIZATIONS if flag in needed]
+    return needed
 
 
-#: Ops the interpreter does not run itself but through one of hlokit's passes, in pipeline order:
-#: ``(pass flag, test on an op)``. Every other op is interpreted directly (``dot`` and ``create_token``,
-#: deprecated but still in the op table, included).
-_LAPACK_FLAG = "stablehlo-legalize-lapack-custom-calls"
-#: The legalizations after the LAPACK one, each with its test on an op's name (what :func:`_survey` reads once
-#: per name).
-_LEGALIZE_BY_NAME: tuple[tuple[str, Callable[[str], bool]], ...] = (
-    ("chlo-legalize-to-stablehlo", lambda name: name.startswith("chlo.")),
-    ("stablehlo-legalize-deprecated-ops", lambda name: name in (
-        "stablehlo.broadcast", "stablehlo.einsum", "stablehlo.unary_einsum", "stablehlo.torch_index_select",
-        "stablehlo.cross-replica-sum")),
-    ("shape-legalize-to-stablehlo", lambda name: name.startswith(("shape.", "tensor.", "arith."))),
-    ("stablehlo-expand-batch-norm", lambda name: name.startswith("stablehlo.batch_norm_")),
-)
-LEGALIZATIONS: tuple[tuple[str, Callable[[ir.Operation], bool]], ...] = (
-    (_LAPACK_FLAG, lambda op: _is_lapack_call(op.name, op)),
-    *((flag, lambda op, test=test: test(op.name)) for flag, test in _LEGALIZE_BY_NAME),
-)
+def interpreter_legalizations() -> tuple[Legalization, ...]:
+    """The passes the interpreter runs on ops it has no kernel for, in pipeline order, each with the ops
+    that trigger it: ``stablehlo-lower-to-core``'s passes, for the ops they declare illegal that the op table
+    (:data:`hlokit.interpreter.registry.OPS`, :data:`~hlokit.interpreter.registry.CUSTOM_CALLS`) lacks
+    (:data:`hlokit.passes.prepare.POLICY`). ``dot`` and ``create_token``, deprecated but in the op table, and
+    ``cholesky``, ``triangular_solve``, ``rng``, ``rng_bit_generator`` are run directly."""
+    return legalizations("interpreter")
 
 
-def _is_lapack_call(name: str, op: ir.Operation) -> bool:
-    """Whether ``op`` (named ``name``) is a custom call of jaxlib's LAPACK kernels (``_LAPACK_FLAG`` rewrites it)."""
-    return name == "stablehlo.custom_call" and lapack_routine(op) is not None
+def _markers(legs: tuple[Legalization, ...]) -> tuple[re.Pattern | None, tuple[str, ...]]:
+    """Strings one of which the MLIR text of every op that ``legs`` legalize contains (an op's name is always
+    spelled out in text, in custom and in generic form; a custom call names its target): a regular
+    expression for the ``stablehlo.`` names (one scan; a name followed by a name character is another op:
+    ``broadcast`` is not ``broadcast_in_dim``) and substrings for the rest: the dialect prefix of other op
+    names (``chlo.``), the common prefix of a pass's custom-call targets (``lapack_``)."""
+    stablehlo_names: set[str] = set()
+    others: set[str] = set()
+    for leg in legs:
+        for opname in leg.ops:
+            dialect, _, rest = opname.partition(".")
+            if dialect == "stablehlo":
+                stablehlo_names.add(rest)
+            else:
+                others.add(dialect + ".")
+        if leg.custom_calls:
+            prefix = os.path.commonprefix(sorted(leg.custom_calls))
+            others.update([prefix] if prefix else leg.custom_calls)
+    pattern = None
+    if stablehlo_names:
+        pattern = re.compile(r"stablehlo\.(?:" + "|".join(re.escape(n) for n in sorted(stablehlo_names)) + r")(?![\w-])")
+    return pattern, tuple(sorted(others))
 
 
-@functools.lru_cache(maxsize=1024)
-def _flags_of_name(name: str) -> tuple[str, ...]:
-    """The flags of :data:`_LEGALIZE_BY_NAME` whose test accepts an op named ``name``."""
-    return tuple(flag for flag, test in _LEGALIZE_BY_NAME if test(name))
+#: What :func:`_tables` derived, with the legalizations it derived them from (the per-call cost of interpret
+#: stays a few hundred nanoseconds: one identity test).
+_TABLES: tuple = (None,)
 
 
-#: For each flag of :data:`LEGALIZATIONS`, strings one of which the MLIR text of every op its test accepts
-#: contains (an op's name is always spelled out in text, in custom and in generic form; a LAPACK custom
-#: call names its ``lapack_*`` target): a program text with none of them needs no legalization. The
-#: deprecated ``broadcast`` is found by counting (``broadcast_in_dim`` contains its name).
-LEGALIZATION_TEXT: dict[str, tuple[str, ...]] = {
-    "stablehlo-legalize-lapack-custom-calls": ("lapack_",),
-    "chlo-legalize-to-stablehlo": ("chlo.",),
-    "stablehlo-legalize-deprecated-ops": (
-        "stablehlo.einsum", "stablehlo.unary_einsum", "stablehlo.torch_index_select", "stablehlo.cross-replica-sum"),
-    "shape-legalize-to-stablehlo": ("shape.", "tensor.", "arith."),
-    "stablehlo-expand-batch-norm": ("stablehlo.batch_norm_",),
-}
+def _tables() -> tuple:
+    """``(legalizations, (by_name, by_target), (pattern, markers))`` of :func:`interpreter_legalizations`:
+    :func:`hlokit.passes.prepare.index` and :func:`_markers`, derived once per legalization set."""
+    global _TABLES
+    legs = interpreter_legalizations()
+    tables = _TABLES
+    if tables[0] is not legs:
+        tables = _TABLES = (legs, index(legs), _markers(legs))
+    return tables
 
 
 def _generic_op_names(text: str) -> set[str] | None:
@@ -182,24 +171,19 @@ def _generic_op_names(text: str) -> set[str] | None:
 
 _QUOTE_PAREN = re.compile(r'"\s*\(')
 _QUOTE_SPACE_PAREN = re.compile(r'"\s+\(')
-#: One scan for the markers of :data:`LEGALIZATION_TEXT` that name ``stablehlo.`` ops, and for the deprecated
-#: ``stablehlo.broadcast`` (not followed by ``_in_dim``); the others are plain substring tests.
-_STABLEHLO_MARKERS = re.compile(
-    r"stablehlo\.(?:" + "|".join(re.escape(m[len("stablehlo."):]) for markers in LEGALIZATION_TEXT.values()
-                                  for m in markers if m.startswith("stablehlo.")) + r"|broadcast\b(?!_))")
-_OTHER_MARKERS = tuple(m for markers in LEGALIZATION_TEXT.values() for m in markers if not m.startswith("stablehlo."))
 
 
-def _survey_from_text(text: str, context: ir.Context) -> list[str] | None:
+def _survey_from_text(text: str, context: ir.Context) -> list[Action] | None:
     """What :func:`_survey` would find, read off the program's text when the text settles it: ``[]`` when no
-    op needs a legalization (no string of :data:`LEGALIZATION_TEXT` occurs) and every generic-form op name is
+    op needs a legalization (no marker of :func:`_markers` occurs) and every generic-form op name is
     registered (so the registration check cannot fail); None when the module must be walked."""
     if "check." in text:
         return None
-    for marker in _OTHER_MARKERS:
+    pattern, others = _tables()[2]
+    for marker in others:
         if marker in text:
             return None
-    if _STABLEHLO_MARKERS.search(text):
+    if pattern is not None and pattern.search(text):
         return None
     names = _generic_op_names(text)
     if names is None:
@@ -212,28 +196,22 @@ def _survey_from_text(text: str, context: ir.Context) -> list[str] | None:
 
 
 def legalizations_needed(module: ir.Module) -> list[str]:
-    """The flags of :data:`LEGALIZATIONS` whose ops ``module`` carries, in pipeline order."""
-    return _survey(module, "-", check=False)
+    """The flags of the legalizations (:func:`interpreter_legalizations`) ``module`` needs, in pipeline order."""
+    return [a.flag for a in _survey(module, "-", check=False)]
 
 
-def prepare_module(module: ir.Module, name: str = "-", *, needed: Sequence[str] | None = None) -> ir.Module:
-    """Bring ``module`` to the ops the interpreter runs: hlokit's own passes (never jaxlib's C++ ones)
-    legalize jaxlib's ``lapack_*`` custom calls, CHLO, the deprecated ops the op table lacks, shape-dialect
-    and index computations, and expand batch norm (:data:`LEGALIZATIONS`), each only when present
-    (``needed``: the flags of :func:`legalizations_needed`, when the caller has them already).
-    Raises :class:`hlokit.diagnostics.PassError` (located) when a pass refuses an op."""
+def prepare_module(module: ir.Module, name: str = "-", *, needed: Sequence[Action] | None = None) -> ir.Module:
+    """Bring ``module`` to the ops the interpreter runs, in place: :func:`hlokit.passes.prepare.prepare` for
+    the interpreter (hlokit's own passes, never jaxlib's C++ ones, legalize jaxlib's ``lapack_*`` custom
+    calls, CHLO, the deprecated ops the op table lacks, shape-dialect and index computations, and expand
+    batch norm: :func:`interpreter_legalizations`), each only when present (``needed``: what
+    :func:`_survey` found, when the caller has it already). Raises :class:`hlokit.diagnostics.PassError`
+    (located) when a pass refuses an op."""
     if needed is None:
-        needed = legalizations_needed(module)
+        needed = _survey(module, name, check=False)
     if not needed:
         return module
-    ctx = module.context
-    saved = ctx.allow_unregistered_dialects
-    ctx.allow_unregistered_dialects = True  # the check ops (only they: see check_registered) verify
-    try:
-        passes.run_pipeline(module, f"builtin.module({','.join(needed)})", source_name=name)
-    finally:
-        ctx.allow_unregistered_dialects = saved
-    return module
+    return prepare(module, engine="interpreter", source_name=name, actions=needed).module
 
 
 #: Programs of at most this much text are parsed in a context kept for the thread (:func:`_shared_context`);
@@ -257,9 +235,19 @@ def _shared_context(nbytes: int) -> ir.Context:
     return ctx
 
 
-def _needs_legalization(name: str, op: ir.Operation) -> bool:
-    """Whether one of :data:`LEGALIZATIONS` must rewrite ``op`` (named ``name``) first."""
-    return bool(_flags_of_name(name)) or _is_lapack_call(name, op)
+def _legalization_check() -> Callable[[str, ir.Operation], bool]:
+    """The test the planner of an un-walked module applies to each op (``Interpreter(legalization_check=)``):
+    whether one of :func:`interpreter_legalizations` must rewrite ``op`` (named ``name``) first."""
+    by_name, by_target = _tables()[1]
+    if not by_target:
+        return lambda name, op: name in by_name
+
+    def needs(name: str, op: ir.Operation) -> bool:
+        if name in by_name:
+            return True
+        return name == "stablehlo.custom_call" and attributes.str_value(op, "call_target_name", "") in by_target
+
+    return needs
 
 
 def _load_for_run(program, *, optimistic: bool = False, **kwargs) -> Interpreter:
@@ -272,11 +260,11 @@ def _load_for_run(program, *, optimistic: bool = False, **kwargs) -> Interpreter
     :class:`~hlokit.interpreter.evaluator.NeedsLegalization` at an op that needs a legalization, before
     anything runs (the caller then legalizes: :func:`interpret`)."""
     if isinstance(program, ir.Module):
-        interp = Interpreter(program, legalization_check=_needs_legalization if optimistic else None, **kwargs)
+        interp = Interpreter(program, legalization_check=_legalization_check() if optimistic else None, **kwargs)
         if optimistic and len(interp.functions) == 1:  # (one function: the planner reads every op before any runs)
             return interp
         interp.legalization_check = None
-        needed = legalizations_needed(program)
+        needed = _survey(program, "-", check=False)
         if not needed:
             return interp
         prepare_module(program, needed=needed)  # (passes rewrite the module: a new interpreter reads it)

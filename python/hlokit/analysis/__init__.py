@@ -4,7 +4,10 @@
   :class:`RTVar`, :class:`IndexingMap` (composition, range-aware simplifier, text form) on
   ``jaxlib.mlir.ir.AffineMap``.
 * :mod:`hlokit.analysis.indexing_ops` — per-op maps of StableHLO ops in both directions and the maps of
-  a whole function taken as one fusion.
+  a whole function taken as one fusion; the rules it runs are registered in
+  :mod:`hlokit.analysis.indexing_rules` by :mod:`hlokit.analysis.indexing_data_movement` (elementwise and
+  data-movement ops) and :mod:`hlokit.analysis.indexing_structured` (reduce, sort, gather, dot, pad,
+  reduce_window, convolution).
 
 See docs/indexing.md; the CLI is ``hlokit-translate --indexing-maps``.
 """

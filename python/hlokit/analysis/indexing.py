@@ -90,9 +90,6 @@ class Interval:
     def intersect(self, other: "Interval") -> "Interval":
         return Interval(max(self.lower, other.lower), min(self.upper, other.upper))
 
-    def is_point(self) -> bool:
-        return self.lower == self.upper
-
     def __str__(self) -> str:
         return f"[{self.lower}, {self.upper}]"
 
@@ -658,12 +655,6 @@ class IndexingMap:
     @property
     def num_symbols(self) -> int:
         return len(self.range_vars) + len(self.rt_vars)
-
-    def rt_var_map(self, j: int) -> ir.AffineMap:
-        """The map of rt var ``j`` (from this map's dims and symbols to the index of its value) as an
-        ``ir.AffineMap``."""
-        with _context():
-            return ir.AffineMap.get(self.num_dims, self.num_symbols, [e.to_affine() for e in self.rt_vars[j].map])
 
     def var_bounds(self, v: Var) -> Interval:
         """The interval of variable ``v`` (a dim, a range var or an rt var's feasible values)."""

@@ -217,3 +217,146 @@ def test_no_private_attribute_of_another_module():
                     and node.attr.startswith("_") and not node.attr.startswith("__")):
                 bad.append(f"{path.relative_to(ROOT)}:{node.lineno}: uses {aliases[node.value.id]}.{node.attr}")
     assert not bad, "\n".join(bad)
+
+
+# -- layer order (docs/architecture.md, "Layers") ------------------------------------------------------------
+
+#: The layers between core and tools; each imports core (and dialects) and never another one of them.
+MIDDLE_LAYERS = ("hlokit.passes", "hlokit.interpreter", "hlokit.analysis", "hlokit.backend")
+#: Modules of the ``hlokit`` package folder that are not core: the package façade (its lazy
+#: ``hlokit.interpret`` reaches the interpreter) and program preparation, which drives passes and engines.
+ABOVE_CORE_TOP_LEVEL = frozenset({"hlokit", "hlokit.prepare"})
+#: The documented exception: the interpreter legalizes ops it has no kernel for through the public entry
+#: points of the pass package (the package itself, the registry / pipeline modules it re-exports, and
+#: ``hlokit.passes.prepare``, the one program-preparation path ``hlokit.interpret`` takes).
+INTERPRETER_MAY_IMPORT = frozenset({"hlokit.passes", "hlokit.passes.registry", "hlokit.passes.pipeline",
+                                    "hlokit.passes.prepare"})
+#: The interpreter's op-family modules: each imports the interpreter's core types, never another family.
+OP_FAMILIES = frozenset(f"hlokit.interpreter.{m}" for m in (
+    "elementwise", "data_movement", "reduce", "linalg", "convolution", "fft", "control_flow", "custom_call",
+    "rng", "collectives", "quantization", "check_ops", "probe_ops"))
+
+
+def _layer(module: str) -> str:
+    """``core``, ``dialects``, one of :data:`MIDDLE_LAYERS`, ``tools``, or ``above-core`` (the façade)."""
+    if module in ABOVE_CORE_TOP_LEVEL:
+        return "above-core"
+    for top in ("hlokit.tools", "hlokit.dialects", *MIDDLE_LAYERS):
+        if module == top or module.startswith(top + "."):
+            return top.split(".")[1]
+    assert module.count(".") == 1, module  # a module directly in python/hlokit/
+    return "core"
+
+
+def _hlokit_edges(module: str):
+    """(imported hlokit module, line) for every import of ``module``, function-local ones included; ``from
+    pkg import sub`` is an edge to ``pkg.sub``, ``from pkg import name`` an edge to ``pkg``."""
+    for target, names, line in _imports(module, local=True):
+        if target != "hlokit" and not target.startswith("hlokit."):
+            continue
+        subs = [f"{target}.{n}" for n in names if f"{target}.{n}" in MODULES]
+        for sub in subs:
+            yield sub, line
+        if target == "hlokit" and {"interpret", "InterpreterError"} & set(names):
+            yield "hlokit.interpreter", line  # the façade's lazy names are the interpreter's
+        if not names or len(subs) < len(names):
+            yield target, line
+
+
+def _layer_violation(module: str, target: str) -> str | None:
+    """Why ``module`` may not import ``target``, or None where the layer order allows it."""
+    src, dst = _layer(module), _layer(target)
+    if dst == "core" or src == "tools":
+        return None
+    if target == "hlokit":  # the façade's names are core's (its interpreter names are edges to the interpreter)
+        return None
+    if src == "core":
+        return f"core imports {dst}"
+    if src == "dialects":
+        return None if dst == "dialects" else f"dialects import {dst}"
+    if src == "above-core":
+        return None if dst != "tools" else "the package imports tools"
+    if dst == "tools":
+        return f"{src} imports tools"
+    if dst in ("dialects", src):
+        if module in OP_FAMILIES and module != target and (target in OP_FAMILIES or target == "hlokit.interpreter"):
+            return "an interpreter op family imports another family"  # the package imports every family
+        return None
+    if dst == "above-core":
+        return f"{src} imports {target}"
+    if src == "interpreter" and target in INTERPRETER_MAY_IMPORT:
+        return None
+    return f"{src} imports {dst}"
+
+
+def _layer_violations() -> list[str]:
+    bad = []
+    for module in sorted(MODULES):
+        for target, line in _hlokit_edges(module):
+            why = _layer_violation(module, target)
+            if why:
+                bad.append(f"{MODULES[module].relative_to(ROOT)}:{line} -> {target} ({why})")
+    return sorted(set(bad))
+
+
+def test_the_layer_classifier_knows_every_layer():
+    assert _layer("hlokit.core") == _layer("hlokit.dtypes") == _layer("hlokit.quant") == "core"
+    assert _layer("hlokit.dialects.check_syntax") == "dialects"
+    assert _layer("hlokit.passes.chlo.table") == "passes"
+    assert _layer("hlokit.interpreter.elementwise") == "interpreter"
+    assert _layer("hlokit.analysis.indexing") == "analysis"
+    assert _layer("hlokit.backend.layout") == "backend"
+    assert _layer("hlokit.tools.hlokit_opt") == "tools"
+    assert _layer("hlokit") == "above-core"
+    assert OP_FAMILIES <= set(MODULES), sorted(OP_FAMILIES - set(MODULES))  # a renamed family is noticed
+    assert INTERPRETER_MAY_IMPORT <= set(MODULES)
+
+
+@pytest.mark.parametrize("module, target, allowed", [
+    ("hlokit.core", "hlokit.dtypes", True),
+    ("hlokit.core", "hlokit.dialects.check_syntax", False),
+    ("hlokit.core", "hlokit.passes", False),
+    ("hlokit.dialects.check", "hlokit.interpreter.registry", False),
+    ("hlokit.dialects.check", "hlokit.dialects.check_syntax", True),
+    ("hlokit.passes.builder", "hlokit.dialects.check_syntax", True),
+    ("hlokit.passes.builder", "hlokit.interpreter", False),
+    ("hlokit.backend.xla", "hlokit.passes.registry", False),
+    ("hlokit.analysis.indexing", "hlokit.backend.layout", False),
+    ("hlokit.interpreter.api", "hlokit.passes", True),
+    ("hlokit.interpreter.api", "hlokit.passes.stablehlo_legalize_lapack_custom_calls", False),
+    ("hlokit.interpreter.linalg", "hlokit.interpreter.values", True),
+    ("hlokit.interpreter.linalg", "hlokit.interpreter.elementwise", False),
+    ("hlokit.interpreter.linalg", "hlokit.interpreter", False),
+    ("hlokit.interpreter.api", "hlokit.interpreter.linalg", True),
+    ("hlokit.passes.builder", "hlokit", True),
+    ("hlokit.tools.hlokit_run", "hlokit.interpreter.api", True),
+    ("hlokit.passes.registry", "hlokit.tools.common", False),
+])
+def test_the_layer_rule_on_known_edges(module, target, allowed):
+    assert (_layer_violation(module, target) is None) == allowed
+
+
+def test_imports_follow_the_layer_order():
+    """core imports nothing above it; dialects import core; passes, interpreter, analysis and backend import
+    core and dialects and never each other (the interpreter may use the pass package's public entry
+    points); the interpreter's op families never import each other; tools import anything. Function-local
+    imports count. Each violation is listed as ``file:line -> imported module (rule)``."""
+    bad = _layer_violations()
+    assert not bad, f"{len(bad)} imports break the layer order of docs/architecture.md:\n" + "\n".join(bad)
+
+
+def test_every_pass_flag_has_a_lit_test_showing_its_output():
+    """One ``tests/lit/passes/<flag>.mlir`` per registered pass flag and named pipeline, running that flag
+    and FileCheck-ing its output."""
+    from hlokit.passes import all_passes, all_pipelines
+
+    flags = [*all_passes(), *all_pipelines()]
+    assert len(flags) >= 12
+    missing = []
+    for flag in flags:
+        path = ROOT / "tests" / "lit" / "passes" / (flag.replace("-", "_") + ".mlir")
+        text = path.read_text() if path.exists() else ""
+        runs = [ln for ln in text.splitlines() if ln.startswith("// RUN:")]
+        if not any(f"--{flag}" in r or f"({flag})" in r for r in runs) or "// CHECK" not in text:
+            missing.append(f"{flag}: {path.relative_to(ROOT)}")
+    assert not missing, "pass flags without a lit test of their output:\n" + "\n".join(missing)

@@ -1,4 +1,8 @@
 // RUN: hlokit-opt %s --split-input-file --stablehlo-legalize-dot-to-dot-general | FileCheck %s
+// RUN: hlokit-opt %s --split-input-file --stablehlo-legalize-dot-to-dot-general | FileCheck %s --check-prefix=NONE
+
+// Every stablehlo.dot becomes a stablehlo.dot_general, in regions too.
+// NONE-NOT: {{stablehlo.dot[^_]}}
 
 // CHECK-LABEL: func.func @matvec
 // CHECK: stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2xf32>

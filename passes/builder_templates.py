@@ -2,7 +2,7 @@
 
 A template is a private ``func.func`` whose body is the expansion of one op signature, written by an
 :class:`~hlokit.passes.builder.Emitter` and parsed once per context into a :class:`TemplateCache`. A pass
-then replaces each op by a clone of its template's body (:func:`instantiate`, :func:`instantiate_all`,
+then replaces each op by a clone of its template's body (:func:`instantiate`,
 :func:`instantiate_before`), gives the cloned ops the op's location (:func:`relocate`) and fills
 placeholders with a region of the op (:func:`splice`). Every name here is also importable from
 :mod:`hlokit.passes.builder`.
@@ -22,7 +22,6 @@ __all__ = [
     "TemplateCache",
     "relocate",
     "instantiate",
-    "instantiate_all",
     "instantiate_before",
     "find_ops",
     "splice",
@@ -93,14 +92,6 @@ def find_ops(root: ir.Operation, names) -> list[ir.Operation]:
 
     root.walk(collect)
     return found
-
-
-def instantiate_all(cache: TemplateCache, plan) -> None:
-    """Replace each ``op`` of ``plan`` (``(op, template)`` pairs, built beforehand so that a refused op
-    leaves the IR untouched) by a clone of its template located at the op (:func:`instantiate`,
-    :func:`relocate`)."""
-    for op, template in plan:
-        instantiate(cache, template, op, prepare=lambda clone, op=op: relocate(clone, op.location))
 
 
 def instantiate(cache: TemplateCache, template: ir.Operation, op: ir.Operation,

@@ -7,9 +7,10 @@ answers to another. A process that has started other threads (JAX's, once it is 
 the child inherits locks held by threads that do not exist in it (Python warns "os.fork() was called ... will
 likely lead to a deadlock"). So the worker is
 
-* a forked copy of this process when this process runs a single thread (``/proc/self/task`` has one entry: the
-  tools before they import JAX, e.g. ``hlokit-opt`` / ``hlokit-translate`` reading bytecode): it starts in
-  milliseconds with every module already imported;
+* a forked copy of this process when the process runs a single thread at the moment of the fork (JAX not
+  imported, no other Python thread, and one OS thread right after the fork — numpy's OpenBLAS stops its pool at a
+  fork — e.g. ``hlokit-opt`` / ``hlokit-translate`` reading bytecode): it starts in milliseconds with every module
+  already imported (:func:`_fork_worker`);
 * otherwise a new interpreter, ``python -m hlokit.worker`` started by ``subprocess`` (which ``exec``\\ s at once),
   that imports what its jobs need (a few hundred milliseconds, once per process).
 
@@ -120,13 +121,13 @@ class _Reader:
 
 # ---- the parent's side ----------------------------------------------------------------------------------------
 
-def _single_threaded() -> bool:
-    """True when this process runs exactly one thread (Linux: one entry in ``/proc/self/task``, which counts the
-    threads that C++ libraries start too); False where that cannot be read."""
+def _threads() -> int:
+    """The number of OS threads of this process (Linux: the entries of ``/proc/self/task``, which count the threads
+    that C++ libraries start too); 0 where that cannot be read."""
     try:
-        return len(os.listdir("/proc/self/task")) == 1
+        return len(os.listdir("/proc/self/task"))
     except OSError:
-        return False
+        return 0
 
 
 class _ForkedWorker:
@@ -163,13 +164,26 @@ class _ForkedWorker:
                 pass
 
 
-def _fork_worker(to_child: int, from_child: int, parent_ends: tuple[int, int]) -> _ForkedWorker:
-    """Fork the worker (only called while this process is single-threaded): the child closes the parent's pipe
-    ends, sends its standard streams to ``/dev/null``, runs :func:`main` and exits without running this process's
-    exit handlers."""
+def _fork_worker(to_child: int, from_child: int, parent_ends: tuple[int, int]) -> _ForkedWorker | None:
+    """Fork the worker if this process runs a single thread at the moment of the fork; None (nothing left running)
+    otherwise.
+
+    Tried only where JAX is not imported (its fork hook warns whatever the threads) and Python knows of no other
+    thread. Libraries may still run threads of their own: numpy's OpenBLAS stops its pool in its ``pthread_atfork``
+    handler, so those do not count; any other thread does. Right after the fork the parent counts its OS threads,
+    the test CPython applies before it warns that a multi-threaded process forked: with more than one, the child
+    (still waiting for its first request) is killed and None returned. The child closes the parent's pipe ends,
+    sends its standard streams to ``/dev/null``, runs :func:`main` and exits without this process's exit
+    handlers."""
+    if "jax" in sys.modules or threading.active_count() != 1 or _threads() == 0:
+        return None
     pid = os.fork()
     if pid:
-        return _ForkedWorker(pid)
+        if _threads() == 1:
+            return _ForkedWorker(pid)
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        return None
     code = 1
     try:
         for fd in parent_ends:
@@ -191,9 +205,8 @@ class _Worker:
         to_child, self._to_worker = os.pipe()
         self._from_worker, from_child = os.pipe()
         try:
-            if _single_threaded():
-                self.proc = _fork_worker(to_child, from_child, (self._to_worker, self._from_worker))
-            else:
+            self.proc = _fork_worker(to_child, from_child, (self._to_worker, self._from_worker))
+            if self.proc is None:
                 # (its jobs need no accelerator: a job that imports JAX gets the CPU backend only)
                 env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p), "JAX_PLATFORMS": "cpu"}
                 self.proc = subprocess.Popen(

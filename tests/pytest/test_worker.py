@@ -166,7 +166,7 @@ _MODES = textwrap.dedent('''
     warnings.simplefilter("error")                      # Python 3.12's multi-threaded fork warning fails the run
     from hlokit import worker
     from hlokit.core import run_contained
-    single = worker._single_threaded()
+    single = worker._threads() == 1
     run_contained("test_worker:pid_job", what="pid")
     first = type(worker._WORKER.proc).__name__
     try:
@@ -195,3 +195,29 @@ def test_a_single_threaded_process_forks_its_worker_a_threaded_one_starts_a_new_
     assert single == "True"
     assert (first, second) == ("_ForkedWorker", "Popen")
     assert "crashed on this input (signal 6)" in crash
+
+
+_FOREIGN_THREAD = textwrap.dedent('''
+    import os
+    from hlokit import worker
+    from hlokit.core import run_contained
+    counts = iter([1, 2])                 # one thread before the fork, two right after it: a thread unknown to Python
+    worker._threads = lambda: next(counts, 2)
+    run_contained("test_worker:pid_job", what="pid")
+    kind = type(worker._WORKER.proc).__name__
+    children = open(f"/proc/self/task/{os.getpid()}/children").read().split()
+    print(kind, len(children), sep="|")
+''')
+
+
+def test_a_fork_made_while_another_thread_ran_is_undone():
+    """When the process had more than one thread at the moment of the fork (counted right after it, as CPython
+    does), the forked child is killed before it runs a job and the worker is a new interpreter instead."""
+    env = {**os.environ, "JAX_PLATFORMS": "cpu", "OPENBLAS_NUM_THREADS": "1",
+           "PYTHONPATH": os.pathsep.join([os.path.dirname(__file__), os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.run([sys.executable, "-c", _FOREIGN_THREAD], capture_output=True, text=True, timeout=300,
+                          cwd=REPO, env=env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    kind, children = proc.stdout.strip().split("|")
+    assert kind == "Popen"
+    assert children == "1"                # the worker; the killed fork is reaped

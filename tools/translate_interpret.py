@@ -9,7 +9,8 @@ The flags of upstream ``stablehlo-translate --interpret`` (its conformance suite
 * ``--entry-function=NAME`` (hlokit) — the function to run (default ``main``, or the only one);
 * with the shared ``-split-input-file`` and ``-allow-unregistered-dialect``.
 
-The entry function's results are printed (``tensor<2xi32> {\n  [3, 3]\n}``); a chunk without
+The input is MLIR text or bytecode, a StableHLO portable artifact included (``hlokit.parse`` converts its
+VHLO to StableHLO). The entry function's results are printed (``tensor<2xi32> {\n  [3, 3]\n}``); a chunk without
 functions prints nothing. A failed check, a bad argument or an unsupported op is a located error;
 the exit code is 1 when any chunk failed.
 """

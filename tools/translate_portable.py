@@ -21,7 +21,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as _stablehlo
 
 import hlokit
-from hlokit.core import ContainedError, bytecode_time_limit, make_context, run_contained
+from hlokit.core import deserialize_portable_artifact
 from hlokit.diagnostics import Diagnostic, HlokitError, diagnostic_from_mlir, location_position
 from hlokit.passes.chlo import find_chlo_ops
 from hlokit.tools.common import read_text, source_name, write_output
@@ -97,64 +97,13 @@ def serialize(module: ir.Module, target: str, name: str = "-") -> bytes:
 
 
 def deserialize(data: bytes, context: ir.Context, name: str = "-") -> ir.Module:
-    """Portable artifact bytes -> StableHLO module (in ``context``).
+    """Portable artifact bytes -> StableHLO module (in ``context``): :func:`hlokit.core.deserialize_portable_artifact`,
+    the reader every tool's parse uses (contained in hlokit's worker process, version-checked).
 
     Raises :class:`~hlokit.diagnostics.HlokitError` when ``data`` is not MLIR bytecode or not a
     readable artifact.
     """
-    if not data.startswith(b"ML\xefR"):
-        raise HlokitError(
-            "cannot deserialize the StableHLO portable artifact: the input is not MLIR bytecode "
-            "(write one with hlokit-translate --serialize --target=...)",
-            file=name,
-        )
-    # jaxlib's deserializer and the printers of what it builds can crash the process on a corrupt
-    # artifact (or spin on it): read, verify and print it in hlokit's worker process first (hlokit.core.run_contained),
-    # within the time any bytecode reader gets
-    try:
-        run_contained("hlokit.tools.translate_portable:read_and_print", data,
-                      what="cannot deserialize the StableHLO portable artifact", source_name=name,
-                      timeout=bytecode_time_limit(len(data)))
-    except ContainedError as err:
-        raise HlokitError(f"cannot deserialize the StableHLO portable artifact: {err}", file=name) from None
-    return _read(data, context, name)
-
-
-def read_and_print(data: bytes) -> bytes:
-    """In hlokit's worker process (a job of :func:`hlokit.core.run_contained`): deserialize ``data`` in a fresh context, verify it and print it (generic and custom
-    forms); the message of any error is what the child raises."""
-    context = make_context()
-    module = _read(data, context, "-")
-    module.operation.get_asm(print_generic_op_form=True)
-    try:
-        verified = module.operation.verify()
-    except ir.MLIRError:  # reported by the caller's own verification, as before
-        verified = False
-    if verified:
-        module.operation.get_asm(assume_verified=True)
-    return b""
-
-
-def _read(data: bytes, context: ir.Context, name: str) -> ir.Module:
-    """``deserialize_portable_artifact`` with the reader's diagnostics folded into one HlokitError."""
-    reasons: list[str] = []
-
-    def collect(diag) -> bool:  # the reader's own diagnostics join our error instead of going to stderr
-        try:
-            if diag.severity == ir.DiagnosticSeverity.ERROR:
-                reasons.append(str(diag.message))
-        except Exception:  # noqa: BLE001 - a message that is not UTF-8 (corrupt names in the artifact)
-            reasons.append("a diagnostic whose text is not valid UTF-8")
-        return True
-
-    handler = context.attach_diagnostic_handler(collect)
-    try:
-        return _stablehlo.deserialize_portable_artifact(context, data)
-    except Exception as exc:
-        why = "; ".join(dict.fromkeys(reasons + [str(exc)]))
-        raise HlokitError(f"cannot deserialize the StableHLO portable artifact: {why}", file=name) from None
-    finally:
-        handler.detach()
+    return deserialize_portable_artifact(data, context, source_name=name)
 
 
 def add_serialize_arguments(parser: argparse.ArgumentParser) -> None:

@@ -34,6 +34,8 @@ __all__ = [
     "MAX_NESTING",
     "bytecode_time_limit",
     "check_bytecode",
+    "deserialize_portable_artifact",
+    "portable_artifact_version",
     "ContainedError",
     "run_contained",
     "check_nesting",
@@ -212,15 +214,22 @@ def parse(
         ctx.allow_unregistered_dialects = True
         _TEXT_DIALECT_CONTEXTS.add(ctx)
     if is_bytecode:
+        data = bytes(source)
         with ctx, ir.Location.unknown(ctx):
-            check_bytecode(bytes(source), source_name=source_name,
+            if portable_artifact_version(data) is not None:  # VHLO, as serialize_portable_artifact writes it
+                module = deserialize_portable_artifact(data, ctx, source_name=source_name)
+                return _verified(module, source_name, verify_after_parse)
+            check_bytecode(data, source_name=source_name,
                            allow_unregistered_dialects=ctx.allow_unregistered_dialects)
             try:
-                module = ir.Module.parse(bytes(source), ctx)
+                module = ir.Module.parse(data, ctx)
             except ir.MLIRError as err:
                 raise ParseError(diagnostics_from_mlir_error(err), file=source_name) from None
             except (ValueError, MemoryError, OverflowError) as err:
                 raise ParseError(f"the MLIR parser gave up on this input: {err}", file=source_name) from None
+            if _is_vhlo(module):  # VHLO bytecode from another producer: read it as an artifact
+                del module
+                module = deserialize_portable_artifact(data, ctx, source_name=source_name)
         return _verified(module, source_name, verify_after_parse)
     op = _parse_top_level(source, ctx, source_name)
     # MLIR's parser verifies what it parsed: a whole builtin.module needs no second verification once
@@ -404,6 +413,115 @@ def read_bytecode_job(data: bytes, allow_unregistered_dialects: bool) -> bytes:
     del module, ctx
     gc.collect()
     return b""
+
+
+#: The producer string StableHLO's portable-artifact writer puts in the bytecode header ("StableHLO_v1.17.0").
+_PORTABLE_PRODUCER = re.compile(rb"StableHLO_v(\d+)\.(\d+)\.(\d+)")
+_ARTIFACT = "cannot deserialize the StableHLO portable artifact"
+
+
+def _bytecode_producer(data: bytes) -> bytes | None:
+    """The producer string of MLIR bytecode's header (magic ``ML\\xefR``, the format version as a prefix varint,
+    then the producer, NUL-terminated; MLIR bytecode format, https://mlir.llvm.org/docs/BytecodeFormat/), or
+    None when ``data`` has no readable header."""
+    if not data.startswith(b"ML\xefR") or len(data) < 6:
+        return None
+    first = data[4]
+    width = 9 if first == 0 else (first & -first).bit_length()  # bytes of the varint: trailing zeros + 1
+    start = 4 + width
+    end = data.find(b"\x00", start, start + 256)
+    return data[start:end] if end >= 0 else None
+
+
+def portable_artifact_version(data: bytes) -> str | None:
+    """The StableHLO version ``"X.Y.Z"`` a portable artifact (VHLO bytecode written by StableHLO's
+    ``serialize_portable_artifact``: ``hlokit-translate --serialize``, ``jax.export``'s
+    ``Exported.mlir_module_serialized``) names in its bytecode header's producer string (``StableHLO_vX.Y.Z``),
+    or None for other input (text, bytecode of another producer)."""
+    producer = _bytecode_producer(data)
+    m = _PORTABLE_PRODUCER.fullmatch(producer) if producer is not None else None
+    return b".".join(m.groups()).decode() if m else None
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in version.split("."))
+
+
+def _is_vhlo(module: ir.Module) -> bool:
+    """Whether the top level of ``module`` holds VHLO ops (a portable artifact's ``vhlo.func_v1``)."""
+    return any(op.operation.name.startswith("vhlo.") for op in module.body.operations)
+
+
+def deserialize_portable_artifact(data: bytes, context: ir.Context, *, source_name: str = "-") -> ir.Module:
+    """A StableHLO portable artifact (VHLO bytecode) -> the StableHLO module it holds, in ``context``.
+
+    Read with StableHLO's public ``deserialize_portable_artifact`` (``jaxlib.mlir.dialects.stablehlo``; the
+    compatibility guarantees: StableHLO compatibility RFC, https://github.com/openxla/stablehlo/blob/main/rfcs/
+    20220912-compatibility.md), first in hlokit's worker process (:func:`run_contained`: the reader can abort
+    or spin on a corrupt artifact), then here. The module is not verified here (:func:`parse` does).
+
+    Raises :class:`ParseError` (``source_name: error: ...``) when ``data`` is not MLIR bytecode, when the
+    artifact's version (:func:`portable_artifact_version`) is newer than jaxlib's StableHLO
+    (``stablehlo.get_current_version()``; both versions named), or when it does not read (the reader's
+    diagnostics, a crash's signal, or the time limit :func:`bytecode_time_limit`).
+    """
+    if not data.startswith(b"ML\xefR"):
+        raise ParseError(f"{_ARTIFACT}: the input is not MLIR bytecode "
+                         "(write one with hlokit-translate --serialize --target=...)", file=source_name)
+    version = portable_artifact_version(data)
+    current = _stablehlo.get_current_version()
+    if version is not None and _version_key(version) > _version_key(current):
+        raise ParseError(f"{_ARTIFACT}: it was written by StableHLO {version}, newer than the StableHLO {current} "
+                         f"of this jaxlib; serialize it again with --target={current} or older (jax.export: "
+                         "an older jax), or upgrade jaxlib", file=source_name)
+    try:
+        run_contained("hlokit.core:deserialize_portable_job", data, what=_ARTIFACT, source_name=source_name,
+                      timeout=bytecode_time_limit(len(data)))
+    except ContainedError as err:
+        raise ParseError(f"{_ARTIFACT}: {err}", file=source_name) from None
+    try:
+        return _read_portable(data, context)
+    except ValueError as err:
+        raise ParseError(f"{_ARTIFACT}: {err}", file=source_name) from None
+
+
+def deserialize_portable_job(data: bytes) -> bytes:
+    """The contained work of :func:`deserialize_portable_artifact` (a job of :func:`run_contained`, run in the
+    worker process): deserialize ``data`` in a fresh context, print it (generic form), verify it and, when it
+    verifies, print it in custom form. Raises ``ValueError`` with the reader's diagnostics when it does not read."""
+    ctx = make_context()
+    module = _read_portable(data, ctx)
+    module.operation.get_asm(print_generic_op_form=True, enable_debug_info=True)
+    try:
+        verified = module.operation.verify()
+    except ir.MLIRError:  # reported by the caller's own verification
+        verified = False
+    if verified:
+        module.operation.get_asm(enable_debug_info=True, assume_verified=True)
+    del module, ctx
+    gc.collect()
+    return b""
+
+
+def _read_portable(data: bytes, context: ir.Context) -> ir.Module:
+    """``stablehlo.deserialize_portable_artifact`` with the reader's diagnostics folded into one ``ValueError``."""
+    reasons: list[str] = []
+
+    def collect(diag) -> bool:  # the reader's diagnostics join the error instead of going to stderr
+        try:
+            if diag.severity == ir.DiagnosticSeverity.ERROR:
+                reasons.append(str(diag.message))
+        except Exception:  # noqa: BLE001 - a message that is not UTF-8 (corrupt names in the artifact)
+            reasons.append("a diagnostic whose text is not valid UTF-8")
+        return True
+
+    handler = context.attach_diagnostic_handler(collect)
+    try:
+        return _stablehlo.deserialize_portable_artifact(context, data)
+    except Exception as exc:  # noqa: BLE001 - the binding raises a bare Exception / MLIRError
+        raise ValueError("; ".join(dict.fromkeys(reasons + [str(exc)]))) from None
+    finally:
+        handler.detach()
 
 
 class ContainedError(Exception):

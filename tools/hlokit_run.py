@@ -1,12 +1,19 @@
 """hlokit-run: parse and verify a StableHLO program, compile it with XLA, run it, report its outputs.
 
-    hlokit-run PROGRAM.mlir [--inputs in.npz] [--output out.npz] [--function main] [--platform cpu]
+    hlokit-run PROGRAM.mlir [--inputs in.npz] [--input NAME=FILE.npy ...] [--output out.npz] [--function main]
+               [--platform cpu] [--exported-platforms cpu,cuda]
                [--seed 0] [--repeat 1] [--devices N] [--engine xla|interpreter|both] [--expected OUT.npz]
                [--max-ulp N] [--rtol X] [--atol X]
                [--num-processes P --process-id I --coordinator HOST:PORT]
 
 Inputs come from ``--inputs`` (an ``.npz`` with keys ``arg_0``, ``arg_1``, ... in argument order) or, without
-it, are seeded random arrays of the signature's shapes and element types. Prints, per output, its shape,
+it, are seeded random arrays of the signature's shapes and element types; ``--input NAME=FILE.npy``
+(repeatable, mixes with ``--inputs``, each argument given once) gives one argument, NAME being ``arg_<i>`` or
+jax's name of it (``jax.arg_info``, ``loc("params['w']")``). A multi-platform ``jax.export`` (its ``@main``
+takes jax's ``_platform_index`` first, and ``case`` ops pick the lowering) runs the lowering of
+``--platform``: that argument becomes a constant (:func:`fill_platform_index`; the export's platforms in
+order from ``--exported-platforms``, which the module text does not carry, or an ``mhlo.platforms``
+attribute), so the inputs are the function's own arguments. Prints, per output, its shape,
 dtype, min/max/mean and NaN count, then the parse / compile / run times (run: median of ``--repeat``;
 per device for multi-device programs).
 
@@ -47,6 +54,7 @@ import argparse
 import dataclasses
 import io
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -85,8 +93,11 @@ def random_input(spec: TensorSpec, rng: np.random.Generator) -> np.ndarray:
     return rng.standard_normal(spec.shape).astype(dt)
 
 
-def load_inputs(path: str, specs: list[TensorSpec]) -> list[np.ndarray]:
-    """Read ``arg_0``, ``arg_1``, ... from an ``.npz`` (no pickled objects).
+def load_inputs(path: str, specs: list[TensorSpec], names: Sequence[str | None] = (),
+                partial: bool = False) -> list[np.ndarray] | dict[int, np.ndarray]:
+    """Read ``arg_0``, ``arg_1``, ... from an ``.npz`` (no pickled objects); ``names``: jax's argument names
+    (:func:`argument_names`), named in the messages. ``partial``: keys may be missing (other arguments come
+    from ``--input``); the result is then a dict argument index -> array.
 
     Raises HlokitError (``PATH: error: --inputs: ...``) for a file that is missing or not a readable
     ``.npz`` (truncated, corrupt, empty, a single ``.npy`` array), an object array, or a missing, extra,
@@ -111,16 +122,18 @@ def load_inputs(path: str, specs: list[TensorSpec]) -> list[np.ndarray]:
         expected = [f"arg_{i}" for i in range(len(specs))]
         missing = [k for k in expected if k not in keys]
         extra = sorted(keys - set(expected))
-        if missing:
-            want = ", ".join(f"{k} ({specs[int(k[4:])]})" for k in missing)
+        if missing and not partial:
+            want = ", ".join(described_arg(int(k[4:]), names, specs) for k in missing)
             raise fail(f"missing input(s) {want}; the program takes {len(specs)} argument(s)")
         if extra:
             raise fail(
-                f"unexpected input(s) {', '.join(extra)}: the program takes {len(specs)} argument(s) "
-                f"(arg_0..arg_{len(specs) - 1})" if specs else f"unexpected input(s) {', '.join(extra)}: the program takes no arguments"
+                f"unexpected input(s) {', '.join(extra)}: the program takes {len(specs)} argument(s): "
+                f"{described_args(names, specs)}" if specs else f"unexpected input(s) {', '.join(extra)}: the program takes no arguments"
             )
-        out = []
-        for k, spec in zip(expected, specs):
+        out = {}
+        for i, (k, spec) in enumerate(zip(expected, specs)):
+            if k not in keys:
+                continue
             try:
                 a = npz[k]
             except ValueError as exc:
@@ -129,14 +142,8 @@ def load_inputs(path: str, specs: list[TensorSpec]) -> list[np.ndarray]:
                 raise fail(f"input {k} cannot be read: {exc}") from None
             except Exception as exc:
                 raise fail(f"input {k} cannot be read: {type(exc).__name__}: {exc or 'no data'}") from None
-            if a.dtype.kind == "V" and a.dtype.itemsize == spec.dtype.itemsize:
-                a = a.view(spec.dtype)  # ml_dtypes arrays (bf16, f8, ...) come back from .npz as raw bytes
-            if a.dtype != spec.dtype:
-                raise fail(f"input {k}: expected element type {spec.dtype} ({spec}) but got {a.dtype}")
-            if tuple(a.shape) != spec.shape:
-                raise fail(f"input {k}: expected shape {spec.shape} ({spec}) but got {tuple(a.shape)}")
-            out.append(a)
-        return out
+            out[i] = _check_array(a, spec, fail, f"input {k}")
+        return out if partial else [out[i] for i in range(len(specs))]
 
 
 def load_expected(path: str, specs: list[TensorSpec]) -> list[np.ndarray]:
@@ -180,6 +187,223 @@ def load_expected(path: str, specs: list[TensorSpec]) -> list[np.ndarray]:
                 raise fail(f"output {k}: the program gives shape {spec.shape} ({spec}) but the file has {tuple(a.shape)}")
             out.append(a)
         return out
+
+
+#: The ``jax.global_constant`` argument jax.export adds to a module lowered for several platforms
+#: (``platforms=("cpu", "cuda")``): the index of the platform in that tuple, which a ``case`` over the lowerings reads.
+PLATFORM_INDEX = "_platform_index"
+
+
+@dataclasses.dataclass
+class PlatformChoice:
+    """The lowering chosen in a multi-platform export (:func:`fill_platform_index`): ``index`` into
+    ``platforms`` (the platforms of the export, in order)."""
+
+    index: int
+    platforms: list[str]
+
+    def describe(self) -> str:
+        """``platform index 0 (cpu) of the export's lowerings cpu, cuda``."""
+        return (f"platform index {self.index} ({self.platforms[self.index]}) of the export's lowerings "
+                f"{', '.join(self.platforms)}")
+
+
+def _function(module: ir.Module, function: str):
+    for op in module.body.operations:
+        if op.operation.name == "func.func" and ir.StringAttr(op.attributes["sym_name"]).value == function:
+            return op
+    return None
+
+
+def _arg_attr(fn, i: int, key: str) -> ir.Attribute | None:
+    if "arg_attrs" not in fn.attributes:
+        return None
+    attrs = ir.ArrayAttr(fn.attributes["arg_attrs"])
+    if i >= len(attrs):
+        return None
+    d = ir.DictAttr(attrs[i])
+    return d[key] if key in d else None
+
+
+def module_platforms(module: ir.Module) -> list[str] | None:
+    """The platforms a module was exported for, where the module records them (an array of strings in its
+    ``mhlo.platforms`` or ``jax.platforms`` attribute); None where it does not (jax.export keeps them in
+    ``Exported.platforms``, outside the module text)."""
+    for key in ("mhlo.platforms", "jax.platforms"):
+        if key in module.operation.attributes:
+            try:
+                return [ir.StringAttr(a).value for a in ir.ArrayAttr(module.operation.attributes[key])]
+            except (ValueError, TypeError):
+                return None
+    return None
+
+
+def fill_platform_index(module: ir.Module, function: str, platform: str, platforms: list[str] | None,
+                        name: str) -> PlatformChoice | None:
+    """Fill in jax's ``_platform_index`` argument of ``function`` (a scalar ``tensor<i32>`` argument with
+    ``jax.global_constant = "_platform_index"``, which ``jax.export(..., platforms=(...))`` adds first) with
+    the index of ``platform`` in the export's platforms, in place: the argument becomes a
+    ``stablehlo.constant`` and leaves the signature, so the remaining arguments are the function's real ones.
+
+    ``platforms``: the export's platforms in order (``--exported-platforms``), else those the module records
+    (:func:`module_platforms`). Returns None for a module without such an argument. Other
+    ``jax.global_constant`` arguments (jax passes its dimension variables so, to inner functions) stay
+    ordinary arguments. Raises HlokitError (``NAME: error: ...``) where the platforms are unknown,
+    ``platform`` is not one of them (naming them), or the argument is not a ``tensor<i32>``. jax's convention:
+    ``jax/_src/export/_export.py`` (``_wrap_main_func``, public docs of ``jax.export`` multi-platform).
+    """
+    fn = _function(module, function)
+    if fn is None:
+        return None  # (signature() reports the missing function)
+    block = fn.regions[0].blocks[0]
+    index_arg = None
+    for i in range(len(block.arguments)):
+        attr = _arg_attr(fn, i, "jax.global_constant")
+        if attr is None:
+            continue
+        try:
+            what = ir.StringAttr(attr).value
+        except (ValueError, TypeError):
+            continue
+        if what == PLATFORM_INDEX:  # (other global constants, jax's dimension variables of inner functions,
+            index_arg = i           # stay ordinary arguments: only the user can know them)
+            break
+    if index_arg is None:
+        return None
+    platforms = platforms or module_platforms(module)
+    if not platforms:
+        raise hlokit.HlokitError(
+            f"@{function} is a multi-platform export (argument {index_arg} is jax's '{PLATFORM_INDEX}'), but the "
+            "module does not record the platforms of its lowerings (jax.export keeps them in Exported.platforms); "
+            "give them in export order with --exported-platforms, e.g. --exported-platforms cpu,cuda", file=name)
+    if platform not in platforms:
+        raise hlokit.HlokitError(
+            f"this multi-platform export has no lowering for {platform}: its lowerings are for "
+            f"{', '.join(platforms)} (pick one with --platform)", file=name)
+    index = platforms.index(platform)
+    arg = block.arguments[index_arg]
+    if str(arg.type) != "tensor<i32>":
+        raise hlokit.HlokitError(f"argument {index_arg} of @{function} ('{PLATFORM_INDEX}') has type {arg.type}, "
+                                 "expected tensor<i32>", file=name)
+    with module.context, ir.Location.unknown():
+        i32 = ir.IntegerType.get_signless(32)
+        value = ir.DenseElementsAttr.get_splat(arg.type, ir.IntegerAttr.get(i32, index))
+        first = block.operations[0]
+        const = ir.Operation.create("stablehlo.constant", results=[arg.type], attributes={"value": value},
+                                    ip=ir.InsertionPoint(first))
+        arg.replace_all_uses_with(const.result)
+        block.erase_argument(index_arg)
+        ftype = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
+        inputs = [t for k, t in enumerate(ftype.inputs) if k != index_arg]
+        fn.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(inputs, list(ftype.results)))
+        if "arg_attrs" in fn.attributes:
+            attrs = [a for k, a in enumerate(ir.ArrayAttr(fn.attributes["arg_attrs"])) if k != index_arg]
+            fn.attributes["arg_attrs"] = ir.ArrayAttr.get(attrs)
+    return PlatformChoice(index, list(platforms))
+
+
+def argument_names(module: ir.Module, function: str) -> list[str | None]:
+    """jax's name of each argument of ``function`` (its ``jax.arg_info`` attribute, else a name location
+    such as ``loc("params['w']")``); None for an argument without one, [] for a missing function."""
+    fn = _function(module, function)
+    if fn is None:
+        return []
+    block = fn.regions[0].blocks[0]
+    names: list[str | None] = []
+    for i, arg in enumerate(block.arguments):
+        attr = _arg_attr(fn, i, "jax.arg_info")
+        if attr is not None:
+            try:
+                names.append(ir.StringAttr(attr).value)
+                continue
+            except (ValueError, TypeError):
+                pass
+        text = str(arg.location)  # loc("params['w']") or loc("x"(...)); unknown / file locations carry no name
+        m = re.match(r'^loc\("((?:[^"\\]|\\.)*)"(\)|\()', text)
+        names.append(m.group(1) if m and not re.match(r'^loc\("[^"]*":\d', text) else None)
+    return names
+
+
+def described_arg(i: int, names: Sequence[str | None], specs: Sequence[TensorSpec]) -> str:
+    """``arg_1 (params['w']: tensor<2x3xf32>)`` for an error message: jax's name where the module carries it."""
+    n = names[i] if i < len(names) else None
+    return f"arg_{i} ({n}: {specs[i]})" if n else f"arg_{i} ({specs[i]})"
+
+
+def described_args(names: Sequence[str | None], specs: Sequence[TensorSpec]) -> str:
+    """Every argument as :func:`described_arg` says it, comma-separated."""
+    return ", ".join(described_arg(i, names, specs) for i in range(len(specs)))
+
+
+def _check_array(a: np.ndarray, spec: TensorSpec, fail, what: str) -> np.ndarray:
+    if a.dtype.kind == "V" and a.dtype.itemsize == spec.dtype.itemsize:
+        a = a.view(spec.dtype)  # ml_dtypes arrays (bf16, f8, ...) come back from .npy as raw bytes
+    if a.dtype != spec.dtype:
+        raise fail(f"{what}: expected element type {spec.dtype} ({spec}) but got {a.dtype}")
+    if tuple(a.shape) != spec.shape:
+        raise fail(f"{what}: expected shape {spec.shape} ({spec}) but got {tuple(a.shape)}")
+    return a
+
+
+def parse_input_options(values: Sequence[str]) -> list[tuple[str, str]]:
+    """``--input NAME=FILE.npy`` values as (NAME, FILE) pairs; HlokitError for one without ``=``."""
+    out = []
+    for v in values:
+        name, sep, path = v.partition("=")
+        if not sep or not name or not path:
+            raise hlokit.HlokitError(f"--input: expected NAME=FILE.npy (NAME: arg_0, arg_1, ... or jax's argument "
+                                     f"name), got '{v}'")
+        out.append((name, path))
+    return out
+
+
+def load_single_inputs(pairs: Sequence[tuple[str, str]], specs: list[TensorSpec], names: Sequence[str | None],
+                       given: dict[int, np.ndarray], program: str = "-") -> dict[int, np.ndarray]:
+    """Read each ``--input NAME=FILE.npy`` into ``given`` (argument index -> array; ``given`` holds what
+    ``--inputs`` gave). NAME is ``arg_<i>`` or jax's name of the argument (:func:`argument_names`).
+
+    Raises HlokitError (``FILE: error: --input NAME: ...``) for a missing or unreadable ``.npy`` (an ``.npz``,
+    an object array), a wrong shape or element type; (``PROGRAM: error: --input NAME: ...``) for an unknown
+    name (listing the arguments, with jax's names) or an argument given twice."""
+    by_name = {f"arg_{i}": i for i in range(len(specs))}
+    for i, n in enumerate(names[:len(specs)]):
+        if n and n not in by_name:
+            by_name[n] = i
+    for name, path in pairs:
+        if name not in by_name:
+            raise hlokit.HlokitError(
+                f"--input {name}: no such argument; the program takes {len(specs)} argument(s): "
+                + (described_args(names, specs) or "none"), file=program)
+        i = by_name[name]
+        if i in given:
+            raise hlokit.HlokitError(f"--input {name}: argument arg_{i} is given twice (by --input and --inputs, "
+                                     "or by two --input options)", file=program)
+
+        def fail(msg: str, name=name, path=path) -> hlokit.HlokitError:
+            return hlokit.HlokitError(f"--input {name}: {msg}", file=path)
+
+        try:
+            with open(path, "rb") as fh:
+                magic = fh.read(6)
+            if magic[:4] == b"PK\x03\x04":
+                raise fail("is an .npz archive; --input takes one .npy array (numpy.save), --inputs an .npz")
+            if magic != b"\x93NUMPY":
+                raise fail("not an .npy file (numpy.save): no .npy header")
+            a = np.load(path, allow_pickle=False)
+        except hlokit.HlokitError:
+            raise
+        except FileNotFoundError:
+            raise fail("no such file") from None
+        except IsADirectoryError:
+            raise fail("is a directory, expected an .npy file") from None
+        except ValueError as exc:
+            if "allow_pickle" in str(exc):
+                raise fail("is an object array (pickled Python objects are not read)") from None
+            raise fail(f"not a readable .npy file (numpy.save): {exc}") from None
+        except Exception as exc:
+            raise fail(f"not a readable .npy file (numpy.save): {type(exc).__name__}: {exc or 'no data'}") from None
+        given[i] = _check_array(a, specs[i], fail, "the array")
+    return given
 
 
 def nbytes(spec: TensorSpec) -> int:
@@ -306,9 +530,15 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("program", help="MLIR file (text or bytecode; '-' = stdin)")
     p.add_argument("--inputs", metavar="IN.npz", help="inputs: .npz with keys arg_0, arg_1, ... (default: seeded random)")
+    p.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy",
+                   help="one input from an .npy (repeatable); NAME: arg_0, arg_1, ... or jax's argument name "
+                        "(loc(\"params['w']\") / jax.arg_info); mixes with --inputs (each argument given once)")
     p.add_argument("--output", metavar="OUT.npz", help="write the outputs to an .npz (keys output_0, ...)")
     p.add_argument("--function", default="main", help="entry function (default: main)")
     p.add_argument("--platform", default="cpu", choices=["cpu", "cuda", "rocm", "tpu"], help="XLA platform (default: cpu)")
+    p.add_argument("--exported-platforms", metavar="P1,P2,...",
+                   help="a multi-platform jax.export (jax's _platform_index argument): its platforms in export order "
+                        "(default: the module's mhlo.platforms attribute); --platform picks the lowering")
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default: 0)")
     p.add_argument("--repeat", type=int, default=1, help="run N times, report the median run time")
     p.add_argument("--engine", default="xla", choices=["xla", "interpreter", "both"],
@@ -372,7 +602,8 @@ def parse_arguments(argv: Sequence[str]) -> argparse.Namespace:
 def check_arguments(args: argparse.Namespace) -> None:
     """Refuse values argparse lets through (HlokitError naming the option): ``--repeat`` < 1, a ``--seed``
     outside [0, 2**128), ``--max-steps`` < 0, the
-    interpreter in a multi-process job, an unwritable ``--output``, a missing ``--inputs`` file; ``--max-ulp``,
+    interpreter in a multi-process job, an unwritable ``--output``, a missing ``--inputs`` file, an ``--input``
+    without ``NAME=FILE``, unknown or repeated ``--exported-platforms``; ``--max-ulp``,
     ``--rtol``, ``--atol`` without ``--engine both`` or ``--expected``, negative or NaN; a missing
     ``--expected`` file."""
     if args.repeat < 1:
@@ -399,6 +630,16 @@ def check_arguments(args: argparse.Namespace) -> None:
     if args.inputs and not os.path.isfile(args.inputs):
         what = "is a directory" if os.path.isdir(args.inputs) else "no such file"
         raise hlokit.HlokitError(f"--inputs: {what}", file=args.inputs)
+    args.input_pairs = parse_input_options(args.input)
+    args.exported_platform_list = None
+    if args.exported_platforms is not None:
+        plats = [p.strip() for p in args.exported_platforms.split(",")]
+        known = ("cpu", "cuda", "rocm", "tpu")
+        bad = [p for p in plats if p not in known]
+        if bad or len(set(plats)) != len(plats):
+            raise hlokit.HlokitError(f"--exported-platforms: expected distinct platforms of {', '.join(known)}, "
+                                     f"comma-separated, got '{args.exported_platforms}'")
+        args.exported_platform_list = plats
 
 
 @dataclasses.dataclass
@@ -409,7 +650,9 @@ class Programs:
     is the only engine, it is the interpreter's program, prepared in place). ``xla`` / ``interpreter``:
     :func:`hlokit.passes.prepare.prepare` for that engine on ``--platform`` (None: the engine does not run).
     ``routines``: the LAPACK routines the program calls (read for ``--engine both`` and ``--expected``: the
-    note on eigen- and singular vectors, and which outputs may be compared up to a sign / phase). ``seconds``: the time to parse and prepare."""
+    note on eigen- and singular vectors, and which outputs may be compared up to a sign / phase). ``seconds``: the time to parse and prepare.
+    ``platform``: the lowering chosen in a multi-platform export (:func:`fill_platform_index`; None for
+    others). ``arg_names``: jax's name of each (real) argument where the module carries it (:func:`argument_names`)."""
 
     name: str
     module: ir.Module
@@ -417,6 +660,8 @@ class Programs:
     interpreter: Prepared | None
     routines: list[str]
     seconds: float
+    platform: PlatformChoice | None = None
+    arg_names: list[str | None] = dataclasses.field(default_factory=list)
 
 
 def prepare_programs(args: argparse.Namespace) -> Programs:
@@ -432,6 +677,9 @@ def prepare_programs(args: argparse.Namespace) -> Programs:
     ctx = hlokit.make_context()
     name = source_name(args.program)
     module = hlokit.parse(read_text(args.program), context=ctx, source_name=name)
+    # a multi-platform export: its _platform_index argument becomes a constant, before either engine's copy
+    choice = fill_platform_index(module, args.function, args.platform, getattr(args, "exported_platform_list", None), name)
+    arg_names = argument_names(module, args.function)
     routines = lapack_routines(module) if args.engine == "both" or args.expected else []
     xla = interpreter = None
     if args.engine in ("xla", "both"):
@@ -439,7 +687,7 @@ def prepare_programs(args: argparse.Namespace) -> Programs:
     if args.engine in ("interpreter", "both"):
         shared = xla is not None and xla.module is module
         interpreter = prepare(module, engine="interpreter", platform=args.platform, copy=shared, source_name=name)
-    return Programs(name, module, xla, interpreter, routines, time.perf_counter() - t0)
+    return Programs(name, module, xla, interpreter, routines, time.perf_counter() - t0, choice, arg_names)
 
 
 @dataclasses.dataclass
@@ -477,8 +725,22 @@ def execute(args: argparse.Namespace, programs: Programs) -> Results:
         in_specs = [TensorSpec((num_replicas, *s.shape), s.dtype) for s in in_specs]
         out_specs = [TensorSpec((num_replicas, *s.shape), s.dtype) for s in out_specs]
     check_memory(name, in_specs, out_specs, physical_memory())
-    if args.inputs:  # before compiling: a bad inputs file is reported at once
-        inputs = load_inputs(args.inputs, in_specs)
+    pairs = getattr(args, "input_pairs", None) or []
+    given_inputs = bool(args.inputs or pairs)
+    if given_inputs:  # before compiling: a bad inputs file is reported at once
+        names = programs.arg_names
+        if not pairs:
+            inputs = load_inputs(args.inputs, in_specs, names)
+        else:
+            given = load_inputs(args.inputs, in_specs, names, partial=True) if args.inputs else {}
+            given = load_single_inputs(pairs, in_specs, names, given, name)
+            missing = [i for i in range(len(in_specs)) if i not in given]
+            if missing:
+                raise hlokit.HlokitError(
+                    f"--input{'/--inputs' if args.inputs else ''}: missing input(s) "
+                    f"{', '.join(described_arg(i, names, in_specs) for i in missing)}; the program takes "
+                    f"{len(in_specs)} argument(s)", file=name)
+            inputs = [given[i] for i in range(len(in_specs))]
     expected = load_expected(args.expected, out_specs) if args.expected else None
 
     exe = None
@@ -498,7 +760,7 @@ def execute(args: argparse.Namespace, programs: Programs) -> Results:
         t_compile = time.perf_counter() - t0
         in_specs = exe.in_specs
 
-    if not args.inputs:
+    if not given_inputs:
         rng = np.random.default_rng(args.seed)
         inputs = [random_input(s, rng) for s in in_specs]
 
@@ -538,9 +800,13 @@ def report(args: argparse.Namespace, programs: Programs, results: Results) -> in
         return 0  # process 0 reports and writes the outputs
     name, exe, outputs = programs.name, results.exe, results.outputs
     prepared = [p for p in (programs.xla, programs.interpreter) if p is not None]
-    source = "random (seed %d)" % args.seed if not args.inputs else args.inputs
+    given = ([args.inputs] if args.inputs else []) + [f"{n}={f}" for n, f in getattr(args, "input_pairs", [])]
+    source = "random (seed %d)" % args.seed if not given else " ".join(given)
     engine = "" if args.engine == "xla" else f"  engine: {args.engine}"
     print(f"program: {name}  function: @{args.function}  platform: {args.platform}  inputs: {source}{engine}")
+    if programs.platform is not None:
+        print(f"  multi-platform export: running {programs.platform.describe()} (jax's {PLATFORM_INDEX} "
+              "argument filled in; arg_0, ... are the function's own arguments)")
     lapack = next((a for p in prepared if (a := p.action(LAPACK_FLAG)) is not None), None)
     if lapack is not None and args.platform != "cpu":  # jaxlib's LAPACK kernels run only on XLA CPU
         print(f"  legalized {len(lapack.ops)} lapack_* custom call(s) for {args.platform} ({LAPACK_FLAG})")
@@ -562,7 +828,8 @@ def report(args: argparse.Namespace, programs: Programs, results: Results) -> in
         tail = "; the interpreter runs the quantized program" if args.engine == "both" else ""
         print(f"  legalized quantized types for XLA ({QUANT_FLAG}){tail}")
     for i, (a, spec) in enumerate(zip(results.inputs, results.in_specs)):
-        print(f"  arg_{i}: {spec}")
+        jax_name = programs.arg_names[i] if i < len(programs.arg_names) else None
+        print(f"  arg_{i}: {spec}" + (f"  ({jax_name})" if jax_name else ""))
     if exe is not None and exe.multi_device:
         print(exe.layout())
     tolerance = Tolerance(args.max_ulp, args.rtol, args.atol)

@@ -226,9 +226,11 @@ def build_pass_manager(
     """Build one ``PassManager`` (anchored on ``root``) from pipeline elements.
 
     A registered named pipeline (:func:`hlokit.passes.registry.register_pipeline`) is expanded in place,
-    at the anchor it appears at. ``implicit_nesting`` (for passes given as command-line flags) nests an upstream pass restricted to
-    ``func.func`` under ``func.func(...)``, as mlir-opt does. Raises :class:`PipelineError` for an
-    unknown pass or a bad option.
+    at the anchor it appears at. ``implicit_nesting`` (for passes given as command-line flags) nests an
+    upstream pass restricted to ``func.func`` under ``func.func(...)`` and leaves module-level ones at
+    the top, pass by pass, as mlir-opt does (``--stablehlo-refine-shapes
+    --stablehlo-check-shape-assertions --symbol-dce``). Raises :class:`PipelineError` for an unknown
+    pass or a bad option.
     """
     steps: list[tuple[tuple[str, ...], object]] = []
 
@@ -280,7 +282,7 @@ def build_pass_manager(
             while j < len(steps) and steps[j][0] == path and isinstance(steps[j][1], str):
                 group.append(steps[j][1])
                 j += 1
-            _add_upstream(pm, path, group, implicit_nesting)
+            _add_upstream(pm, path, group, implicit_nesting, root)
             i = j
     return pm
 
@@ -350,22 +352,59 @@ def _check_nested_pipelines(el: PipelineElement, context: ir.Context) -> None:
             ) from None
 
 
-def _add_upstream(pm, path, group: list[str], implicit_nesting: bool) -> None:
-    text = _nest(path, ",".join(group))
-    captured: list[str] = []
+def _parses(text: str) -> bool:
+    """``text`` (a whole pipeline, ``root(...)``) is accepted by MLIR's parser in the current context."""
     try:
+        with _captured_stderr([]):
+            passmanager.PassManager.parse(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _implicitly_nested(group: Sequence[str], root: str) -> list[str] | None:
+    """Nest each upstream pass of ``group`` (top-level pipeline texts, in order) as mlir-opt nests pass
+    flags: a pass that runs on ``root`` stays there, one restricted to ``func.func`` goes into a
+    ``func.func(...)`` shared with its function-level neighbours. Returns the runs to add in order (e.g.
+    ``["stablehlo-refine-shapes", "func.func(stablehlo-check-shape-assertions)", "symbol-dce"]``), or
+    None when a pass fits neither anchor (the caller reports MLIR's reason). Needs a current context."""
+    runs: list[tuple[str | None, list[str]]] = []
+    for step in group:
+        if _parses(f"{root}({step})"):
+            nest = None
+        elif _parses(f"{root}(func.func({step}))"):
+            nest = "func.func"
+        else:
+            return None
+        if runs and runs[-1][0] == nest:
+            runs[-1][1].append(step)
+        else:
+            runs.append((nest, [step]))
+    return [",".join(steps) if nest is None else f"{nest}({','.join(steps)})" for nest, steps in runs]
+
+
+def _add_upstream(pm, path, group: list[str], implicit_nesting: bool, root: str) -> None:
+    """Add a run of upstream passes at ``path`` to ``pm`` (anchored on ``root``), whole or not at all:
+    ``PassManager.add`` adds the passes before a rejected one, so the text is checked first."""
+    text = _nest(path, ",".join(group))
+    if _parses(f"{root}({text})"):
+        with _captured_stderr([]):
+            pm.add(text)
+        return
+    if implicit_nesting and not path:
+        runs = _implicitly_nested(group, root)
+        if runs is not None:
+            for run in runs:
+                with _captured_stderr([]):
+                    pm.add(run)
+            return
+    captured: list[str] = []
+    try:  # MLIR's own reason, as pm.add words it (the pass manager is dropped with the error)
         with _captured_stderr(captured):
             pm.add(text)
         return
     except ValueError as exc:
         first_error = exc
-    if implicit_nesting and not path:
-        try:
-            with _captured_stderr([]):
-                pm.add(f"func.func({','.join(group)})")
-            return
-        except ValueError:
-            pass
     msg = _mlir_reason(first_error, captured[0] if captured else "")
     raise PipelineError(f"invalid pass pipeline '{_shown(text)}': {msg}") from None
 

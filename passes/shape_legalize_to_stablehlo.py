@@ -81,6 +81,7 @@ from hlokit.passes.builder import (
     unrealized_cast,
 )
 from hlokit.passes.registry import Option, Pass, register_pass
+from hlokit.passes.shape_escapes import check_no_escape
 
 __all__ = ["ShapeLegalizeToStablehlo", "Lowered", "SHAPE_OPERANDS"]
 
@@ -959,7 +960,9 @@ class ShapeLegalizeToStablehlo(Pass):
 
     Declared illegal (:attr:`illegal_ops`): every ``shape`` / ``tensor`` op it lowers and the ``arith``
     ops it lowers when they compute on ``index`` or shape values (scalar ``arith`` that no shape value
-    feeds stays, as upstream leaves it). Options: ``index-bitwidth`` (32 or 64), the integer type of
+    feeds stays, as upstream leaves it). An op whose ``!shape.shape`` / ``!shape.size`` result is used
+    by an op not lowered here (``func.return``, ...) fails as upstream's does: ``failed to legalize
+    operation '<op>' that was explicitly marked illegal`` (:mod:`hlokit.passes.shape_escapes`). Options: ``index-bitwidth`` (32 or 64), the integer type of
     ``index`` values (32, as ``get_dimension_size`` returns ``tensor<i32>``); ``assertions`` (default
     false), constraints as ``shape_assertion`` custom calls instead of dropped.
     """
@@ -984,4 +987,5 @@ class ShapeLegalizeToStablehlo(Pass):
                 planner.walk_block(block)
         if not planner.steps:
             return
+        check_no_escape((s.op for s in planner.steps if s.kind != "patch"), self.argument)
         _Rewriter(planner, func_op.context).run()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
 from typing import Sequence
 
 import hlokit
@@ -19,11 +20,75 @@ from hlokit.passes import all_passes, all_pipelines, build_pass_manager, parse_p
 from hlokit.passes.pipeline import PipelineElement
 from hlokit.tools.common import check_output_path, finish, process_chunks, tool_main
 
-UPSTREAM_EXAMPLES = (
-    "canonicalize, cse, inline, symbol-dce, symbol-privatize, sccp, loop-invariant-code-motion, "
-    "stablehlo-refine-shapes, stablehlo-canonicalize-dynamism, stablehlo-aggressive-simplification, "
-    "stablehlo-legalize-to-vhlo, vhlo-legalize-to-stablehlo, ..."
+#: Upstream C++ passes that --help names (hlokit's own passes of the same flag are listed above them).
+#: Only those MLIR's pipeline parser accepts are shown (:func:`runnable_upstream_passes`):
+#: jaxlib does not register every StableHLO pass (``stablehlo-aggressive-simplification`` is missing).
+UPSTREAM_CANDIDATES = (
+    "canonicalize", "cse", "inline", "symbol-dce", "symbol-privatize", "sccp", "loop-invariant-code-motion",
+    "remove-dead-values", "stablehlo-refine-arguments", "stablehlo-refine-shapes",
+    "stablehlo-check-shape-assertions", "stablehlo-canonicalize-dynamism", "stablehlo-aggressive-simplification",
+    "stablehlo-aggressive-folder", "stablehlo-compatibility-expander", "stablehlo-complex-math-expander",
+    "stablehlo-convert-to-signless", "stablehlo-legalize-composite-to-call", "stablehlo-wrap-in-composite",
+    "stablehlo-legalize-to-linalg", "stablehlo-legalize-to-vhlo", "vhlo-legalize-to-stablehlo", "vhlo-to-version",
 )
+
+_RUNNABLE_CACHE: dict[str, str] | None = None
+
+
+def runnable_upstream_passes() -> dict[str, str]:
+    """The upstream passes of :data:`UPSTREAM_CANDIDATES` that run here, each with its anchor op.
+
+    Returns ``{name: anchor}`` in the candidates' order, ``anchor`` being ``"builtin.module"`` when
+    ``builtin.module(NAME)`` parses and ``"func.func"`` when only ``builtin.module(func.func(NAME))``
+    does (a pass restricted to functions); names MLIR's pipeline parser rejects (passes jaxlib does not
+    register) and names hlokit registers itself are left out. Computed once per process (under a millisecond for the
+    whole list), so ``--help`` stays fast. Raises nothing.
+    """
+    global _RUNNABLE_CACHE
+    if _RUNNABLE_CACHE is None:
+        from jaxlib.mlir import ir, passmanager
+
+        import hlokit.passes.pipeline  # noqa: F401  (registers StableHLO's passes with MLIR)
+
+        # Pass registrations are process-wide and parsing a pipeline loads no dialect, so a bare context
+        # answers as hlokit's does, without the ~20 ms of loading every dialect (tests check both agree).
+        ctx = ir.Context()
+        own = set(all_passes()) | set(all_pipelines())
+        found: dict[str, str] = {}
+        for name in UPSTREAM_CANDIDATES:
+            if name in own:
+                continue
+            for anchor, text in (("builtin.module", f"builtin.module({name})"),
+                                 ("func.func", f"builtin.module(func.func({name}))")):
+                try:
+                    passmanager.PassManager.parse(text, context=ctx)  # rejects with ValueError, prints nothing
+                except ValueError:
+                    continue
+                found[name] = anchor
+                break
+        _RUNNABLE_CACHE = found
+    return dict(_RUNNABLE_CACHE)
+
+
+def _upstream_epilog() -> str:
+    runnable = runnable_upstream_passes()
+    module = ", ".join(n for n, a in runnable.items() if a == "builtin.module")
+    func = ", ".join(n for n, a in runnable.items() if a == "func.func")
+    return (
+        "Upstream C++ passes of jaxlib's MLIR, as --<name> or inside --pass-pipeline; among them:\n"
+        + textwrap.fill(module, width=100, initial_indent="  ", subsequent_indent="  ", break_on_hyphens=False)
+        + "\nand on func.func (nested as func.func(<name>) in --pass-pipeline; as flags, nested for you):\n"
+        + textwrap.fill(func, width=100, initial_indent="  ", subsequent_indent="  ", break_on_hyphens=False)
+        + "\n"
+    )
+
+
+class _Parser(argparse.ArgumentParser):
+    """Builds the list of upstream passes only when the help is printed (it needs an MLIR context)."""
+
+    def format_help(self) -> str:
+        self.epilog = self.epilog.replace("{upstream}", _upstream_epilog())
+        return super().format_help()
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -32,7 +97,7 @@ def _parser() -> argparse.ArgumentParser:
     width = max([len(a) for a in [*passes, *pipelines]] + [10]) + 4
     listing = "\n".join(f"  --{a:<{width}}{cls.summary}" for a, cls in passes.items())
     named = "\n".join(f"  --{a:<{width}}{p.summary}" for a, p in pipelines.items())
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="hlokit-opt",
         allow_abbrev=False,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -42,8 +107,7 @@ def _parser() -> argparse.ArgumentParser:
             f"{listing}\n\n"
             "hlokit's named pipelines (also valid inside --pass-pipeline):\n"
             f"{named}\n\n"
-            "Any pass registered in jaxlib's MLIR also works as --<name> or inside --pass-pipeline:\n"
-            f"  {UPSTREAM_EXAMPLES}\n"
+            "{upstream}"
             "Pass options: --<name>='opt1=v1 opt2=v2' or <name>{opt1=v1} in a pipeline."
         ),
     )

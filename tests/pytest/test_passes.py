@@ -407,3 +407,22 @@ def test_named_pipeline_errors(ctx, temp_pipelines):
     temp_pipelines("test-loop", "includes itself", "cse,test-loop")
     with pytest.raises(PipelineError, match="pipeline 'test-loop' includes itself"):
         build_pass_manager(parse_pipeline("builtin.module(test-loop)"), context=ctx)
+
+
+def test_flag_pipelines_nest_function_passes_pass_by_pass():
+    """As mlir-opt nests pass flags: a func.func-restricted upstream pass goes into func.func(...) with its
+    function-level neighbours; module passes before and after stay at the top, each added once."""
+    from hlokit.passes.pipeline import PipelineElement
+
+    ctx = hlokit.make_context()
+    flags = ["stablehlo-refine-shapes", "stablehlo-check-shape-assertions", "stablehlo-canonicalize-dynamism",
+             "symbol-dce"]
+    pm = build_pass_manager([PipelineElement(f) for f in flags], context=ctx, implicit_nesting=True)
+    text = str(pm)
+    assert text.startswith("builtin.module(stablehlo-refine-shapes,func.func(stablehlo-check-shape-assertions")
+    assert text.endswith("stablehlo-canonicalize-dynamism),symbol-dce)")
+    assert text.count("stablehlo-refine-shapes") == 1
+    with pytest.raises(PipelineError, match="Can't add pass"):  # an explicit pipeline is not nested for you
+        build_pass_manager([PipelineElement(f) for f in flags], context=ctx)
+    with pytest.raises(PipelineError, match="'no-such-pass' does not refer to a registered pass"):
+        build_pass_manager([PipelineElement(f) for f in [*flags, "no-such-pass"]], context=ctx, implicit_nesting=True)

@@ -235,7 +235,9 @@ def test_upstream_test_inputs_all_legalized_where_upstream_does(ctx):
         "func.func @f() -> tensor<0xindex> {\n %0 = stablehlo.constant dense<1.0> : tensor<f32>\n %1 = shape.shape_of %0 : tensor<f32> -> tensor<0xindex>\n return %1 : tensor<0xindex>\n}",
         # refused upstream, legalized here
         "func.func @f(%a: tensor<?x?xf32>, %i: index) -> index {\n %0 = tensor.dim %a, %i : tensor<?x?xf32>\n return %0 : index\n}",
-        "func.func @f(%a: tensor<?x1xf32>) -> !shape.shape {\n %0 = shape.shape_of %a : tensor<?x1xf32> -> !shape.shape\n return %0 : !shape.shape\n}",
+        # (a !shape.shape used inside the computation; returned, both refuse it: ESCAPES below)
+        "func.func @f(%a: tensor<?x1xf32>) -> tensor<2xindex> {\n %0 = shape.shape_of %a : tensor<?x1xf32> -> !shape.shape\n"
+        " %1 = shape.to_extent_tensor %0 : !shape.shape -> tensor<2xindex>\n return %1 : tensor<2xindex>\n}",
         "func.func @f(%a: tensor<2xindex>, %b: tensor<2xindex>, %c: tensor<1xindex>) -> tensor<2xindex> {\n %0 = shape.broadcast %a, %b, %c : tensor<2xindex>, tensor<2xindex>, tensor<1xindex> -> tensor<2xindex>\n return %0 : tensor<2xindex>\n}",
         "func.func @f(%a: tensor<?x3xindex>) -> index {\n %c = arith.constant 1 : index\n %0 = tensor.extract %a[%c, %c] : tensor<?x3xindex>\n return %0 : index\n}",
     ]
@@ -536,3 +538,79 @@ def test_broadcast_of_many_shapes_follows_numpy(shapes, ctx):
     assert not _left_over(out)
     (got,) = hlokit.interpret(out, [np.zeros(s, np.float32) for s in shapes])
     assert got.shape == np.broadcast_shapes(*shapes)
+
+
+# -- a !shape.* result that leaves the computation fails as upstream fails it ------------------------
+
+ESCAPES = {
+    "num_elements": ("""
+func.func @main(%arg0: tensor<2xindex>) -> !shape.size {
+  %0 = shape.num_elements %arg0 : tensor<2xindex> -> !shape.size
+  func.return %0 : !shape.size
+}""", "shape.num_elements", 3),
+    "shape_of": ("""
+func.func @main(%arg0: tensor<?x1xf32>) -> !shape.shape {
+  %0 = shape.shape_of %arg0 : tensor<?x1xf32> -> !shape.shape
+  func.return %0 : !shape.shape
+}""", "shape.shape_of", 3),
+    "broadcast": ("""
+func.func @main(%arg0: tensor<4xindex>, %arg1: tensor<4xindex>) -> !shape.shape {
+  %0 = shape.broadcast %arg0, %arg1 : tensor<4xindex>, tensor<4xindex> -> !shape.shape
+  func.return %0 : !shape.shape
+}""", "shape.broadcast", 3),
+    "used_by_a_call": ("""
+func.func private @sink(!shape.size)
+func.func @main(%arg0: tensor<2x?xf32>) -> index {
+  %s = shape.shape_of %arg0 : tensor<2x?xf32> -> !shape.shape
+  %n = shape.num_elements %s : !shape.shape -> !shape.size
+  func.call @sink(%n) : (!shape.size) -> ()
+  %i = shape.size_to_index %n : !shape.size
+  func.return %i : index
+}""", "shape.num_elements", 5),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ESCAPES))
+def test_shape_typed_result_leaving_the_computation_fails_like_upstream(name, ctx):
+    text, op, line = ESCAPES[name]
+    module = hlokit.parse(text, context=ctx)
+    before = str(module)
+    with pytest.raises(PassError) as info:
+        run_pipeline(module, PASS)
+    (diag,) = info.value.diagnostics
+    assert diag.message.startswith(f"failed to legalize operation '{op}' that was explicitly marked illegal: ")
+    assert diag.line == line
+    assert str(module) == before  # nothing rewritten
+    assert module.operation.verify()
+
+
+def test_upstream_refuses_the_same_programs():
+    names = sorted(ESCAPES)
+    for name, (ok, err) in zip(names, upstream(PASS, [ESCAPES[n][0] for n in names])):
+        assert not ok, name
+        # upstream refuses every !shape.shape result, even one used inside the computation (hlokit lowers those)
+        op = "shape.shape_of" if name == "used_by_a_call" else ESCAPES[name][1]
+        assert f"failed to legalize operation '{op}' that was explicitly marked illegal" in err, (name, err)
+
+
+def test_shape_typed_values_consumed_inside_are_still_lowered(ctx):
+    module = ours("""
+func.func @main(%arg0: tensor<2x?xf32>) -> index {
+  %s = shape.shape_of %arg0 : tensor<2x?xf32> -> !shape.shape
+  %n = shape.num_elements %s : !shape.shape -> !shape.size
+  %i = shape.size_to_index %n : !shape.size
+  func.return %i : index
+}""", ctx)
+    assert "!shape" not in str(module) and "stablehlo.get_dimension_size" in str(module)
+
+
+def test_hlokit_opt_reports_the_escape_located(tmp_path):
+    src = tmp_path / "esc.mlir"
+    src.write_text(ESCAPES["shape_of"][0])
+    out = tmp_path / "out.mlir"
+    proc = subprocess.run([sys.executable, "-m", "hlokit.tools.hlokit_opt", "--shape-legalize-to-stablehlo",
+                           str(src), "-o", str(out)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1
+    assert proc.stderr.startswith(f"{src}:3:8: error: failed to legalize operation 'shape.shape_of' "
+                                  "that was explicitly marked illegal")
+    assert "Traceback" not in proc.stderr and not out.exists()

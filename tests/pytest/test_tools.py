@@ -226,3 +226,50 @@ def test_run_refuses_arrays_larger_than_memory_before_allocating(tmp_path, capsy
     err = capsys.readouterr().err
     assert err.startswith(f"{src}: error: the arguments and results of this program need 7.105 PiB, more than")
     assert f"the largest is {t} (3.553 PiB)" in err
+
+
+from hlokit.passes import build_pass_manager, parse_pipeline  # noqa: E402
+
+
+def _help_upstream_names(help_text: str) -> dict[str, str]:
+    """The upstream pass names hlokit-opt --help lists, each with the anchor its section names."""
+    names: dict[str, str] = {}
+    lines = help_text.split("Upstream C++ passes", 1)[1].split("Pass options:", 1)[0].splitlines()[1:]
+    anchor = "builtin.module"
+    for line in lines:
+        if not line.startswith("  "):
+            anchor = "func.func"  # the heading of the function-level list
+            continue
+        for name in line.replace(",", " ").split():
+            names[name] = anchor
+    return names
+
+
+def test_opt_help_lists_only_upstream_passes_that_run(tmp_path, capsys):
+    assert hlokit_opt.main(["--help"]) == 0
+    listed = _help_upstream_names(capsys.readouterr().out)
+    assert "stablehlo-aggressive-simplification" not in listed  # not registered in jaxlib's MLIR
+    assert listed["stablehlo-refine-shapes"] == "builtin.module"
+    assert listed["stablehlo-check-shape-assertions"] == "func.func"
+    assert listed == hlokit_opt.runnable_upstream_passes()
+    src = tmp_path / "ok.mlir"
+    src.write_text(GOOD)
+    ctx = hlokit.make_context()
+    for name, anchor in listed.items():
+        pipeline = f"builtin.module({name})" if anchor == "builtin.module" else f"builtin.module(func.func({name}))"
+        build_pass_manager(parse_pipeline(pipeline), context=ctx)  # raises PipelineError if rejected
+        build_pass_manager(hlokit_opt._pass_flags([f"--{name}"]), context=ctx, implicit_nesting=True)
+        for argv in ([f"--pass-pipeline={pipeline}"], [f"--{name}"]):
+            # runs (some passes need options to succeed on this module, e.g. stablehlo-refine-arguments)
+            if hlokit_opt.main([str(src), *argv]) != 0:
+                err = capsys.readouterr().err
+                assert "invalid pass pipeline" not in err and "registered pass" not in err, (name, err)
+    capsys.readouterr()
+
+
+def test_opt_runnable_upstream_passes_leaves_out_unregistered_names(monkeypatch):
+    monkeypatch.setattr(hlokit_opt, "_RUNNABLE_CACHE", None)
+    monkeypatch.setattr(hlokit_opt, "UPSTREAM_CANDIDATES", ("cse", "no-such-pass", "stablehlo-canonicalize-dynamism"))
+    assert hlokit_opt.runnable_upstream_passes() == {"cse": "builtin.module", "stablehlo-canonicalize-dynamism": "func.func"}
+    monkeypatch.setattr(hlokit_opt, "UPSTREAM_CANDIDATES", ())
+    assert hlokit_opt.runnable_upstream_passes() == {"cse": "builtin.module", "stablehlo-canonicalize-dynamism": "func.func"}  # cached

@@ -77,12 +77,78 @@ func.func @size_product(%s: tensor<3xindex>) -> index {
 // CHECK: %[[S:.*]] = stablehlo.concatenate %[[C2]], %[[D1R]], dim = 0
 // CHECK: %[[E:.*]] = stablehlo.slice %[[S]] [1:2] : (tensor<2xi32>) -> tensor<1xi32>
 // CHECK: %[[X:.*]] = stablehlo.reshape %[[E]] : (tensor<1xi32>) -> tensor<i32>
-// CHECK: builtin.unrealized_conversion_cast %[[X]] : tensor<i32> to !shape.size
-func.func @shape_typed(%x: tensor<2x?xf32>) -> !shape.size {
+// CHECK: %[[R:.*]] = builtin.unrealized_conversion_cast %[[X]] : tensor<i32> to index
+// CHECK: return %[[R]] : index
+func.func @shape_typed(%x: tensor<2x?xf32>) -> index {
   %c1 = shape.const_size 1
   %s = shape.shape_of %x : tensor<2x?xf32> -> !shape.shape
   %e = shape.get_extent %s, %c1 : !shape.shape, !shape.size -> !shape.size
+  %i = shape.size_to_index %e : !shape.size
+  return %i : index
+}
+
+// -----
+
+// A !shape.size or !shape.shape result used by an op the pass does not lower has no StableHLO form:
+// the op fails as upstream's conversion fails it, and nothing is rewritten.
+func.func @shape_typed_result_returned(%x: tensor<2x?xf32>) -> !shape.size {
+  %c1 = shape.const_size 1
+  %s = shape.shape_of %x : tensor<2x?xf32> -> !shape.shape
+  // expected-error @+1 {{failed to legalize operation 'shape.get_extent' that was explicitly marked illegal: its result #0 of type !shape.size is used by 'func.return'}}
+  %e = shape.get_extent %s, %c1 : !shape.shape, !shape.size -> !shape.size
   return %e : !shape.size
+}
+
+// -----
+
+func.func @num_elements_to_size(%arg0: tensor<2xindex>) -> !shape.size {
+  // expected-error @+1 {{failed to legalize operation 'shape.num_elements' that was explicitly marked illegal}}
+  %0 = shape.num_elements %arg0 : tensor<2xindex> -> !shape.size
+  func.return %0 : !shape.size
+}
+
+// -----
+
+func.func @shape_of_to_shape_returned(%arg0: tensor<?x1xf32>) -> !shape.shape {
+  // expected-error @+1 {{failed to legalize operation 'shape.shape_of' that was explicitly marked illegal}}
+  %0 = shape.shape_of %arg0 : tensor<?x1xf32> -> !shape.shape
+  func.return %0 : !shape.shape
+}
+
+// -----
+
+func.func @broadcast_to_shape_returned(%arg0: tensor<4xindex>, %arg1: tensor<4xindex>) -> !shape.shape {
+  // expected-error @+1 {{failed to legalize operation 'shape.broadcast' that was explicitly marked illegal}}
+  %0 = shape.broadcast %arg0, %arg1 : tensor<4xindex>, tensor<4xindex> -> !shape.shape
+  func.return %0 : !shape.shape
+}
+
+// -----
+
+// Through an inlined shape.assuming: the !shape.shape leaves as the assuming's result.
+func.func @shape_through_assuming(%arg0: tensor<?x1xf32>, %w: !shape.witness) -> !shape.shape {
+  %r = shape.assuming %w -> (!shape.shape) {
+    // expected-error @+1 {{failed to legalize operation 'shape.shape_of' that was explicitly marked illegal: its result #0 of type !shape.shape is used by 'func.return'}}
+    %0 = shape.shape_of %arg0 : tensor<?x1xf32> -> !shape.shape
+    shape.assuming_yield %0 : !shape.shape
+  }
+  func.return %r : !shape.shape
+}
+
+// -----
+
+// The same shape consumed inside the computation is lowered (the assuming is inlined).
+// CHECK-LABEL: func.func @shape_through_assuming_used
+// CHECK-NOT: !shape.shape
+// CHECK: return %{{.*}} : index
+func.func @shape_through_assuming_used(%arg0: tensor<?x1xf32>, %w: !shape.witness) -> index {
+  %r = shape.assuming %w -> (!shape.shape) {
+    %0 = shape.shape_of %arg0 : tensor<?x1xf32> -> !shape.shape
+    shape.assuming_yield %0 : !shape.shape
+  }
+  %n = shape.num_elements %r : !shape.shape -> !shape.size
+  %i = shape.size_to_index %n : !shape.size
+  func.return %i : index
 }
 
 // -----

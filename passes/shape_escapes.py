@@ -1,0 +1,72 @@
+"""Refuse shape-dialect values that would leave a legalized shape computation with a ``!shape.*`` type.
+
+``shape-legalize-to-stablehlo`` gives every ``!shape.shape`` / ``!shape.size`` value made by an op it
+lowers an integer-tensor form (``tensor<Nxi32>``, ``tensor<i32>``), which the ops it lowers consume.
+A value of such a type used by an op the pass does not lower (``func.return``, a call, an op of
+another dialect) has no StableHLO form there: bridging it with an ``unrealized_conversion_cast`` back
+to ``!shape.*`` would leave a program that no backend runs. Upstream's conversion (StableHLO's
+``ShapeLegalizeToStablehlo.cpp``, whose patterns require tensor-typed results) fails such an op with
+``failed to legalize operation '<op>' that was explicitly marked illegal``; :func:`check_no_escape`
+reproduces that failure, located at the op, before the pass changes anything.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from jaxlib.mlir import ir
+
+from hlokit.diagnostics import PassError
+
+__all__ = ["check_no_escape", "SHAPE_TYPES"]
+
+#: Shape-dialect types that the pass lowers to integer tensors and that have no form outside it.
+#: (``!shape.witness`` and ``!shape.value_shape`` are refused by the planner where they are used.)
+SHAPE_TYPES = ("!shape.shape", "!shape.size")
+
+_YIELD = "shape.assuming_yield"
+
+
+def _foreign_user(v: ir.Value, lowered: set[ir.Operation], depth: int = 0) -> ir.Operation | None:
+    """The first user of ``v`` that is not in ``lowered``, following ``shape.assuming`` results that
+    the pass inlines (``shape.assuming_yield`` operands become the results of the ``shape.assuming``)."""
+    for use in v.uses:
+        owner = use.owner
+        owner = owner.operation if hasattr(owner, "operation") else owner
+        if owner.name == _YIELD and depth < 64:
+            assuming = owner.parent.operation
+            if assuming in lowered:
+                found = _foreign_user(assuming.results[use.operand_number], lowered, depth + 1)
+                if found is not None:
+                    return found
+                continue
+        if owner not in lowered:
+            return owner
+    return None
+
+
+def check_no_escape(ops: Iterable[ir.Operation], pass_name: str) -> None:
+    """Raise for the first op of ``ops`` (the ops the pass lowers, in order) whose ``!shape.shape`` or
+    ``!shape.size`` result is used by an op outside ``ops``.
+
+    ``ops``: every op the pass replaces or erases (not the StableHLO ops whose shape operands it only
+    patches: those cannot take a ``!shape.*`` operand). Raises :class:`~hlokit.diagnostics.PassError`
+    located at the op: ``failed to legalize operation 'shape.num_elements' that was explicitly marked
+    illegal: its result #0 of type !shape.size is used by 'func.return', ...`` (upstream's message,
+    then the reason). Changes nothing.
+    """
+    ops = list(ops)
+    lowered = set(ops)
+    for op in ops:
+        for i, r in enumerate(op.results):
+            if str(r.type) not in SHAPE_TYPES:
+                continue
+            user = _foreign_user(r, lowered)
+            if user is not None:
+                raise PassError(
+                    f"failed to legalize operation '{op.name}' that was explicitly marked illegal: its result #{i} "
+                    f"of type {r.type} is used by '{user.name}', which {pass_name} does not lower "
+                    f"(a {r.type} has no StableHLO form there; return or pass on an extent tensor "
+                    "such as tensor<?xindex> or an index instead)",
+                    op.location,
+                )

@@ -102,13 +102,15 @@ def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     width = dtypes.bit_width(a.dtype)
     storage = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[a.dtype.itemsize]
     mask = np.uint64(2**64 - 1) if width >= 64 else np.uint64((1 << width) - 1)
-    ai = np.ascontiguousarray(a).view(storage).astype(np.uint64) & mask
-    bi = np.ascontiguousarray(b).view(storage).astype(np.uint64) & mask
+    # (np.ascontiguousarray makes a 0-d array 1-d: the bits keep the operands' shape)
+    ai = np.ascontiguousarray(a).view(storage).reshape(a.shape).astype(np.uint64) & mask
+    bi = np.ascontiguousarray(b).view(storage).reshape(b.shape).astype(np.uint64) & mask
     signed = a.dtype != np.dtype(ml_dtypes.float8_e8m0fnu)  # E8M0FNU has no sign bit
     sign = np.uint64(1 << (width - 1)) if signed else np.uint64(0)
     ma, mb = ai & ~sign & mask, bi & ~sign & mask
     same = (ai & sign) == (bi & sign)
-    d = np.where(same, np.where(ma >= mb, ma - mb, mb - ma), ma + mb).astype(np.float64)
+    with np.errstate(over="ignore"):  # (the branch np.where drops may wrap; 0-d operands would warn)
+        d = np.where(same, np.where(ma >= mb, ma - mb, mb - ma), ma + mb).astype(np.float64)
     na, nb = np.isnan(a.astype(np.float64)), np.isnan(b.astype(np.float64))
     return np.where(na & nb, 0.0, np.where(na | nb, float(2**width), d))
 

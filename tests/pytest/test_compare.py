@@ -120,3 +120,17 @@ def test_default_float_tolerance_and_mismatches():
     assert not m.ok and m.kind == "shape" and "expected float32[4]" in m.describe()
     assert not compare(np.zeros(2, np.float64), np.zeros(2, np.float32)).ok
     assert compare(np.zeros(0, np.float32), np.zeros(0, np.float32)).worst is None
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, ml_dtypes.bfloat16, np.complex64, np.int32, np.bool_])
+def test_scalar_outputs_compare_like_arrays(dtype):
+    """0-d outputs (found by the program fuzzer: the ULP distance came back 1-d and indexing it failed)."""
+    one, two = np.asarray(1, dtype), np.asarray(0 if dtype is np.bool_ else 2, dtype)
+    if dtype not in (np.int32, np.bool_):
+        assert ulp_distance(one, two).shape == ()
+    for tol in (Tolerance(), Tolerance(max_ulp=0), Tolerance(rtol=1e-6)):
+        same = compare(one, one, tol)
+        assert same.ok and same.worst == ()
+        diff = compare(one, two, tol)
+        assert not diff.ok and diff.worst == () and diff.kind == "difference"
+        assert diff.describe()

@@ -29,6 +29,7 @@ from hlokit.passes.pipeline import parse_pipeline, run_pipeline
 from hlokit.passes import registry
 from hlokit.passes.registry import Pass, get_pass, get_pipeline
 from hlokit.passes.stablehlo_legalize_quant_to_math import has_quantized_types
+from hlokit.passes.refine import dynamic_arguments, refine_arguments  # (re-exported: the interpreter's way in)
 
 __all__ = [
     "ENGINES",
@@ -45,6 +46,8 @@ __all__ = [
     "reset",
     "pipeline_passes",
     "index",
+    "dynamic_arguments",
+    "refine_arguments",
 ]
 
 #: The engines a program is prepared for: XLA (:mod:`hlokit.backend`) and hlokit's reference interpreter.

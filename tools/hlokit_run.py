@@ -1,6 +1,7 @@
 """hlokit-run: parse and verify a StableHLO program, compile it with XLA, run it, report its outputs.
 
-    hlokit-run PROGRAM.mlir [--inputs in.npz] [--input NAME=FILE.npy ...] [--output out.npz] [--function main]
+    hlokit-run PROGRAM.mlir [--inputs in.npz] [--input NAME=FILE.npy ...] [--shape NAME=8x16 ...]
+               [--output out.npz] [--function main]
                [--platform cpu] [--exported-platforms cpu,cuda]
                [--seed 0] [--repeat 1] [--devices N] [--engine xla|interpreter|both] [--expected OUT.npz]
                [--max-ulp N] [--rtol X] [--atol X]
@@ -13,7 +14,10 @@ jax's name of it (``jax.arg_info``, ``loc("params['w']")``). A multi-platform ``
 takes jax's ``_platform_index`` first, and ``case`` ops pick the lowering) runs the lowering of
 ``--platform``: that argument becomes a constant (:func:`fill_platform_index`; the export's platforms in
 order from ``--exported-platforms``, which the module text does not carry, or an ``mhlo.platforms``
-attribute), so the inputs are the function's own arguments. Prints, per output, its shape,
+attribute), so the inputs are the function's own arguments. A program whose ``@main`` takes symbolic
+(dynamic) shapes, as a ``jax.export`` with ``jax.export.symbolic_shape`` gives, is refined to the shapes of
+its inputs, or of ``--shape NAME=8x16`` for seeded ones (:func:`refine_from_inputs`; jax's shape assertions
+are checked, with jax's message), and the refined signature is printed. Prints, per output, its shape,
 dtype, min/max/mean and NaN count, then the parse / compile / run times (run: median of ``--repeat``;
 per device for multi-device programs).
 
@@ -71,6 +75,7 @@ from hlokit.backend import BackendError, TensorSpec, module_device_needs, signat
 from hlokit.compare import Comparison, Tolerance, compare
 from hlokit.interpreter import interpret
 from hlokit.passes.prepare import Prepared, prepare
+from hlokit.passes.refine import dynamic_arguments, refine_arguments
 from hlokit.passes.stablehlo_legalize_lapack_custom_calls import (
     EIGENVALUES_UNORDERED, VECTORS_UP_TO_PHASE, lapack_routines)
 from hlokit.tools.common import check_output_path, read_text, source_name, tool_main, write_output
@@ -406,6 +411,92 @@ def load_single_inputs(pairs: Sequence[tuple[str, str]], specs: list[TensorSpec]
     return given
 
 
+def parse_shape_options(values: Sequence[str]) -> list[tuple[str, tuple[int, ...]]]:
+    """``--shape NAME=8x16`` values as (NAME, shape) pairs (``NAME=`` is a scalar); HlokitError for one
+    without ``=`` or with a dimension that is not an integer >= 0."""
+    out = []
+    for v in values:
+        name, sep, dims = v.partition("=")
+        try:
+            shape = tuple(int(d) for d in dims.split("x")) if dims else ()
+            if not sep or not name or any(d < 0 for d in shape):
+                raise ValueError
+        except ValueError:
+            raise hlokit.HlokitError(f"--shape: expected NAME=D0xD1x... (NAME: arg_0, arg_1, ... or jax's argument "
+                                     f"name; dimensions integers >= 0), got '{v}'") from None
+        out.append((name, shape))
+    return out
+
+
+def _peek_shape(path: str, key: str | None) -> tuple[int, ...] | None:
+    """The shape of array ``key`` of the ``.npz`` ``path`` (of the ``.npy`` ``path`` for None); None where it
+    cannot be read (the loaders report why later)."""
+    try:
+        if key is None:
+            return tuple(np.load(path, mmap_mode="r", allow_pickle=False).shape)
+        with np.load(path, allow_pickle=False) as npz:
+            return tuple(npz[key].shape) if key in npz.files else None
+    except Exception:
+        return None
+
+
+def refine_from_inputs(args: argparse.Namespace, module: ir.Module, name: str,
+                       arg_names: Sequence[str | None]) -> str | None:
+    """Refine a program whose entry function has symbolic (dynamic) argument shapes to the shapes of its
+    inputs (``--inputs``, ``--input``) or, for seeded inputs, of ``--shape NAME=8x16``
+    (:func:`hlokit.passes.refine.refine_arguments`, in place). Returns the refined signature, None for a
+    static one.
+
+    Raises HlokitError (located) for ``--shape`` of an unknown argument, a dynamic argument with no shape
+    given, an entry function other than ``@main``; :class:`hlokit.diagnostics.PassError` for a shape the
+    program cannot take (a static dimension contradicted, refinement failing, jax's shape assertions)."""
+    shape_pairs = getattr(args, "shape_pairs", None) or []
+    dynamic = dynamic_arguments(module, args.function)
+    fn = _function(module, args.function)
+    if fn is None:
+        return None
+    arg_types = list(ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value).inputs)
+    by_name = {f"arg_{i}": i for i in range(len(arg_types))}
+    for i, n in enumerate(arg_names[:len(arg_types)]):
+        if n and n not in by_name:
+            by_name[n] = i
+    shapes: dict[int, tuple[int, ...]] = {}
+    for n, shape in shape_pairs:
+        if n not in by_name:
+            raise hlokit.HlokitError(f"--shape {n}: no such argument; the program takes {len(arg_types)} argument(s): "
+                                     + (", ".join(f"arg_{i} ({t})" for i, t in enumerate(arg_types)) or "none"),
+                                     file=name)
+        shapes[by_name[n]] = shape
+    if not dynamic:
+        return None
+    if args.function != "main":
+        raise hlokit.HlokitError(f"@{args.function} has symbolic argument shapes; only @main is refined to the "
+                                 "inputs' shapes (stablehlo-refine-arguments)", file=name)
+    if args.inputs:
+        for i in dynamic:
+            shape = _peek_shape(args.inputs, f"arg_{i}")
+            if shape is not None:
+                shapes[i] = shape
+    for n, path in getattr(args, "input_pairs", None) or []:
+        if n in by_name:
+            shape = _peek_shape(path, None)
+            if shape is not None:
+                shapes[by_name[n]] = shape
+    types = []
+    for i, t in enumerate(arg_types):
+        if i not in dynamic:
+            types.append(t)
+            continue
+        if i not in shapes:
+            raise hlokit.HlokitError(
+                f"argument arg_{i} of @main has symbolic shape '{t}': give its input (--inputs, --input) or, for "
+                f"a seeded input, its shape (--shape arg_{i}=D0xD1...)", file=name)
+        types.append(ir.RankedTensorType.get(list(shapes[i]), ir.RankedTensorType(t).element_type,
+                                             loc=ir.Location.unknown(module.context)))
+    with module.context:
+        return refine_arguments(module, types, source_name=name)
+
+
 def nbytes(spec: TensorSpec) -> int:
     """Bytes of one array of ``spec`` (Python ints: no overflow for absurd shapes)."""
     n = spec.dtype.itemsize
@@ -533,6 +624,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy",
                    help="one input from an .npy (repeatable); NAME: arg_0, arg_1, ... or jax's argument name "
                         "(loc(\"params['w']\") / jax.arg_info); mixes with --inputs (each argument given once)")
+    p.add_argument("--shape", action="append", default=[], metavar="NAME=8x16",
+                   help="a program with symbolic (dynamic) argument shapes, seeded inputs: the concrete shape of "
+                        "argument NAME (arg_0, ... or jax's name; repeatable); given inputs give theirs")
     p.add_argument("--output", metavar="OUT.npz", help="write the outputs to an .npz (keys output_0, ...)")
     p.add_argument("--function", default="main", help="entry function (default: main)")
     p.add_argument("--platform", default="cpu", choices=["cpu", "cuda", "rocm", "tpu"], help="XLA platform (default: cpu)")
@@ -631,6 +725,7 @@ def check_arguments(args: argparse.Namespace) -> None:
         what = "is a directory" if os.path.isdir(args.inputs) else "no such file"
         raise hlokit.HlokitError(f"--inputs: {what}", file=args.inputs)
     args.input_pairs = parse_input_options(args.input)
+    args.shape_pairs = parse_shape_options(args.shape)
     args.exported_platform_list = None
     if args.exported_platforms is not None:
         plats = [p.strip() for p in args.exported_platforms.split(",")]
@@ -662,6 +757,7 @@ class Programs:
     seconds: float
     platform: PlatformChoice | None = None
     arg_names: list[str | None] = dataclasses.field(default_factory=list)
+    refined: str | None = None
 
 
 def prepare_programs(args: argparse.Namespace) -> Programs:
@@ -680,6 +776,7 @@ def prepare_programs(args: argparse.Namespace) -> Programs:
     # a multi-platform export: its _platform_index argument becomes a constant, before either engine's copy
     choice = fill_platform_index(module, args.function, args.platform, getattr(args, "exported_platform_list", None), name)
     arg_names = argument_names(module, args.function)
+    refined = refine_from_inputs(args, module, name, arg_names)
     routines = lapack_routines(module) if args.engine == "both" or args.expected else []
     xla = interpreter = None
     if args.engine in ("xla", "both"):
@@ -687,7 +784,8 @@ def prepare_programs(args: argparse.Namespace) -> Programs:
     if args.engine in ("interpreter", "both"):
         shared = xla is not None and xla.module is module
         interpreter = prepare(module, engine="interpreter", platform=args.platform, copy=shared, source_name=name)
-    return Programs(name, module, xla, interpreter, routines, time.perf_counter() - t0, choice, arg_names)
+    return Programs(name, module, xla, interpreter, routines, time.perf_counter() - t0, choice, arg_names,
+                    refined)
 
 
 @dataclasses.dataclass
@@ -807,6 +905,8 @@ def report(args: argparse.Namespace, programs: Programs, results: Results) -> in
     if programs.platform is not None:
         print(f"  multi-platform export: running {programs.platform.describe()} (jax's {PLATFORM_INDEX} "
               "argument filled in; arg_0, ... are the function's own arguments)")
+    if programs.refined is not None:
+        print(f"  refined @{args.function}: {programs.refined}")
     lapack = next((a for p in prepared if (a := p.action(LAPACK_FLAG)) is not None), None)
     if lapack is not None and args.platform != "cpu":  # jaxlib's LAPACK kernels run only on XLA CPU
         print(f"  legalized {len(lapack.ops)} lapack_* custom call(s) for {args.platform} ({LAPACK_FLAG})")

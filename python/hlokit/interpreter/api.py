@@ -22,7 +22,8 @@ import hlokit
 from hlokit import attributes
 from hlokit.core import only_comments, parse_module_op, read_program
 from hlokit.diagnostics import Diagnostic, HlokitError, location_position
-from hlokit.passes.prepare import Action, Legalization, index, legalizations, prepare, register_engine, survey
+from hlokit.passes.prepare import (Action, Legalization, dynamic_arguments, index, legalizations, prepare,
+                                   refine_arguments, register_engine, survey)
 from hlokit.dialects.check_syntax import OPS as CHECK_OPS
 from hlokit.interpreter.collectives import NEWER_OPS, rewrite_newer_ops
 from hlokit.interpreter.errors import InterpreterError, NeedsLegalization
@@ -362,6 +363,8 @@ def interpret(
     program that does not load.
     """
     single = num_replicas is None and num_partitions is None and not infeed and outfeed is None
+    if single and args and function == "main":
+        program = _refined_to(program, args)
     interp = _load_for_run(program, probe_dir=probe_dir, out=out, max_steps=max_steps, optimistic=single)
     name = entry_function(interp, function)
     if num_replicas is None and num_partitions is None:
@@ -389,6 +392,45 @@ def interpret(
         raise ValueError(f"process_args has {len(process_args)} argument lists for {R * P} processes")
     return run_parallel(interp, [[name] * P for _ in range(R)], process_args, infeed=infeed, outfeed=outfeed,
                         timeout=timeout)
+
+
+def _refined_to(program, args: Sequence):
+    """``program`` refined to the shapes of ``args`` where its ``@main`` takes symbolic (dynamic) shapes
+    (:func:`hlokit.passes.prepare.refine_arguments`: a new module; an ``ir.Module`` given stays as it was),
+    else ``program`` itself. Text without a ``?`` dimension is not parsed here. Raises
+    :class:`hlokit.diagnostics.PassError` for shapes the program cannot take (jax's shape assertions)."""
+    if isinstance(program, str) and "\n" in program and "?" not in program:
+        return program
+    if isinstance(program, (str, os.PathLike)) and not (isinstance(program, str) and "\n" in program):
+        try:
+            with open(program, "rb") as f:
+                head = f.read(4)
+                if head != b"ML\xefR" and b"?" not in head + f.read():
+                    return program  # (a text without a '?' dimension: not parsed here)
+        except OSError:
+            return program  # (the loader reports it)
+    if isinstance(program, ir.Module):
+        if not dynamic_arguments(program, "main"):
+            return program
+        text = program.operation.get_asm(enable_debug_info=True)
+        name = location_position(program.operation.location)[0] or "-"
+        module = hlokit.parse(text, context=hlokit.make_context(allow_unregistered_dialects=True), source_name=name)
+    else:
+        module = load_program(program, allow_unregistered=True)
+        name = location_position(module.operation.location)[0] or "<input>"
+    dynamic = dynamic_arguments(module, "main")
+    if not dynamic or not all(isinstance(a, (np.ndarray, np.generic)) for a in args):
+        return program
+    fn = next(op for op in module.body.operations if op.operation.name == "func.func"
+              and ir.StringAttr(op.attributes["sym_name"]).value == "main")
+    arg_types = list(ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value).inputs)
+    if len(arg_types) != len(args):
+        return program  # (the interpreter reports the count)
+    loc = ir.Location.unknown(module.context)
+    types = [ir.RankedTensorType.get(list(np.shape(a)), ir.RankedTensorType(t).element_type, loc=loc)
+             if i in dynamic else t for i, (a, t) in enumerate(zip(args, arg_types))]
+    refine_arguments(module, types, source_name=name)
+    return module
 
 
 def run_parallel(

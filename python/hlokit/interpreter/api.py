@@ -430,7 +430,25 @@ def _refined_to(program, args: Sequence):
     types = [ir.RankedTensorType.get(list(np.shape(a)), ir.RankedTensorType(t).element_type, loc=loc)
              if i in dynamic else t for i, (a, t) in enumerate(zip(args, arg_types))]
     refine_arguments(module, types, source_name=name)
+    if _has_custom_call(module, "stablehlo.shape_refinement_operand_wrapper"):
+        # refine-shapes could not take every value through (e.g. shape-dialect computations): run the program
+        # as given, on the concrete values, as for any dynamic program
+        return program
     return module
+
+
+def _has_custom_call(module: ir.Module, target: str) -> bool:
+    """Whether ``module`` holds a ``stablehlo.custom_call`` to ``target``."""
+    found = []
+
+    def visit(op):
+        if op.name == "stablehlo.custom_call" and attributes.str_value(op, "call_target_name") == target:
+            found.append(op)
+            return ir.WalkResult.INTERRUPT
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return bool(found)
 
 
 def run_parallel(

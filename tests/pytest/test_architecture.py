@@ -360,3 +360,12 @@ def test_every_pass_flag_has_a_lit_test_showing_its_output():
         if not any(f"--{flag}" in r or f"({flag})" in r for r in runs) or "// CHECK" not in text:
             missing.append(f"{flag}: {path.relative_to(ROOT)}")
     assert not missing, "pass flags without a lit test of their output:\n" + "\n".join(missing)
+
+
+def test_no_product_file_is_over_1000_lines():
+    """A file past 1,000 lines is split by what it holds (docs/architecture.md); the product's folders only."""
+    long = [f"{p.relative_to(ROOT)}: {n} lines"
+            for folder in ("python", "passes", "dialects", "tools")
+            for p in sorted((ROOT / folder).rglob("*.py"))
+            if (n := len(p.read_text().splitlines())) > 1000]
+    assert not long, long

@@ -780,6 +780,23 @@ class Emitter:
         return self._op("stablehlo.all_reduce", list(operands), [(x._shape, x.t) for x in operands],
                         f"replica_groups = dense<{groups}> : tensor<{size}xi64>", [reg])
 
+    def partition_id(self) -> V:
+        """``stablehlo.partition_id``: the 0-d ``ui32`` id of the partition running the program."""
+        return self._op("stablehlo.partition_id", [], [((), "ui32")])[0]
+
+    def all_gather(self, x: V, dim: int, replica_groups: Sequence[Sequence[int]], channel_id: int) -> V:
+        """``stablehlo.all_gather`` of ``x`` along ``dim`` over ``replica_groups`` (lists of flattened device
+        ids, one length), with channel ``channel_id`` (``> 0``, device to device) and
+        ``use_global_device_ids``: the pieces of a group's devices concatenated in the group's order."""
+        groups = "[" + ", ".join(f"[{_ints(g)}]" for g in replica_groups) + "]"
+        size = f"{len(replica_groups)}x{len(replica_groups[0]) if replica_groups else 0}"
+        shape = x.shape
+        shape[dim] *= len(replica_groups[0]) if replica_groups else 1
+        return self._op("stablehlo.all_gather", [x], [(shape, x.t)],
+                        f"all_gather_dim = {int(dim)} : i64, replica_groups = dense<{groups}> : tensor<{size}xi64>, "
+                        f"channel_handle = #stablehlo.channel_handle<handle = {int(channel_id)}, type = 1>, "
+                        "use_global_device_ids")[0]
+
     def text(self, name: str, args: Sequence[V], results: Sequence[V]) -> str:
         """The template ``func.func private @name(args) -> results`` text."""
         params = ", ".join(f"{a.n}: {a.ty}{self.suffix}" for a in args)

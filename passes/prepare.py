@@ -93,6 +93,12 @@ POLICY: tuple[Rule, ...] = (
     Rule("interpreter", "stablehlo-lower-to-core", NO_KERNEL, "the interpreter has no kernel for these ops"),
     Rule("xla", "stablehlo-legalize-lapack-custom-calls", DECLARED, "jaxlib's LAPACK kernels run only on XLA CPU",
          platform="!cpu"),
+    Rule("xla", "stablehlo-legalize-cuda-custom-calls", DECLARED,
+         "jaxlib's cuSOLVER / cuSPARSE (and own CUDA) kernels run only on XLA CUDA", platform="!cuda"),
+    Rule("xla", "stablehlo-legalize-rocm-custom-calls", DECLARED,
+         "jaxlib's hipSOLVER / hipSPARSE (and own HIP) kernels run only on XLA ROCm", platform="!rocm"),
+    Rule("xla", "stablehlo-legalize-tpu-only-custom-calls", DECLARED,
+         "XLA expands TPU's LuDecomposition only on TPU", platform="!tpu"),
     Rule("xla", "stablehlo-legalize-quant-to-math", QUANTIZED, "XLA cannot compile quantized types"),
 )
 

@@ -253,6 +253,8 @@ PASS_MODULES: tuple[str, ...] = (
     "hlokit.passes.stablehlo_legalize_dot_to_dot_general",
     "hlokit.passes.stablehlo_legalize_deprecated_ops",
     "hlokit.passes.stablehlo_legalize_lapack_custom_calls",
+    "hlokit.passes.stablehlo_legalize_tpu_custom_calls",
+    "hlokit.passes.stablehlo_legalize_gpu_custom_calls",
     "hlokit.passes.shape_legalize_to_stablehlo",
     "hlokit.passes.stablehlo_expand_cholesky",
     "hlokit.passes.stablehlo_expand_triangular_solve",

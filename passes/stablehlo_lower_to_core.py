@@ -35,6 +35,9 @@ from hlokit.passes.registry import Pass, register_pipeline
 #: The steps of ``stablehlo-lower-to-core``, in order.
 LOWER_TO_CORE_STEPS: tuple[str, ...] = (
     "stablehlo-legalize-lapack-custom-calls",
+    "stablehlo-legalize-cuda-custom-calls",
+    "stablehlo-legalize-rocm-custom-calls",
+    "stablehlo-legalize-tpu-custom-calls",
     "chlo-legalize-to-stablehlo",
     "stablehlo-legalize-deprecated-ops",
     "shape-legalize-to-stablehlo",

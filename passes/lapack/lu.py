@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import math
 
-from hlokit.passes.builder import COMPLEX_TYPES, V, Emitter
+from hlokit.passes.builder import COMPLEX_TYPES, Emitter, UnsupportedError, V
 from hlokit.passes.lapack.matrix import reduce_with, splat
 
-__all__ = ["build_getrf"]
+__all__ = ["build_getrf", "build_lu_pivots_to_permutation"]
 
 
 def _getrf_body(e: Emitter, k: V, lu: V, ipiv: V, info: V) -> list[V]:
@@ -85,3 +85,57 @@ def build_getrf(e: Emitter, a: V) -> list[V]:
         lambda k, lu, ipiv, info: _getrf_body(e, k, lu, ipiv, info),
     )
     return out[1:]
+
+
+def build_lu_pivots_to_permutation(e: Emitter, pivots: V, permutation_size: int) -> V:
+    """The permutation of LAPACK-style 0-based row swaps: ``pivots`` (``i32 [*batch, k]``) ->
+    ``i32 [*batch, permutation_size]``.
+
+    Starts from the identity ``0 .. permutation_size - 1`` and, for ``i`` in ``0 .. k - 1``, swaps entries
+    ``i`` and ``pivots[..., i]`` of each batch element; a pivot outside ``[0, permutation_size)`` swaps
+    nothing. That is JAX's ``lu_pivots_to_permutation`` primitive (``_generic_lu_pivots_to_permutation`` in
+    ``jax/_src/lax/linalg.py``), which on cuda / rocm is the custom call ``cu_lu_pivots_to_permutation`` /
+    ``hip_lu_pivots_to_permutation`` (``_lu_pivots_to_permutation_gpu_lowering``; jaxlib's kernel
+    ``jaxlib/gpu/lu_pivot_kernels.cu.cc`` skips out-of-range pivots the same way). Written as a
+    ``stablehlo.while`` over ``i`` carrying the permutation; the entry at ``pivots[..., i]`` is read and
+    written through one-hot masks, since it differs per batch element.
+
+    Raises :class:`~hlokit.passes.builder.UnsupportedError` for pivots that are not ``i32`` of static
+    shape and rank >= 1, or ``permutation_size < k``.
+    """
+    if pivots.t != "i32":
+        raise UnsupportedError(f"lu_pivots_to_permutation takes 'i32' pivots, not '{pivots.t}'")
+    shape = pivots.shape
+    if not shape or any(d < 0 for d in shape):
+        raise UnsupportedError("lu_pivots_to_permutation needs pivots of static shape and rank >= 1")
+    batch, k, m = shape[:-1], shape[-1], int(permutation_size)
+    if m < k:
+        raise UnsupportedError(f"permutation size {m} is smaller than the number of pivots {k}")
+    r = len(batch)
+    out_shape = batch + [m]
+    perm = e.iota(out_shape, r, "i32")
+    if k == 0 or m == 0 or 0 in batch:
+        return perm
+    zero_i = e.scalar(0, "i32")
+    bdims = list(range(r))
+    cols = perm  # (the column index: the identity permutation)
+
+    def body(i: V, perm: V) -> list[V]:
+        j = e.reshape(e.dynamic_slice(pivots, [zero_i] * r + [i], batch + [1]), batch)
+        valid = e.and_(e.compare("GE", j, splat(e, 0, "i32", batch), "SIGNED"),
+                       e.compare("LT", j, splat(e, m, "i32", batch), "SIGNED"))
+        at_j = e.and_(e.compare("EQ", cols, e.broadcast_in_dim(j, out_shape, bdims), "SIGNED"),
+                      e.broadcast_in_dim(valid, out_shape, bdims))
+        at_i = e.and_(e.compare("EQ", cols, e.broadcast_in_dim(i, out_shape, []), "SIGNED"),
+                      e.broadcast_in_dim(valid, out_shape, bdims))
+        zeros = splat(e, 0, "i32", out_shape)
+        p_j = e.broadcast_in_dim(reduce_with(e, e.select(at_j, perm, zeros), r, 0, "add"), out_shape, bdims)
+        p_i = e.broadcast_in_dim(reduce_with(e, e.select(at_i, perm, zeros), r, 0, "add"), out_shape, bdims)
+        return [i + 1, e.select(at_i, p_j, e.select(at_j, p_i, perm))]
+
+    out = e.while_(
+        [zero_i, perm],
+        lambda i, _: e.compare("LT", i, e.scalar(k, "i32"), "SIGNED"),
+        body,
+    )
+    return out[1]

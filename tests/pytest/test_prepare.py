@@ -142,8 +142,10 @@ def test_the_policy_rows_name_registered_passes_and_pipelines():
         assert rule.engine in prep.ENGINES
         assert rule.condition in (prep.DECLARED, prep.NO_KERNEL, prep.QUANTIZED)
         assert prep.pipeline_passes(rule.flag), rule.flag
-    assert [leg.flag for leg in prep.legalizations("xla", "cpu")] == [QUANT]
-    assert [leg.flag for leg in prep.legalizations("xla", "cuda")] == [LAPACK, QUANT]
+    cuda, rocm, tpu = (f"stablehlo-legalize-{p}-custom-calls" for p in ("cuda", "rocm", "tpu-only"))
+    assert [leg.flag for leg in prep.legalizations("xla", "cpu")] == [cuda, rocm, tpu, QUANT]
+    assert [leg.flag for leg in prep.legalizations("xla", "cuda")] == [LAPACK, rocm, tpu, QUANT]
+    assert [leg.flag for leg in prep.legalizations("xla", "tpu")] == [LAPACK, cuda, rocm, QUANT]
 
 
 def test_xlas_lapack_policy_is_the_passes_declaration(fresh_registry, monkeypatch):

@@ -234,7 +234,7 @@ INTERPRETER_MAY_IMPORT = frozenset({"hlokit.passes", "hlokit.passes.registry", "
 #: The interpreter's op-family modules: each imports the interpreter's core types, never another family.
 OP_FAMILIES = frozenset(f"hlokit.interpreter.{m}" for m in (
     "elementwise", "data_movement", "reduce", "linalg", "convolution", "fft", "control_flow", "custom_call",
-    "rng", "collectives", "quantization", "check_ops", "probe_ops"))
+    "rng", "collectives", "quantization", "check_ops", "probe_ops", "dynamic_ops"))
 
 
 def _layer(module: str) -> str:

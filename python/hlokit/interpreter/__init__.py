@@ -21,7 +21,7 @@ hlokit's layout. Core modules:
 
 Op families, one module each, imported below by name (a renamed or broken family fails here, at import):
 ``elementwise``, ``data_movement``, ``reduce``, ``linalg``, ``convolution``, ``fft``, ``control_flow``,
-``custom_call``, ``rng``, ``collectives``, ``quantization``, and the semantics of the ``check`` and
+``custom_call``, ``rng``, ``collectives``, ``quantization``, ``dynamic_ops`` (jax's shape-polymorphic custom calls), and the semantics of the ``check`` and
 ``interpreter`` dialects (``check_ops``, ``probe_ops``; :mod:`hlokit.dialects` defines their syntax only). A
 new family is one module whose adapters carry ``@register`` plus its name in the list below.
 """
@@ -38,6 +38,7 @@ from hlokit.interpreter import (  # noqa: F401
     convolution,
     custom_call,
     data_movement,
+    dynamic_ops,
     elementwise,
     fft,
     linalg,

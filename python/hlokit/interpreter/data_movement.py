@@ -750,9 +750,20 @@ def _dynamic_gather(op, operands, interp):
 
 @register("stablehlo.real_dynamic_slice")
 def _real_dynamic_slice(op, operands, interp):
-    """``real_dynamic_slice`` (dynamism op): ``slice`` with start/limit/stride tensors."""
+    """``real_dynamic_slice`` (dynamism op): ``slice`` with start/limit/stride tensors; indices outside the
+    spec's ``slice`` constraints or a result whose shape contradicts a static dimension of the result type
+    are an :class:`InterpreterError`."""
     operand, start, limit, strides = operands
-    return [slice(operand, _ints(start), _ints(limit), _ints(strides))]
+    lo, hi, st = _ints(start), _ints(limit), _ints(strides)
+    if not (len(lo) == len(hi) == len(st) == operand.ndim) or any(
+        not 0 <= a <= b <= d or c < 1 for a, b, c, d in zip(lo, hi, st, operand.shape)
+    ):
+        raise InterpreterError(
+            f"'{op.operation.name}' start {lo}, limit {hi} and strides {st} are not a slice of shape "
+            f"{list(operand.shape)} (0 <= start <= limit <= dimension, strides >= 1)", op.location)
+    result = slice(operand, lo, hi, st)
+    _checked_shape(op, result.shape, "result shape")
+    return [result]
 
 
 def get_dimension_size(operand: np.ndarray, dimension: int) -> np.ndarray:

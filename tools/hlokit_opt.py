@@ -6,19 +6,33 @@ Pass flags run in the order given; ``--pass-pipeline='builtin.module(...)'`` tak
 pipeline syntax. Both accept hlokit's Python passes and the upstream C++ passes shipped in jaxlib
 (canonicalize, cse, inline, symbol-dce, stablehlo-refine-shapes, ...); where a name belongs to both,
 hlokit's Python pass runs.
+
+``--refine-arguments`` gives a program with symbolic argument shapes (``jax.export`` with
+``jax.export.symbolic_shape``) concrete ones before any pass runs, by the pipeline ``hlokit-run`` uses
+(:func:`hlokit.passes.refine.refine_arguments`: ``stablehlo-refine-arguments``, calls inlined,
+``stablehlo-refine-shapes``, jax's ``shape_assertion`` checks): ``'tensor<8x16xf32>,tensor<8xi32>'`` (every
+argument of ``@main``, in order), ``'NAME=TYPE,...'`` (NAME ``arg_<i>`` or jax's name of the argument,
+``jax.arg_info`` / a name location / the pytree path a serialized ``Exported`` carries; the arguments not
+named keep their types) or ``FILE.npz`` (the shapes and element types of its arrays, keyed as NAME).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import textwrap
 from typing import Sequence
 
+import numpy as np
+
 import hlokit
+from hlokit import dtypes
 from hlokit.passes import all_passes, all_pipelines, build_pass_manager, parse_pipeline, run_pass_manager
 from hlokit.passes.pipeline import PipelineElement
+from hlokit.passes.refine import entry_function, refine_arguments
 from hlokit.tools.common import check_output_path, finish, process_chunks, tool_main
+from hlokit.tools.run_signature import argument_names
 
 #: Upstream C++ passes that --help names (hlokit's own passes of the same flag are listed above them).
 #: Only those MLIR's pipeline parser accepts are shown (:func:`runnable_upstream_passes`):
@@ -46,9 +60,7 @@ def runnable_upstream_passes() -> dict[str, str]:
     """
     global _RUNNABLE_CACHE
     if _RUNNABLE_CACHE is None:
-        from jaxlib.mlir import ir, passmanager
-
-        import hlokit.passes.pipeline  # noqa: F401  (registers StableHLO's passes with MLIR)
+        from jaxlib.mlir import ir, passmanager  # (hlokit.passes.pipeline, imported above, registers StableHLO's passes)
 
         # Pass registrations are process-wide and parsing a pipeline loads no dialect, so a bare context
         # answers as hlokit's does, without the ~20 ms of loading every dialect (tests check both agree).
@@ -124,7 +136,143 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--mlir-timing", "-mlir-timing", action="store_true", help="report the time of every pass (to stderr)")
     p.add_argument("--mlir-elide-elementsattrs-if-larger", type=int, default=None, metavar="N", help="elide constants with more than N elements")
     p.add_argument("--emit-bytecode", action="store_true", help="write MLIR bytecode instead of text")
+    p.add_argument("--refine-arguments", default=None, metavar="TYPES|NAME=TYPE,...|FILE.npz",
+                   help="refine @main's symbolic argument shapes to these (every argument's type, comma-separated; "
+                   "NAME=TYPE pairs by arg_<i> or jax's argument names; or an .npz of inputs) before the passes, "
+                   "checking jax's shape assertions, as hlokit-run does")
     return p
+
+
+def split_types(text: str) -> list[str]:
+    """``'tensor<8x16xf32>,tensor<8xi32>'`` -> its items, split at the commas outside brackets (``<>``, ``()``,
+    ``[]``, ``{}``) and quotes; items stripped, an empty text gives []."""
+    items, depth, start, quote = [], 0, 0, False
+    for i, ch in enumerate(text):
+        if ch == '"':
+            quote = not quote
+        elif quote:
+            continue
+        elif ch in "<([{":
+            depth += 1
+        elif ch in ">)]}" and not (ch == ">" and i and text[i - 1] == "-"):
+            depth -= 1
+        elif ch == "," and depth == 0:
+            items.append(text[start:i].strip())
+            start = i + 1
+    items.append(text[start:].strip())
+    return [] if items == [""] else items
+
+
+def _argument_table(module, name: str):
+    """(@main's argument types, {NAME: index} for arg_<i> and jax's names, a listing for messages)."""
+    fn = entry_function(module, "main")
+    if fn is None:
+        raise hlokit.HlokitError("--refine-arguments: the module has no @main function (stablehlo-refine-arguments "
+                                 "refines @main)", file=name)
+    from jaxlib.mlir import ir
+
+    types = list(ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value).inputs)
+    names = argument_names(module, "main")
+    by_name = {f"arg_{i}": i for i in range(len(types))}
+    for i, n in enumerate(names[:len(types)]):
+        if n and n not in by_name:
+            by_name[n] = i
+    listing = ", ".join(f"arg_{i}" + (f" ({names[i]})" if i < len(names) and names[i] else "") + f": {t}"
+                        for i, t in enumerate(types)) or "none"
+    return types, by_name, listing
+
+
+def _checked(new, old, what: str, name: str):
+    """``new`` (an ``ir.Type``) where it can replace argument type ``old``: a ranked tensor of static shape, of
+    ``old``'s element type and rank, agreeing with its static dimensions; HlokitError naming ``what`` else."""
+    from jaxlib.mlir import ir
+
+    def fail(msg):
+        return hlokit.HlokitError(f"--refine-arguments: {what}: {msg}", file=name)
+
+    if not isinstance(new, ir.RankedTensorType) or not new.has_static_shape:
+        raise fail(f"'{new}' is not a tensor type of static shape")
+    if not isinstance(old, ir.RankedTensorType):
+        if new != old:
+            raise fail(f"the argument has type {old}, which is not a ranked tensor")
+        return new
+    if new.element_type != old.element_type or new.rank != old.rank or any(
+            not ir.ShapedType.is_dynamic_size(d) and d != e for d, e in zip(old.shape, new.shape)):
+        raise fail(f"'{new}' does not fit the argument's type {old} (same element type and rank, and the static "
+                   "dimensions as they are)")
+    return new
+
+
+def refinement_types(spec: str, module, name: str) -> list:
+    """The argument types ``--refine-arguments=spec`` gives ``@main`` of ``module`` (one ``ir.Type`` per argument):
+    from every argument's type, from ``NAME=TYPE`` pairs (the arguments not named keep theirs) or from the
+    arrays of an ``.npz`` file (keyed as NAME).
+
+    Raises HlokitError (``NAME: error: --refine-arguments: ...``) for a wrong number of types, type text that
+    does not parse, a type that cannot be the argument's (another element type or rank, a dynamic or
+    contradicted dimension), an unknown or repeated NAME, an unreadable ``.npz``, and an argument left with a
+    symbolic shape."""
+    from jaxlib.mlir import ir
+
+    types, by_name, listing = _argument_table(module, name)
+    given: dict[int, ir.Type] = {}
+
+    def index_of(key: str) -> int:
+        if key not in by_name:
+            raise hlokit.HlokitError(f"--refine-arguments: no argument named '{key}'; @main takes {len(types)} "
+                                     f"argument(s): {listing}", file=name)
+        if by_name[key] in given:
+            raise hlokit.HlokitError(f"--refine-arguments: argument arg_{by_name[key]} is given twice", file=name)
+        return by_name[key]
+
+    with module.context, ir.Location.unknown():
+        if spec.endswith(".npz") or os.path.isfile(spec):
+            try:
+                with np.load(spec, allow_pickle=False) as npz:
+                    arrays = {k: (tuple(npz[k].shape), npz[k].dtype) for k in npz.files}
+            except Exception as exc:
+                raise hlokit.HlokitError(f"--refine-arguments: not a readable .npz file: {type(exc).__name__}: {exc}",
+                                         file=spec) from None
+            for key, (shape, dtype) in arrays.items():
+                i = index_of(key)
+                try:
+                    text = dtypes.type_str(shape, dtype)
+                except (KeyError, TypeError, dtypes.UnsupportedTypeError):
+                    raise hlokit.HlokitError(f"--refine-arguments: array '{key}' has dtype {dtype}, which is no "
+                                             "StableHLO element type", file=spec) from None
+                given[i] = _checked(ir.Type.parse(text), types[i], f"array '{key}' of {spec}", name)
+        else:
+            items = split_types(spec)
+            named = [it for it in items if "=" in it.split("<", 1)[0]]
+            if named and len(named) != len(items):
+                raise hlokit.HlokitError("--refine-arguments: give every argument's type in order, or NAME=TYPE "
+                                         f"pairs, not both: '{spec}'", file=name)
+            if not named and len(items) != len(types):
+                raise hlokit.HlokitError(f"--refine-arguments: @main takes {len(types)} argument(s), got "
+                                         f"{len(items)} type(s); its arguments: {listing}", file=name)
+            for k, item in enumerate(items):
+                key, text = (s.strip() for s in item.split("=", 1)) if named else (f"arg_{k}", item)
+                i = index_of(key)
+                try:
+                    t = ir.Type.parse(text)
+                except (ir.MLIRError, ValueError) as exc:
+                    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+                    why = lines[-1].split(": ", 2)[-1] if lines else ""  # ('error: "TEXT":1:12: expected ...')
+                    col = next((ln.split(":")[-2] for ln in lines if ln.startswith("error:") and ln.count(":") >= 3), "")
+                    where = f" at column {col}" if col.strip().isdigit() else ""
+                    raise hlokit.HlokitError(f"--refine-arguments: '{text}' (for {key}) is not a type"
+                                             + (f": {why}{where}" if why else ""), file=name) from None
+                given[i] = _checked(t, types[i], key, name)
+        out = []
+        for i, t in enumerate(types):
+            if i in given:
+                out.append(given[i])
+            elif isinstance(t, ir.RankedTensorType) and not t.has_static_shape:
+                raise hlokit.HlokitError(f"--refine-arguments: argument arg_{i} has symbolic shape {t}: give its "
+                                         f"type; @main's arguments: {listing}", file=name)
+            else:
+                out.append(t)
+    return out
 
 
 def _pass_flags(unknown: Sequence[str]) -> list[PipelineElement]:
@@ -156,6 +304,10 @@ def run(argv: Sequence[str]) -> int:
 
     def one_chunk(text, offset, name):
         module = hlokit.parse(text, context=ctx, source_name=name, line_offset=offset)
+        if args.refine_arguments is not None:
+            types = refinement_types(args.refine_arguments, module, name)
+            with module.context:
+                refine_arguments(module, types, source_name=name)
         if elements:
             pm = build_pass_manager(elements, context=ctx, implicit_nesting=implicit)
             if args.mlir_print_ir_after_all:

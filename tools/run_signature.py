@@ -13,7 +13,7 @@ from jaxlib.mlir import ir
 import hlokit
 
 __all__ = ["PLATFORM_INDEX", "PlatformChoice", "function_op", "module_platforms", "fill_platform_index",
-           "argument_names"]
+           "argument_names", "ExportedFacts", "exported_facts"]
 
 
 #: The ``jax.global_constant`` argument jax.export adds to a module lowered for several platforms
@@ -149,3 +149,36 @@ def argument_names(module: ir.Module, function: str) -> list[str | None]:
         m = re.match(r'^loc\("((?:[^"\\]|\\.)*)"(\)|\()', text)
         names.append(m.group(1) if m and not re.match(r'^loc\("[^"]*":\d', text) else None)
     return names
+
+
+@dataclasses.dataclass
+class ExportedFacts:
+    """What a module read from JAX's serialized ``Exported`` carries (``hlokit.exported.annotate`` writes it
+    as module attributes): the platforms of its lowerings in export order, the device count it was exported
+    for, jax's calling convention version."""
+
+    platforms: list[str]
+    nr_devices: int
+    calling_convention_version: int | None
+
+    def describe(self) -> str:
+        """``serialized jax.export for cpu, cuda; 2 devices; calling convention 10``."""
+        devices = f"{self.nr_devices} device{'s' if self.nr_devices != 1 else ''}"
+        version = (f"; calling convention {self.calling_convention_version}"
+                   if self.calling_convention_version is not None else "")
+        return f"serialized jax.export for {', '.join(self.platforms)}; {devices}{version}"
+
+
+def exported_facts(module: ir.Module) -> ExportedFacts | None:
+    """The facts of a module read from JAX's serialized ``Exported`` (its ``jax.nr_devices``, ``jax.platforms``
+    and ``jax.calling_convention_version`` attributes), None for a module without ``jax.nr_devices``."""
+    attrs = module.operation.attributes
+    if "jax.nr_devices" not in attrs:
+        return None
+    try:
+        devices = ir.IntegerAttr(attrs["jax.nr_devices"]).value
+        version = (ir.IntegerAttr(attrs["jax.calling_convention_version"]).value
+                   if "jax.calling_convention_version" in attrs else None)
+    except (ValueError, TypeError):
+        return None
+    return ExportedFacts(module_platforms(module) or [], devices, version)

@@ -23,6 +23,7 @@ from jaxlib.mlir.dialects import stablehlo as _stablehlo
 import hlokit
 from hlokit.core import deserialize_portable_artifact
 from hlokit.diagnostics import Diagnostic, HlokitError, diagnostic_from_mlir, location_position
+from hlokit.exported import is_container
 from hlokit.passes.chlo import find_chlo_ops
 from hlokit.tools.common import read_text, source_name, write_output
 from hlokit.tools.translate_registry import register_translate_mode
@@ -129,6 +130,8 @@ def run_deserialize(args: argparse.Namespace) -> int:
     ctx = hlokit.make_context(allow_unregistered_dialects=args.allow_unregistered_dialect)
     name = source_name(args.input)
     data = read_text(args.input)
-    module = deserialize(data.encode() if isinstance(data, str) else data, ctx, name)
+    data = data.encode() if isinstance(data, str) else data
+    # jax.export's serialized Exported holds an artifact: hlokit.parse reads it (hlokit.exported)
+    module = hlokit.parse(data, context=ctx, source_name=name) if is_container(data) else deserialize(data, ctx, name)
     write_output(args.output, hlokit.print_module(module))
     return 0

@@ -26,7 +26,7 @@ from hlokit.diagnostics import (
     VerifyError,
     diagnostics_from_mlir_error,
 )
-from hlokit import worker
+from hlokit import exported, worker
 from hlokit.jax_private import register_upstream_dialects
 
 __all__ = [
@@ -189,11 +189,19 @@ def parse(
     parsed and verified it, without the move of its contents into a new ``ir.Module`` (a reader that only walks
     the module saves that copy); other text still comes back as an ``ir.Module``.
 
+    Bytes of JAX's serialized ``Exported`` (``jax.export.Exported.serialize()``, recognised by content) are
+    read through :mod:`hlokit.exported`: the module it holds, with what the container carries written onto it.
+
     Raises :class:`ParseError` (located) when the text does not parse, :class:`VerifyError` when it does
     not verify (unless ``verify_after_parse`` is false).
     """
     ctx = context or _current_context()
     is_bytecode = isinstance(source, (bytes, bytearray)) and bytes(source[:4]) == b"ML\xefR"
+    if not is_bytecode and exported.is_container(source):  # jax.export's serialized Exported (hlokit.exported)
+        container = exported.read_container(source, source_name=source_name)
+        module = parse(container.module, context=ctx, source_name=source_name, verify_after_parse=verify_after_parse)
+        exported.annotate(module, container, source_name=source_name)
+        return module
     if isinstance(source, (bytes, bytearray)) and not is_bytecode:
         try:
             source = bytes(source).decode("utf-8")

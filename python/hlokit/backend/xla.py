@@ -272,7 +272,7 @@ class Executable:
             for p in range(p_count):
                 device = self.devices[r * p_count + p]
                 if device.process_index == me:  # in a multi-process job, each process feeds its own devices
-                    piece = np.ascontiguousarray(value[sh.index(spec.shape, p)])
+                    piece = np.array(value[sh.index(spec.shape, p)], order="C")  # (ascontiguousarray makes 0-d 1-d)
                     pieces.append(jax.device_put(piece, device))
         # The executable takes, per argument, one buffer per device in device-assignment order. A jax Array
         # whose mesh lists the devices in that order and cuts the array into the same piece shape carries

@@ -7,6 +7,11 @@
                [--max-ulp N] [--rtol X] [--atol X]
                [--num-processes P --process-id I --coordinator HOST:PORT]
 
+PROGRAM is MLIR text, MLIR bytecode, a StableHLO portable artifact or the bytes of JAX's serialized ``Exported``
+(``jax.export.Exported.serialize()``, recognised by content: :mod:`hlokit.exported`); from the last, the
+platforms (for a multi-platform export's index), the device count, the argument names (jax's pytree paths,
+``args[0]['w']``) and the shardings it carries are used, and the header line says so.
+
 Inputs come from ``--inputs`` (an ``.npz`` with keys ``arg_0``, ``arg_1``, ... in argument order) or, without
 it, are seeded random arrays of the signature's shapes and element types; ``--input NAME=FILE.npy``
 (repeatable, mixes with ``--inputs``, each argument given once) gives one argument, NAME being ``arg_<i>`` or
@@ -57,7 +62,9 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import io
+import math
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -68,15 +75,15 @@ import numpy as np
 from jaxlib.mlir import ir
 
 import hlokit
-from hlokit import opsets
+from hlokit import attributes, opsets
 from hlokit import backend  # (its XLA part, and jax, load on the first use of backend.compile & co.)
 from hlokit.backend import BackendError, TensorSpec, module_device_needs, signature
 from hlokit.compare import Comparison, Tolerance, compare
 from hlokit.interpreter import interpret
 from hlokit.passes.prepare import Prepared, prepare
 from hlokit.passes.refine import dynamic_arguments, refine_arguments
-from hlokit.tools.run_signature import (PLATFORM_INDEX, PlatformChoice, argument_names, fill_platform_index,
-                                        function_op)
+from hlokit.tools.run_signature import (PLATFORM_INDEX, ExportedFacts, PlatformChoice, argument_names,
+                                        exported_facts, fill_platform_index, function_op, module_platforms)
 from hlokit.passes.stablehlo_legalize_lapack_custom_calls import (
     EIGENVALUES_UNORDERED, VECTORS_UP_TO_PHASE, lapack_routines)
 from hlokit.tools.common import check_output_path, read_text, source_name, tool_main, write_output
@@ -185,13 +192,7 @@ def load_expected(path: str, specs: list[TensorSpec]) -> list[np.ndarray]:
                 a = npz[k]
             except Exception as exc:
                 raise fail(f"output {k} cannot be read (pickled objects are not read): {type(exc).__name__}: {exc}") from None
-            if a.dtype.kind == "V" and a.dtype.itemsize == spec.dtype.itemsize:
-                a = a.view(spec.dtype)  # ml_dtypes arrays (bf16, f8, ...) come back from .npz as raw bytes
-            if a.dtype != spec.dtype:
-                raise fail(f"output {k}: the program gives element type {spec.dtype} ({spec}) but the file has {a.dtype}")
-            if tuple(a.shape) != spec.shape:
-                raise fail(f"output {k}: the program gives shape {spec.shape} ({spec}) but the file has {tuple(a.shape)}")
-            out.append(a)
+            out.append(_check_array(a, spec, fail, f"output {k}", ("the program gives", "the file has")))
         return out
 
 
@@ -206,13 +207,19 @@ def described_args(names: Sequence[str | None], specs: Sequence[TensorSpec]) -> 
     return ", ".join(described_arg(i, names, specs) for i in range(len(specs)))
 
 
-def _check_array(a: np.ndarray, spec: TensorSpec, fail, what: str) -> np.ndarray:
+def _check_array(a: np.ndarray, spec: TensorSpec, fail, what: str,
+                 words: tuple[str, str] = ("expected", "got")) -> np.ndarray:
+    """``a`` (an input or a recorded output read from a file) checked against ``spec``: ml_dtypes arrays that
+    numpy read as raw bytes are viewed as their type; another element type or shape raises ``fail(message)``
+    (a dimension of -1, a dynamic result's, matches any size). ``words``: how the message names the
+    program's side and the file's."""
+    ours, theirs = words
     if a.dtype.kind == "V" and a.dtype.itemsize == spec.dtype.itemsize:
-        a = a.view(spec.dtype)  # ml_dtypes arrays (bf16, f8, ...) come back from .npy as raw bytes
+        a = a.view(spec.dtype)  # ml_dtypes arrays (bf16, f8, ...) come back from .npy / .npz as raw bytes
     if a.dtype != spec.dtype:
-        raise fail(f"{what}: expected element type {spec.dtype} ({spec}) but got {a.dtype}")
-    if tuple(a.shape) != spec.shape:
-        raise fail(f"{what}: expected shape {spec.shape} ({spec}) but got {tuple(a.shape)}")
+        raise fail(f"{what}: {ours} element type {spec.dtype} ({spec}) but {theirs} {a.dtype}")
+    if len(a.shape) != len(spec.shape) or any(s >= 0 and s != d for s, d in zip(spec.shape, a.shape)):
+        raise fail(f"{what}: {ours} shape {spec.shape} ({spec}) but {theirs} {tuple(a.shape)}")
     return a
 
 
@@ -344,19 +351,25 @@ def refine_from_inputs(args: argparse.Namespace, module: ir.Module, name: str,
             if shape is not None:
                 shapes[i] = shape
     for n, path in getattr(args, "input_pairs", None) or []:
-        if n in by_name:
-            shape = _peek_shape(path, None)
-            if shape is not None:
-                shapes[by_name[n]] = shape
+        if n not in by_name:  # (as load_single_inputs says it, before the refinement needs the input)
+            raise hlokit.HlokitError(
+                f"--input {n}: no such argument; the program takes {len(arg_types)} argument(s): "
+                + (", ".join(f"arg_{i}" + (f" ({arg_names[i]})" if i < len(arg_names) and arg_names[i] else "")
+                             + f": {t}" for i, t in enumerate(arg_types)) or "none"), file=name)
+        shape = _peek_shape(path, None)
+        if shape is not None:
+            shapes[by_name[n]] = shape
     types = []
     for i, t in enumerate(arg_types):
         if i not in dynamic:
             types.append(t)
             continue
         if i not in shapes:
+            jax_name = arg_names[i] if i < len(arg_names) and arg_names[i] else None
             raise hlokit.HlokitError(
-                f"argument arg_{i} of @main has symbolic shape '{t}': give its input (--inputs, --input) or, for "
-                f"a seeded input, its shape (--shape arg_{i}=D0xD1...)", file=name)
+                f"argument arg_{i}{f' ({jax_name})' if jax_name else ''} of @main has symbolic shape '{t}': give "
+                f"its input (--inputs, --input) or, for a seeded input, its shape (--shape arg_{i}=D0xD1...)",
+                file=name)
         types.append(ir.RankedTensorType.get(list(shapes[i]), ir.RankedTensorType(t).element_type,
                                              loc=ir.Location.unknown(module.context)))
     with module.context:
@@ -367,7 +380,7 @@ def nbytes(spec: TensorSpec) -> int:
     """Bytes of one array of ``spec`` (Python ints: no overflow for absurd shapes)."""
     n = spec.dtype.itemsize
     for d in spec.shape:
-        n *= int(d)
+        n *= max(int(d), 1)  # (a dynamic result dimension, -1: counted as 1)
     return n
 
 
@@ -485,7 +498,7 @@ def _parser() -> argparse.ArgumentParser:
         allow_abbrev=False,
         description="Parse, verify, compile with XLA and run a StableHLO program; report its outputs.",
     )
-    p.add_argument("program", help="MLIR file (text or bytecode; '-' = stdin)")
+    p.add_argument("program", help="MLIR file (text, bytecode, portable artifact or jax.export's serialized Exported; '-' = stdin)")
     p.add_argument("--inputs", metavar="IN.npz", help="inputs: .npz with keys arg_0, arg_1, ... (default: seeded random)")
     p.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy",
                    help="one input from an .npy (repeatable); NAME: arg_0, arg_1, ... or jax's argument name "
@@ -624,6 +637,8 @@ class Programs:
     platform: PlatformChoice | None = None
     arg_names: list[str | None] = dataclasses.field(default_factory=list)
     refined: str | None = None
+    exported: ExportedFacts | None = None
+    partitions: int | None = None
 
 
 def prepare_programs(args: argparse.Namespace) -> Programs:
@@ -639,11 +654,17 @@ def prepare_programs(args: argparse.Namespace) -> Programs:
     ctx = hlokit.make_context()
     name = source_name(args.program)
     module = hlokit.parse(read_text(args.program), context=ctx, source_name=name)
+    facts = exported_facts(module)  # a serialized jax.export: its platforms, device count, names, shardings
+    listed = getattr(args, "exported_platform_list", None)
+    if facts is not None and listed is not None and listed != module_platforms(module):
+        raise hlokit.HlokitError(f"--exported-platforms {','.join(listed)} disagrees with the platforms the "
+                                 f"serialized jax.export records: {','.join(facts.platforms)}", file=name)
+    partitions = partitions_from_devices(module, args.devices)
     # a multi-platform export: its _platform_index argument becomes a constant, before either engine's copy
-    choice = fill_platform_index(module, args.function, args.platform, getattr(args, "exported_platform_list", None), name)
+    choice = fill_platform_index(module, args.function, args.platform, listed, name)
     arg_names = argument_names(module, args.function)
     refined = refine_from_inputs(args, module, name, arg_names)
-    routines = lapack_routines(module) if args.engine == "both" or args.expected else []
+    routines = linalg_routines(module) if args.engine == "both" or args.expected else []
     xla = interpreter = None
     if args.engine in ("xla", "both"):
         xla = prepare(module, engine="xla", platform=args.platform, copy=True, source_name=name)
@@ -651,7 +672,68 @@ def prepare_programs(args: argparse.Namespace) -> Programs:
         shared = xla is not None and xla.module is module
         interpreter = prepare(module, engine="interpreter", platform=args.platform, copy=shared, source_name=name)
     return Programs(name, module, xla, interpreter, routines, time.perf_counter() - t0, choice, arg_names,
-                    refined)
+                    refined, facts, partitions)
+
+
+def partitions_from_devices(module: ir.Module, devices: int | None) -> int | None:
+    """A module with GSPMD shardings (``mhlo.sharding`` attributes, ``@Sharding`` custom calls) but no
+    ``mhlo.num_partitions`` / ``mhlo.num_replicas`` (a bare ``Exported.mlir_module_serialized``: jax keeps the
+    device count beside the module, in ``Exported.nr_devices``) is given ``mhlo.num_partitions = N``, as jax
+    does when it compiles an exported program for N devices, so that XLA's SPMD partitioner (not its sharding
+    remover) and the interpreter's partitions read it. N is ``devices`` (``--devices``) where given, else the
+    most devices a sharding's tile assignment names (``{devices=[2,1]0,1}``: 2; XLA's HloSharding text).
+    Returns N where it set the attribute (N > 1), else None."""
+    op = module.operation
+    if (devices is not None and devices < 2) or "mhlo.num_partitions" in op.attributes \
+            or "mhlo.num_replicas" in op.attributes:
+        return None
+    texts: list[str] = []
+
+    def visit(o):
+        if "mhlo.sharding" in o.attributes:
+            texts.append(str(o.attributes["mhlo.sharding"]))
+        if o.name == "stablehlo.custom_call" and attributes.str_value(o, "call_target_name", "") == "Sharding":
+            texts.append("Sharding")
+        if o.name == "func.func":
+            texts.extend(str(o.attributes[key]) for key in ("arg_attrs", "res_attrs") if key in o.attributes)
+        return ir.WalkResult.ADVANCE
+
+    op.walk(visit)
+    tiles = [re.findall(r"devices=\[([0-9,]+)\]", t) for t in texts if "devices=" in t or t == "Sharding"]
+    if not tiles:
+        return None
+    if devices is None:
+        devices = max((math.prod(int(d) for d in dims.split(",")) for found in tiles for dims in found), default=1)
+        if devices < 2:
+            return None
+    with module.context:
+        op.attributes["mhlo.num_partitions"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), devices)
+    return devices
+
+
+#: GPU / TPU spellings of the routines whose vectors are unique up to a sign / phase, as LAPACK names them.
+_VECTOR_ROUTINE_NAMES = {"syevj": "syevd", "gesvdj": "gesvd", "gesvdp": "gesvd", "Eigh": "syevd"}
+_GPU_TARGET = re.compile(r"^(?:cu|hip)solver_([a-z0-9]+?)(?:_ffi)?$")
+
+
+def linalg_routines(module: ir.Module) -> list[str]:
+    """The LAPACK-named routine of every linear-algebra custom call of ``module`` in program order: jaxlib's
+    ``lapack_*`` (:func:`~hlokit.passes.stablehlo_legalize_lapack_custom_calls.lapack_routines`), cuSOLVER /
+    hipSOLVER ``*solver_<routine>[_ffi]`` and TPU's ``Eigh`` (``syevj`` and ``Eigh`` as ``syevd``, ``gesvdj`` /
+    ``gesvdp`` as ``gesvd``): what says which outputs may be compared up to a sign or phase."""
+    found = lapack_routines(module)
+
+    def visit(op):
+        if op.name == "stablehlo.custom_call":
+            target = attributes.str_value(op, "call_target_name", "")
+            m = _GPU_TARGET.match(target)
+            name = m.group(1) if m else target if target == "Eigh" else None
+            if name is not None:
+                found.append(_VECTOR_ROUTINE_NAMES.get(name, name))
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return found
 
 
 @dataclasses.dataclass
@@ -681,7 +763,8 @@ def execute(args: argparse.Namespace, programs: Programs) -> Results:
     (read before compiling) or an XLA error."""
     name, module = programs.name, programs.module
     try:
-        in_specs, out_specs = signature(module, args.function)
+        # (the interpreter alone may return results of a shape known only once it has run)
+        in_specs, out_specs = signature(module, args.function, dynamic_results=programs.xla is None)
     except BackendError as err:
         raise hlokit.HlokitError(err.diagnostics, file=name) from None
     num_replicas, num_partitions = module_device_needs(module)
@@ -768,11 +851,17 @@ def report(args: argparse.Namespace, programs: Programs, results: Results) -> in
     source = "random (seed %d)" % args.seed if not given else " ".join(given)
     engine = "" if args.engine == "xla" else f"  engine: {args.engine}"
     print(f"program: {name}  function: @{args.function}  platform: {args.platform}  inputs: {source}{engine}")
+    if programs.exported is not None:
+        print(f"  {programs.exported.describe()} (platforms, device count, argument names and shardings read "
+              "from the container)")
     if programs.platform is not None:
         print(f"  multi-platform export: running {programs.platform.describe()} (jax's {PLATFORM_INDEX} "
               "argument filled in; arg_0, ... are the function's own arguments)")
     if programs.refined is not None:
         print(f"  refined @{args.function}: {programs.refined}")
+    if programs.partitions is not None:
+        print(f"  the module's GSPMD shardings are read as {programs.partitions} partitions (mhlo.num_partitions "
+              "set from --devices or the shardings' tile assignment: the module did not say)")
     lapack = next((a for p in prepared if (a := p.action(LAPACK_FLAG)) is not None), None)
     if lapack is not None and args.platform != "cpu":  # jaxlib's LAPACK kernels run only on XLA CPU
         print(f"  legalized {len(lapack.ops)} lapack_* custom call(s) for {args.platform} ({LAPACK_FLAG})")

@@ -272,5 +272,6 @@ def element_type_of(dtype: np.dtype, context: ir.Context | None = None) -> ir.Ty
 
 
 def type_str(shape: tuple[int, ...], dtype: np.dtype) -> str:
-    """``tensor<2x3xf32>``-style spelling of a shape and dtype (for messages)."""
-    return "tensor<" + "".join(f"{d}x" for d in shape) + type_name(dtype) + ">"
+    """``tensor<2x3xf32>``-style spelling of a shape and dtype (for messages; a negative dimension, one not
+    known before running, is spelled ``?``)."""
+    return "tensor<" + "".join(f"{d if d >= 0 else '?'}x" for d in shape) + type_name(dtype) + ">"

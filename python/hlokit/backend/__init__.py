@@ -55,7 +55,7 @@ def find_function(module: ir.Module, name: str):
     return None
 
 
-def _spec(t: ir.Type, what: str) -> TensorSpec:
+def _spec(t: ir.Type, what: str, dynamic: bool = False) -> TensorSpec:
     if not isinstance(t, ir.RankedTensorType):
         raise BackendError(f"{what} has type '{t}': only ranked tensors can be passed to and from XLA")
     rt = t
@@ -63,6 +63,8 @@ def _spec(t: ir.Type, what: str) -> TensorSpec:
         dtype = dtype_of(rt.element_type)
     except UnsupportedTypeError as err:
         raise BackendError(f"{what} has type '{t}': {err}") from None
+    if dynamic and not rt.has_static_shape:
+        return TensorSpec(tuple(-1 if rt.is_dynamic_dim(i) else d for i, d in enumerate(rt.shape)), dtype)
     if not rt.has_static_shape:
         raise BackendError(
             f"{what} has dynamic shape '{t}': refine shapes first (hlokit-opt --stablehlo-refine-shapes)"
@@ -70,8 +72,11 @@ def _spec(t: ir.Type, what: str) -> TensorSpec:
     return TensorSpec(tuple(rt.shape), dtype)
 
 
-def signature(module: ir.Module, function: str = "main") -> tuple[list[TensorSpec], list[TensorSpec]]:
-    """Argument and result specs of ``function`` (static ranked tensors only; BackendError otherwise)."""
+def signature(module: ir.Module, function: str = "main", *,
+              dynamic_results: bool = False) -> tuple[list[TensorSpec], list[TensorSpec]]:
+    """Argument and result specs of ``function`` (static ranked tensors only; BackendError otherwise).
+    ``dynamic_results``: a result of a dynamic shape is allowed (what the interpreter returns: its size is
+    known only when the program has run), its unknown dimensions given as -1."""
     fn = find_function(module, function)
     if fn is None:
         names = [
@@ -82,7 +87,7 @@ def signature(module: ir.Module, function: str = "main") -> tuple[list[TensorSpe
         raise BackendError(f"no function '@{function}' in the module (functions: {', '.join(names) or 'none'})")
     ftype = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
     ins = [_spec(t, f"argument {i} of @{function}") for i, t in enumerate(ftype.inputs)]
-    outs = [_spec(t, f"result {i} of @{function}") for i, t in enumerate(ftype.results)]
+    outs = [_spec(t, f"result {i} of @{function}", dynamic_results) for i, t in enumerate(ftype.results)]
     return ins, outs
 
 

@@ -31,6 +31,7 @@ a ``"nan"`` position mismatch, or a ``"difference"``.
 from __future__ import annotations
 
 import dataclasses
+from typing import Sequence
 
 import ml_dtypes
 import numpy as np
@@ -145,6 +146,7 @@ class Comparison:
     phase_axis: str | None = None
     flipped: int = 0
     normalized: "Comparison | None" = None
+    mixed: int = 0
 
     # names the per-output report of hlokit-run has always used
     @property
@@ -179,7 +181,11 @@ class Comparison:
         if self.kind == "phase":
             n = self.normalized
             what = "sign" if self.flipped_is_sign else "phase"
-            return (f"a {what} flip of {self.flipped} eigen- / singular vector(s) ({self.phase_axis}); "
+            group = (f", {self.mixed} of them matched as groups of vectors of equal eigen- / singular values "
+                     "(a basis of their span is all such a group determines)") if self.mixed else ""
+            flips = f"a {what} flip of {self.flipped} eigen- / singular vector(s)" if self.flipped else \
+                "eigen- / singular vectors"
+            return (f"{flips} ({self.phase_axis}{group}); "
                     f"up to that: {n.summary()}" + (f", within {n.tolerance.describe()}" if n.ok else
                                                       f", worst {n.worst_element()}, still beyond {n.tolerance.describe()}"))
         if self.kind == "difference":
@@ -219,12 +225,19 @@ def _as_wide(a: np.ndarray, kind: str) -> np.ndarray:
     return a.astype(np.float64)
 
 
-def compare(actual, reference, tolerance: Tolerance = Tolerance(), *, up_to_phase: bool = False) -> Comparison:
+def compare(actual, reference, tolerance: Tolerance = Tolerance(), *, up_to_phase: bool = False,
+            values: Sequence[np.ndarray] = ()) -> Comparison:
     """Compare ``actual`` with ``reference`` (arrays of one shape and dtype) under ``tolerance`` (no bound
     given: :func:`default_tolerance`). ``up_to_phase``: when the plain comparison fails, try multiplying each
     column, then each row, of every matrix (the last two axes; rank >= 2, floats or complex) by the sign /
-    unit phase that best matches the reference. Never raises for values; a shape or dtype mismatch is a
-    ``"shape"`` result."""
+    unit phase that best matches the reference. ``values``: reference eigen- / singular values that may
+    belong to those vectors (arrays of the matrices' batch shape plus one axis of their column count): where
+    consecutive values of one are equal (within the square root of their type's epsilon, relative to their
+    largest magnitude), the vectors of that group are determined only up to a unitary mixing within their span
+    (the spectral theorem; LAPACK's and cuSOLVER's eigh / svd docs say the same), so the group is matched as
+    one: ``actual``'s columns of the group times the unitary factor nearest to their inner products with the
+    reference's (the polar factor). Never raises for values; a shape or dtype mismatch is a ``"shape"``
+    result."""
     actual, reference = np.asarray(actual), np.asarray(reference)
     tol = tolerance if tolerance.given else default_tolerance(reference.dtype)
     if actual.shape != reference.shape or actual.dtype != reference.dtype:
@@ -239,36 +252,64 @@ def compare(actual, reference, tolerance: Tolerance = Tolerance(), *, up_to_phas
     loose = default_tolerance(reference.dtype)
     best = None
     for axis in ("columns", "rows"):
-        normalized, flipped = _normalize(actual, reference, axis)
-        if flipped == 0:
+        normalized, flipped, mixed = _normalize(actual, reference, axis, values)
+        if flipped == 0 and mixed == 0:
             continue
         normalized = normalized.astype(actual.dtype)
         c = _compare(normalized, reference, tol)
         if not c.ok and tol is not loose and not _compare(normalized, reference, loose).ok:
             continue
         if best is None or (c.ok, -c.max_abs) > (best[0].ok, -best[0].max_abs):
-            best = (c, axis, flipped)
+            best = (c, axis, flipped, mixed)
     if best is None:
         return plain
     plain.ok, plain.kind, plain.normalized, plain.phase_axis, plain.flipped = best[0].ok, "phase", best[0], best[1], best[2]
+    plain.mixed = best[3]
     plain.flipped_is_sign = element_kind(actual.dtype) == "float"
     return plain
 
 
-def _normalize(actual: np.ndarray, reference: np.ndarray, axis: str) -> tuple[np.ndarray, int]:
+def _normalize(actual: np.ndarray, reference: np.ndarray, axis: str,
+               values: Sequence[np.ndarray] = ()) -> tuple[np.ndarray, int, int]:
     """``actual`` with each column (``axis="columns"``) or row of each matrix multiplied by the unit factor u
-    minimising ``|u * a - b|`` (u = conj(<a, b>) / |<a, b>|; real: a sign), and how many factors are not 1."""
+    minimising ``|u * a - b|`` (u = conj(<a, b>) / |<a, b>|; real: a sign), or, for a group of columns whose
+    ``values`` are equal (see :func:`compare`), by the unitary factor nearest to their inner products; how
+    many factors are not 1, and how many columns were matched in such groups."""
     a = actual.astype(np.complex128 if np.iscomplexobj(actual) else np.float64)
     b = reference.astype(a.dtype)
-    reduce_axis = -2 if axis == "columns" else -1
+    if axis == "rows":  # (rows of a matrix are the columns of its transpose)
+        a, b = np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2)
     with np.errstate(invalid="ignore", over="ignore"):
-        inner = np.sum(np.conj(a) * b, axis=reduce_axis, keepdims=True)
+        inner = np.sum(np.conj(a) * b, axis=-2, keepdims=True)
         mag = np.abs(inner)
         u = np.where((mag > 0) & np.isfinite(mag), inner / np.where(mag > 0, mag, 1), 1)
     if not np.iscomplexobj(a):
         u = np.sign(u.real) + (u.real == 0)
     flipped = int(np.sum(np.abs(u - 1) > 1e-6))
-    return a * u, flipped
+    out = a * u
+    mixed = 0
+    n = a.shape[-1]
+    candidates = [np.asarray(v) for v in values if np.asarray(v).shape == a.shape[:-2] + (n,)]
+    if candidates and np.all(np.isfinite(a)) and np.all(np.isfinite(b)):
+        v = candidates[0]
+        eps = float(np.finfo(v.real.dtype).eps) if v.dtype.kind in "fc" else 0.0
+        for idx in np.ndindex(*a.shape[:-2]):
+            w = v[idx]
+            scale = float(np.max(np.abs(w))) if w.size else 0.0
+            groups, start = [], 0
+            for j in range(1, n + 1):  # (runs of consecutive equal values)
+                if j == n or abs(w[j] - w[j - 1]) > np.sqrt(eps) * scale:
+                    if j - start >= 2:
+                        groups.append(slice(start, j))
+                    start = j
+            for g in groups:
+                block = np.conj(a[idx][:, g]).T @ b[idx][:, g]  # (inner products within the group)
+                left, _, right = np.linalg.svd(block)
+                out[idx][:, g] = a[idx][:, g] @ (left @ right)
+                mixed += g.stop - g.start
+    if axis == "rows":
+        out = np.swapaxes(out, -1, -2)
+    return out, flipped, mixed
 
 
 def _compare(actual: np.ndarray, reference: np.ndarray, tol: Tolerance) -> Comparison:

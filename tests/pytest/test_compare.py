@@ -134,3 +134,35 @@ def test_scalar_outputs_compare_like_arrays(dtype):
         diff = compare(one, two, tol)
         assert not diff.ok and diff.worst == () and diff.kind == "difference"
         assert diff.describe()
+
+
+def _rotated_eigenbasis(dtype):
+    """A symmetric matrix with a doubly repeated eigenvalue: numpy's eigenvectors, and the same basis with the
+    repeated pair rotated within its span (another valid answer), and the eigenvalues."""
+    rng = np.random.default_rng(3)
+    q, _ = np.linalg.qr(rng.standard_normal((5, 5)))
+    w = np.array([-2.0, 1.0, 1.0, 3.0, 7.0])
+    vals, vecs = np.linalg.eigh((q * w) @ q.T)
+    c, s = np.cos(0.7), np.sin(0.7)
+    rot = np.eye(5)
+    rot[1:3, 1:3] = [[c, -s], [s, c]]
+    return vecs.astype(dtype), (vecs @ rot).astype(dtype), vals.astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_vectors_of_equal_eigenvalues_match_as_a_group(dtype):
+    ref, other, vals = _rotated_eigenbasis(dtype)
+    tol = Tolerance(rtol=1e-4)
+    assert not compare(other, ref, tol, up_to_phase=True).ok  # (a rotation, not a sign flip)
+    c = compare(other, ref, tol, up_to_phase=True, values=[vals])
+    assert c.ok and c.kind == "phase" and c.mixed == 2
+    assert "2 of them matched as groups of vectors of equal eigen- / singular values" in c.describe()
+
+
+def test_a_rotation_of_vectors_of_distinct_eigenvalues_is_a_difference():
+    ref, _, vals = _rotated_eigenbasis(np.float64)
+    c_, s_ = np.cos(0.7), np.sin(0.7)
+    rot = np.eye(5)
+    rot[3:5, 3:5] = [[c_, -s_], [s_, c_]]  # (eigenvalues 3 and 7: the vectors are determined up to sign)
+    c = compare(ref @ rot, ref, Tolerance(rtol=1e-4), up_to_phase=True, values=[vals])
+    assert not c.ok and c.kind == "difference"

@@ -5,6 +5,8 @@
   pipelines (:func:`register_pipeline`, e.g. ``stablehlo-lower-to-core``).
 * :mod:`hlokit.passes.template_pass` — :class:`~hlokit.passes.template_pass.TemplatePass`, the base of
   the legalization passes (find, check every op, build one template per signature, then rewrite).
+* :mod:`hlokit.passes.plugins` — :func:`load_pass_plugin`: a user's file or module of passes
+  (``hlokit-opt --load-pass-plugin``).
 * :mod:`hlokit.passes.pipeline` — textual pipelines mixing Python and C++ passes in one PassManager.
 * :mod:`hlokit.passes.builder` — the IR-building layer every pass uses (``Emitter``, ``V``).
 * :mod:`hlokit.passes.chlo` — CHLO lowerings (one ``build_<op>`` per op, indexed by ``chlo.table``) and
@@ -23,6 +25,7 @@ from hlokit.passes.pipeline import (
     run_pass_manager,
     run_pipeline,
 )
+from hlokit.passes.plugins import load_pass_plugin  # (also sets up hlokit.passes.registry.load_pass_plugin)
 from hlokit.passes.registry import (
     Option,
     Pass,
@@ -50,6 +53,7 @@ __all__ = [
     "fail",
     "get_pass",
     "get_pipeline",
+    "load_pass_plugin",
     "parse_pipeline",
     "register_pass",
     "register_pipeline",

@@ -191,10 +191,11 @@ def _run_python_pass(instance: Pass, root: ir.Operation, path: Sequence[str]) ->
         instance.run_on_anchors(found)
 
 
-def _python_pass_callback(instance: Pass, path: Sequence[str]):
+def _python_pass_callback(instance: Pass, path: Sequence[str], observer=None):
     def run(op, pass_):
         try:
-            _run_python_pass(instance, op.operation, path)
+            with observer.running(instance, op.operation) if observer else contextlib.nullcontext():
+                _run_python_pass(instance, op.operation, path)
         except PassError as err:
             loc = err.location if err.location is not None else op.location
             for d in err.diagnostics:
@@ -207,6 +208,10 @@ def _python_pass_callback(instance: Pass, path: Sequence[str]):
                 # raised inside a callback of the bindings (e.g. Operation.walk), which wrap it in a RuntimeError
                 # whose message is the whole traceback: its last line names the exception
                 what = str(exc).strip().splitlines()[-1]
+            from hlokit.passes.plugins import raised_at  # a plugin's pass: where in the plugin it raised
+
+            where = raised_at(exc, instance.argument)
+            what += f" (raised at {where})" if where else ""
             op.location.emit_error(
                 f"internal error in pass '{instance.argument}': {what}" + (f"\n{detail}" if detail else "")
             )
@@ -222,6 +227,7 @@ def build_pass_manager(
     context: ir.Context,
     implicit_nesting: bool = False,
     root: str = "builtin.module",
+    observer=None,
 ) -> passmanager.PassManager:
     """Build one ``PassManager`` (anchored on ``root``) from pipeline elements.
 
@@ -229,8 +235,11 @@ def build_pass_manager(
     at the anchor it appears at. ``implicit_nesting`` (for passes given as command-line flags) nests an
     upstream pass restricted to ``func.func`` under ``func.func(...)`` and leaves module-level ones at
     the top, pass by pass, as mlir-opt does (``--stablehlo-refine-shapes
-    --stablehlo-check-shape-assertions --symbol-dce``). Raises :class:`PipelineError` for an unknown
-    pass or a bad option.
+    --stablehlo-check-shape-assertions --symbol-dce``). ``observer`` (e.g.
+    :class:`hlokit.passes.instrument.PassStatistics`) is told of every Python pass added
+    (``observer.added(instance)``), wraps its runs (``with observer.running(instance, op)``) and sees the
+    upstream pipeline texts added (through ``observer.recording(pm)``, a stand-in for ``pm.add``).
+    Raises :class:`PipelineError` for an unknown pass or a bad option.
     """
     steps: list[tuple[tuple[str, ...], object]] = []
 
@@ -269,8 +278,10 @@ def build_pass_manager(
         while i < len(steps):
             path, step = steps[i]
             if isinstance(step, Pass):
+                if observer is not None:
+                    observer.added(step)
                 pm.add(
-                    _python_pass_callback(step, path),
+                    _python_pass_callback(step, path, observer),
                     name=type(step).__name__,
                     argument=step.argument,
                     description=step.summary,
@@ -282,7 +293,7 @@ def build_pass_manager(
             while j < len(steps) and steps[j][0] == path and isinstance(steps[j][1], str):
                 group.append(steps[j][1])
                 j += 1
-            _add_upstream(pm, path, group, implicit_nesting, root)
+            _add_upstream(pm if observer is None else observer.recording(pm), path, group, implicit_nesting, root)
             i = j
     return pm
 

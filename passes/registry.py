@@ -48,6 +48,7 @@ __all__ = [
     "get_pass",
     "parse_options",
     "load_builtin_passes",
+    "load_pass_plugin",
 ]
 
 
@@ -181,7 +182,8 @@ def register_pass(cls: type[Pass]) -> type[Pass]:
     if not cls.argument:
         raise ValueError(f"{cls.__name__} has no 'argument'")
     if cls.argument in PASSES or cls.argument in PIPELINES:
-        raise ValueError(f"pass '{cls.argument}' registered twice ({PASSES[cls.argument].__name__} and {cls.__name__})")
+        first = PASSES[cls.argument].__name__ if cls.argument in PASSES else "a named pipeline"
+        raise ValueError(f"pass '{cls.argument}' registered twice ({first} and {cls.__name__})")
     PASSES[cls.argument] = cls
     return cls
 
@@ -277,6 +279,25 @@ def load_builtin_passes() -> None:
     for name in PASS_MODULES:
         importlib.import_module(name)
     _LOADED = True
+
+
+#: The plugin loader, :func:`hlokit.passes.plugins.load_pass_plugin`, registered when that module is imported
+#: (the ``hlokit.passes`` package imports it), so that this module imports no module that imports it.
+_PLUGIN_LOADER: Callable[[str], list[str]] | None = None
+
+
+def register_plugin_loader(loader: Callable[[str], list[str]]) -> None:
+    """Make ``loader`` the function :func:`load_pass_plugin` calls (done by :mod:`hlokit.passes.plugins`)."""
+    global _PLUGIN_LOADER
+    _PLUGIN_LOADER = loader
+
+
+def load_pass_plugin(source: str) -> list[str]:
+    """Load a user's pass plugin (a ``.py`` file or a module name) and return the names of the passes it
+    registered; :func:`hlokit.passes.plugins.load_pass_plugin` (rules, and the PluginError it raises)."""
+    if _PLUGIN_LOADER is None:  # pragma: no cover - the package imports hlokit.passes.plugins
+        raise RuntimeError("hlokit.passes.plugins is not imported")
+    return _PLUGIN_LOADER(source)
 
 
 def all_passes() -> dict[str, type[Pass]]:

@@ -5,7 +5,8 @@
 Pass flags run in the order given; ``--pass-pipeline='builtin.module(...)'`` takes MLIR's textual
 pipeline syntax. Both accept hlokit's Python passes and the upstream C++ passes shipped in jaxlib
 (canonicalize, cse, inline, symbol-dce, stablehlo-refine-shapes, ...); where a name belongs to both,
-hlokit's Python pass runs.
+hlokit's Python pass runs. ``--load-pass-plugin=FILE.py|MODULE`` (repeatable) first loads a user's passes
+(:mod:`hlokit.passes.plugins`); they then work as flags and in pipelines, and ``--help`` lists them.
 
 ``--refine-arguments`` gives a program with symbolic argument shapes (``jax.export`` with
 ``jax.export.symbolic_shape``) concrete ones before any pass runs, by the pipeline ``hlokit-run`` uses
@@ -28,9 +29,12 @@ import numpy as np
 
 import hlokit
 from hlokit import dtypes
-from hlokit.passes import all_passes, all_pipelines, build_pass_manager, parse_pipeline, run_pass_manager
+from hlokit.passes import all_passes, all_pipelines, build_pass_manager, get_pass, parse_pipeline, run_pass_manager
+from hlokit.passes import instrument
 from hlokit.passes.pipeline import PipelineElement
+from hlokit.passes.plugins import load_pass_plugin, loaded_plugins, plugin_of
 from hlokit.passes.refine import entry_function, refine_arguments
+from hlokit.passes import reproducer
 from hlokit.tools.common import check_output_path, finish, process_chunks, tool_main
 from hlokit.tools.run_signature import argument_names
 
@@ -103,9 +107,36 @@ class _Parser(argparse.ArgumentParser):
         return super().format_help()
 
 
+def plugin_sources(argv: Sequence[str]) -> list[str]:
+    """The ``--load-pass-plugin=SOURCE`` / ``--load-pass-plugin SOURCE`` values of ``argv``, in order: read
+    before the parser is built, so the plugins' passes are in the registry (and in ``--help``) by then."""
+    out = []
+    for i, arg in enumerate(argv):
+        for flag in ("--load-pass-plugin", "-load-pass-plugin"):
+            if arg.startswith(flag + "="):
+                out.append(arg[len(flag) + 1:])
+            elif arg == flag and i + 1 < len(argv):
+                out.append(argv[i + 1])
+    return out
+
+
+def _plugin_listing() -> str:
+    """The help's section on the loaded plugins' passes (with their options), or ''."""
+    lines = []
+    for plugin in loaded_plugins():
+        lines.append(f"Passes of the pass plugin {plugin.source} (also valid inside --pass-pipeline):")
+        for name in plugin.passes:
+            cls = get_pass(name)
+            lines.append(f"  --{name:<40}{cls.summary}")
+            lines += [f"      {o.name}={o.type.__name__} (default {o.default!r}){': ' + o.help if o.help else ''}"
+                      for o in cls.options]
+        lines += [f"  --{name:<40}{all_pipelines()[name].summary} (pipeline)" for name in plugin.pipelines]
+    return "\n".join(lines) + "\n\n" if lines else ""
+
+
 def _parser() -> argparse.ArgumentParser:
-    passes = all_passes()
-    pipelines = all_pipelines()
+    passes = {a: c for a, c in all_passes().items() if plugin_of(a) is None}
+    pipelines = {a: p for a, p in all_pipelines().items() if plugin_of(a) is None}
     width = max([len(a) for a in [*passes, *pipelines]] + [10]) + 4
     listing = "\n".join(f"  --{a:<{width}}{cls.summary}" for a, cls in passes.items())
     named = "\n".join(f"  --{a:<{width}}{p.summary}" for a, p in pipelines.items())
@@ -119,12 +150,16 @@ def _parser() -> argparse.ArgumentParser:
             f"{listing}\n\n"
             "hlokit's named pipelines (also valid inside --pass-pipeline):\n"
             f"{named}\n\n"
+            f"{_plugin_listing()}"
             "{upstream}"
             "Pass options: --<name>='opt1=v1 opt2=v2' or <name>{opt1=v1} in a pipeline."
         ),
     )
     p.add_argument("input", nargs="?", default="-", help="input file (MLIR text or bytecode; '-' = stdin)")
     p.add_argument("-o", dest="output", default="-", metavar="FILE", help="output file (written only on success)")
+    p.add_argument("--load-pass-plugin", "-load-pass-plugin", action="append", default=[], metavar="FILE.py|MODULE",
+                   help="load a Python pass plugin (a file or module registering passes with @register_pass) "
+                   "before the passes run; repeatable")
     p.add_argument("--pass-pipeline", default=None, metavar="PIPELINE", help="textual pass pipeline, e.g. 'builtin.module(func.func(canonicalize))'")
     p.add_argument("--split-input-file", "-split-input-file", action="store_true", help="split the input on '// -----' lines and process each chunk on its own")
     p.add_argument("--verify-diagnostics", "-verify-diagnostics", action="store_true", help="check emitted diagnostics against '// expected-error {{...}}' annotations")
@@ -134,12 +169,33 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--mlir-pretty-debuginfo", action="store_true", help="print locations inline in pretty form")
     p.add_argument("--mlir-print-ir-after-all", "-mlir-print-ir-after-all", action="store_true", help="print the IR after every pass (to stderr)")
     p.add_argument("--mlir-timing", "-mlir-timing", action="store_true", help="report the time of every pass (to stderr)")
+    instrument.add_arguments(p)  # --mlir-print-ir-before=, --mlir-pass-statistics, ... (hlokit.passes.instrument)
     p.add_argument("--mlir-elide-elementsattrs-if-larger", type=int, default=None, metavar="N", help="elide constants with more than N elements")
     p.add_argument("--emit-bytecode", action="store_true", help="write MLIR bytecode instead of text")
     p.add_argument("--refine-arguments", default=None, metavar="TYPES|NAME=TYPE,...|FILE.npz",
                    help="refine @main's symbolic argument shapes to these (every argument's type, comma-separated; "
                    "NAME=TYPE pairs by arg_<i> or jax's argument names; or an .npz of inputs) before the passes, "
                    "checking jax's shape assertions, as hlokit-run does")
+    r = p.add_argument_group("crash and failure reproducers (hlokit.passes.reproducer)")
+    r.add_argument("--mlir-pass-pipeline-crash-reproducer", "-mlir-pass-pipeline-crash-reproducer", default=None,
+                   metavar="FILE", help="when a pass fails, write the IR before the pipeline and the pipeline to FILE "
+                   "(as mlir-opt: {-# external_resources: { mlir_reproducer: ... } #-})")
+    r.add_argument("--mlir-pass-pipeline-local-reproducer", "-mlir-pass-pipeline-local-reproducer",
+                   action="store_true", help="narrow the reproducer to the failing pass (the IR just before it)")
+    r.add_argument("--run-reproducer", "-run-reproducer", action="store_true",
+                   help="run the pipeline a reproducer file (the input) holds")
+    g = p.add_argument_group("numerical bisection (hlokit.triage.bisect: run the program after every pass, stop "
+                             "at the first pass that changes its results)")
+    g.add_argument("--check-numerics", default=None, metavar="ENGINE", help="--check-numerics[=interpreter|xla]: "
+                   "check the results on this engine (default: interpreter) after every pass")
+    g.add_argument("--max-ulp", type=float, default=None, metavar="N", help="tolerance: at most N ULPs (default: "
+                   "floats 4 ULPs, integers exact)")
+    g.add_argument("--rtol", type=float, default=None, metavar="X", help="tolerance: |diff| <= X * max|reference| + atol")
+    g.add_argument("--atol", type=float, default=None, metavar="Y", help="tolerance: absolute part")
+    g.add_argument("--inputs", default=None, metavar="IN.npz", help="inputs (keys arg_0, arg_1, ...; default: seeded random)")
+    g.add_argument("--seed", type=int, default=None, metavar="N", help="seed of the random inputs (default: 0)")
+    g.add_argument("--check-numerics-dir", default=None, metavar="DIR", help="where the IR before and after the "
+                   "departing pass is written (default: a new temporary directory)")
     return p
 
 
@@ -289,11 +345,26 @@ def _pass_flags(unknown: Sequence[str]) -> list[PipelineElement]:
 
 
 def run(argv: Sequence[str]) -> int:
+    for source in plugin_sources(argv):
+        load_pass_plugin(source)
+    argv = ["--check-numerics=interpreter" if a in ("--check-numerics", "-check-numerics") else a for a in argv]
     args, unknown = _parser().parse_known_args(argv)
     check_output_path(args.output)
+    from hlokit.triage import bisect  # (--check-numerics: hlokit.triage.bisect holds the logic)
+
+    tolerance = bisect.check_options(args.check_numerics, max_ulp=args.max_ulp, rtol=args.rtol, atol=args.atol,
+                                     inputs=args.inputs, seed=args.seed, directory=args.check_numerics_dir)
     flag_elements = _pass_flags(unknown)
     if args.pass_pipeline and flag_elements:
         raise hlokit.HlokitError("--pass-pipeline cannot be combined with pass flags")
+    if args.run_reproducer and (args.pass_pipeline or flag_elements or args.check_numerics is not None):
+        raise hlokit.HlokitError("--run-reproducer runs the reproducer's own pipeline: it cannot be combined with "
+                                 "--pass-pipeline, pass flags or --check-numerics")
+    if args.mlir_pass_pipeline_local_reproducer and not args.mlir_pass_pipeline_crash_reproducer:
+        raise hlokit.HlokitError("--mlir-pass-pipeline-local-reproducer needs --mlir-pass-pipeline-crash-reproducer=FILE")
+    if args.mlir_pass_pipeline_crash_reproducer and args.check_numerics is not None:
+        raise hlokit.HlokitError("--mlir-pass-pipeline-crash-reproducer cannot be combined with --check-numerics "
+                                 "(which runs the passes one by one)")
     ctx = hlokit.make_context(allow_unregistered_dialects=args.allow_unregistered_dialect)
     if args.pass_pipeline:
         elements, implicit = parse_pipeline(args.pass_pipeline), False
@@ -301,20 +372,53 @@ def run(argv: Sequence[str]) -> int:
         elements, implicit = flag_elements, True
     # Build once up front so a bad pipeline is reported before any input is read.
     build_pass_manager(elements, context=ctx, implicit_nesting=implicit)
+    printing = instrument.from_arguments(args, list(all_passes()))
 
     def one_chunk(text, offset, name):
+        chunk_elements, nesting, config = elements, implicit, None
+        if args.run_reproducer:  # (the pipeline and its settings come from the file)
+            chunk_elements, config = reproducer.reproducer_pipeline(text, context=ctx, source_name=name,
+                                                                    line_offset=offset)
+            nesting = False
         module = hlokit.parse(text, context=ctx, source_name=name, line_offset=offset)
         if args.refine_arguments is not None:
             types = refinement_types(args.refine_arguments, module, name)
             with module.context:
                 refine_arguments(module, types, source_name=name)
-        if elements:
-            pm = build_pass_manager(elements, context=ctx, implicit_nesting=implicit)
-            if args.mlir_print_ir_after_all:
-                pm.enable_ir_printing(print_after_all=True, enable_debug_info=args.mlir_print_debuginfo)
+        if args.check_numerics is not None:
+            from hlokit.tools.hlokit_run import load_inputs
+
+            def configure(pm):
+                printing.apply(pm, ctx)
+
+            with instrument.instrumented_run(printing, None):  # (--mlir-print-ir-before=<pass>: dumps filtered)
+                checked = bisect.check_pipeline(
+                    module, elements, engine=args.check_numerics, tolerance=tolerance, seed=args.seed,
+                    inputs=(lambda specs: load_inputs(args.inputs, specs)) if args.inputs else None,
+                    directory=args.check_numerics_dir, implicit_nesting=implicit, source_name=name, configure=configure)
+            print(f"{name}: note: numerics checked after {checked.checked} passes on {checked.engine}, within "
+                  f"{checked.tolerance}", file=sys.stderr)
+        elif chunk_elements or args.dump_pass_pipeline:
+            statistics = instrument.PassStatistics() if args.mlir_pass_statistics else None
+            recorder = statistics or (instrument.PassStatistics(count=False) if args.dump_pass_pipeline else None)
+            pm = build_pass_manager(chunk_elements, context=ctx, implicit_nesting=nesting, observer=recorder)
+            if args.dump_pass_pipeline:
+                sys.stderr.write(instrument.pipeline_dump(recorder, ctx))
+            if config is not None and not config.verify_each:
+                pm.enable_verifier(False)
+            printing.apply(pm, ctx)
+            if statistics is not None:
+                pm.enable_statistics()
             if args.mlir_timing:
                 pm.enable_timing()
-            run_pass_manager(pm, module.operation, source_name=name)
+            with instrument.instrumented_run(printing, statistics):
+                if args.mlir_pass_pipeline_crash_reproducer:
+                    reproducer.run_with_reproducer(
+                        pm, module.operation, chunk_elements, args.mlir_pass_pipeline_crash_reproducer,
+                        local=args.mlir_pass_pipeline_local_reproducer, implicit_nesting=nesting, source_name=name,
+                        debug_info=args.mlir_print_debuginfo, verify_each=config is None or config.verify_each)
+                else:
+                    run_pass_manager(pm, module.operation, source_name=name)
             del pm  # timing is reported when the pass manager goes away
         if args.emit_bytecode:
             import io

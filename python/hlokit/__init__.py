@@ -7,6 +7,8 @@ Public entry points:
 * :mod:`hlokit.passes` — the Python pass registry and the textual pipeline builder
 * :func:`interpret` — the reference interpreter (``hlokit.interpreter``), :class:`InterpreterError`
 * :func:`prepare` — bring a parsed program to what an engine (XLA, the interpreter) runs (``hlokit.passes.prepare``)
+* :func:`reduce` — shrink a program while a test still holds (``hlokit.triage.reduce``, ``hlokit-reduce``)
+* :func:`bisect` — the first pass of a pipeline that changes a program's results (``hlokit.triage.bisect``)
 * :mod:`hlokit.analysis` — HLO indexing maps (XLA indexing analysis, https://openxla.org/xla/indexing)
 """
 
@@ -50,12 +52,16 @@ __all__ = [
     "interpret",
     "InterpreterError",
     "prepare",
+    "reduce",
+    "ReduceResult",
+    "bisect",
+    "BisectResult",
 ]
 
 
 def __getattr__(name):
-    """Lazy access to :func:`hlokit.interpret`, :class:`hlokit.InterpreterError` and :func:`hlokit.prepare`
-    (the interpreter package is imported on first use)."""
+    """Lazy access to :func:`hlokit.interpret`, :class:`hlokit.InterpreterError`, :func:`hlokit.prepare` and
+    :func:`hlokit.reduce` (the interpreter package, the reducer, are imported on first use)."""
     if name in ("interpret", "InterpreterError"):
         from hlokit import interpreter
 
@@ -66,5 +72,15 @@ def __getattr__(name):
         from hlokit.passes.prepare import prepare
 
         value = globals()[name] = prepare
+        return value
+    if name in ("reduce", "ReduceResult"):  # the test-case reducer (hlokit.triage.reduce)
+        from hlokit.triage import reduce as reducer
+
+        value = globals()[name] = getattr(reducer, name)
+        return value
+    if name in ("bisect", "BisectResult"):  # numerical bisection of a pipeline (hlokit.triage.bisect)
+        from hlokit.triage import bisect as bisection
+
+        value = globals()[name] = getattr(bisection, name)
         return value
     raise AttributeError(f"module 'hlokit' has no attribute '{name}'")

@@ -223,6 +223,9 @@ def test_no_private_attribute_of_another_module():
 
 #: The layers between core and tools; each imports core (and dialects) and never another one of them.
 MIDDLE_LAYERS = ("hlokit.passes", "hlokit.interpreter", "hlokit.analysis", "hlokit.backend")
+#: The layer above the middle ones and below the package face and tools (test-case reduction, numerical
+#: bisection): it imports core, dialects, the middle layers and itself; nothing below it imports it.
+TRIAGE_LAYER = "hlokit.triage"
 #: Modules of the ``hlokit`` package folder that are not core: the package façade (its lazy
 #: ``hlokit.interpret`` reaches the interpreter) and program preparation, which drives passes and engines.
 ABOVE_CORE_TOP_LEVEL = frozenset({"hlokit", "hlokit.prepare"})
@@ -241,7 +244,7 @@ def _layer(module: str) -> str:
     """``core``, ``dialects``, one of :data:`MIDDLE_LAYERS`, ``tools``, or ``above-core`` (the façade)."""
     if module in ABOVE_CORE_TOP_LEVEL:
         return "above-core"
-    for top in ("hlokit.tools", "hlokit.dialects", *MIDDLE_LAYERS):
+    for top in ("hlokit.tools", "hlokit.dialects", TRIAGE_LAYER, *MIDDLE_LAYERS):
         if module == top or module.startswith(top + "."):
             return top.split(".")[1]
     assert module.count(".") == 1, module  # a module directly in python/hlokit/
@@ -276,6 +279,9 @@ def _layer_violation(module: str, target: str) -> str | None:
         return None if dst == "dialects" else f"dialects import {dst}"
     if src == "above-core":
         return None if dst != "tools" else "the package imports tools"
+    if src == "triage":
+        return None if dst in ("dialects", "triage", *(m.split(".")[1] for m in MIDDLE_LAYERS)) \
+            else f"triage imports {dst}"
     if dst == "tools":
         return f"{src} imports tools"
     if dst in ("dialects", src):
@@ -307,6 +313,7 @@ def test_the_layer_classifier_knows_every_layer():
     assert _layer("hlokit.analysis.indexing") == "analysis"
     assert _layer("hlokit.backend.layout") == "backend"
     assert _layer("hlokit.tools.hlokit_opt") == "tools"
+    assert _layer("hlokit.triage.reduce") == _layer("hlokit.triage") == "triage"
     assert _layer("hlokit") == "above-core"
     assert OP_FAMILIES <= set(MODULES), sorted(OP_FAMILIES - set(MODULES))  # a renamed family is noticed
     assert INTERPRETER_MAY_IMPORT <= set(MODULES)
@@ -331,6 +338,15 @@ def test_the_layer_classifier_knows_every_layer():
     ("hlokit.passes.builder", "hlokit", True),
     ("hlokit.tools.hlokit_run", "hlokit.interpreter.api", True),
     ("hlokit.passes.registry", "hlokit.tools.common", False),
+    ("hlokit.triage.reduce", "hlokit.passes.pipeline", True),
+    ("hlokit.triage.reduce", "hlokit.interpreter", True),
+    ("hlokit.triage.reduce", "hlokit.backend", True),
+    ("hlokit.triage.reduce", "hlokit.triage.reductions", True),
+    ("hlokit.triage.reduce", "hlokit.tools.common", False),
+    ("hlokit.passes.pipeline", "hlokit.triage.reduce", False),
+    ("hlokit.interpreter.api", "hlokit.triage", False),
+    ("hlokit.core", "hlokit.triage.reduce", False),
+    ("hlokit", "hlokit.triage.reduce", True),
 ])
 def test_the_layer_rule_on_known_edges(module, target, allowed):
     assert (_layer_violation(module, target) is None) == allowed

@@ -7,7 +7,8 @@ Exactly one mode per run; each mode lives in a module of its own and registers i
   (``translate_portable``);
 * ``--stablehlo-to-hlo-text`` / ``--hlo-text-to-stablehlo`` — XLA HLO text, both ways (``translate_hlo_text``);
 * ``--indexing-maps`` — XLA's HLO indexing maps (``translate_indexing``);
-* ``--interpret`` — hlokit's reference interpreter (``translate_interpret``).
+* ``--interpret`` — hlokit's reference interpreter (``translate_interpret``);
+* ``--cost-analysis`` — FLOPs, transcendentals, bytes and a roofline line (``translate_cost``).
 
 The modules are imported by name (:data:`MODE_MODULES`); a new mode is a new ``translate_<mode>.py`` and
 its name in that tuple. The options every mode shares (``-o``, ``--split-input-file``,
@@ -21,14 +22,14 @@ import sys
 from typing import Sequence
 
 from hlokit.diagnostics import HlokitError
-from hlokit.tools import translate_hlo_text, translate_indexing, translate_interpret, translate_portable
+from hlokit.tools import translate_cost, translate_hlo_text, translate_indexing, translate_interpret, translate_portable
 from hlokit.tools.common import tool_main
 from hlokit.tools.translate_registry import TRANSLATE_MODES, TranslateMode, register_translate_mode
 
 __all__ = ["MODE_MODULES", "TRANSLATE_MODES", "register_translate_mode", "modes", "run", "main"]
 
 #: The modules that define hlokit-translate's modes, in the order of ``--help``.
-MODE_MODULES = (translate_portable, translate_hlo_text, translate_indexing, translate_interpret)
+MODE_MODULES = (translate_portable, translate_hlo_text, translate_indexing, translate_interpret, translate_cost)
 
 
 def modes() -> list[TranslateMode]:

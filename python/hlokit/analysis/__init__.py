@@ -8,6 +8,8 @@
   :mod:`hlokit.analysis.indexing_rules` by :mod:`hlokit.analysis.indexing_data_movement` (elementwise and
   data-movement ops) and :mod:`hlokit.analysis.indexing_structured` (reduce, sort, gather, dot, pad,
   reduce_window, convolution).
+* :mod:`hlokit.analysis.cost` — cost analysis (FLOPs, transcendentals, bytes, trip counts, roofline) with
+  XLA's ``HloCostAnalysis`` rules: :func:`cost` (docs/cost_analysis.md; ``hlokit-translate --cost-analysis``).
 
 See docs/indexing.md; the CLI is ``hlokit-translate --indexing-maps``.
 """
@@ -24,6 +26,7 @@ from hlokit.analysis.indexing import (
     dim,
     sym,
 )
+from hlokit.analysis.cost import CostReport, cost
 from hlokit.analysis.indexing_ops import (
     function_input_to_output,
     function_output_to_input,
@@ -33,6 +36,8 @@ from hlokit.analysis.indexing_ops import (
 )
 
 __all__ = [
+    "CostReport",
+    "cost",
     "DimVar",
     "Expr",
     "IndexingError",

@@ -1,11 +1,13 @@
 """hlokit-run: parse and verify a StableHLO program, compile it with XLA, run it, report its outputs.
 
-    hlokit-run PROGRAM.mlir [--inputs in.npz] [--input NAME=FILE.npy ...] [--shape NAME=8x16 ...]
-               [--output out.npz] [--function main]
+    hlokit-run PROGRAM.mlir [--inputs in.npz] [--input NAME=FILE.npy|@FILE.npy|2x2xf32=1,2,3,4 ...]
+               [--shape NAME=8x16 ...] [--output out.npz|DIR/|'out_{}.npy'] [--function main]
+               [--print-outputs[=N]] [--benchmark[=N]]
                [--platform cpu] [--exported-platforms cpu,cuda]
                [--seed 0] [--repeat 1] [--devices N] [--engine xla|interpreter|both] [--expected OUT.npz]
                [--max-ulp N] [--rtol X] [--atol X]
                [--num-processes P --process-id I --coordinator HOST:PORT]
+    hlokit-run --list-devices [--platform cpu] [--devices N]
 
 PROGRAM is MLIR text, MLIR bytecode, a StableHLO portable artifact or the bytes of JAX's serialized ``Exported``
 (``jax.export.Exported.serialize()``, recognised by content: :mod:`hlokit.exported`); from the last, the
@@ -25,6 +27,14 @@ its inputs, or of ``--shape NAME=8x16`` for seeded ones (:func:`refine_from_inpu
 are checked, with jax's message), and the refined signature is printed. Prints, per output, its shape,
 dtype, min/max/mean and NaN count, then the parse / compile / run times (run: median of ``--repeat``;
 per device for multi-device programs).
+
+The conventions of ``iree-run-module`` and XLA's ``run_hlo_module`` (:mod:`hlokit.tools.run_io`): ``--input``
+also takes inline values (``2x2xf32=1,2,3,4``, one value splats) and positional files (``@x.npy``: the argument
+after the previous ``--input``'s), ``NAME=@FILE.npy`` too; ``--print-outputs[=N]`` prints the values, elided past
+N elements (``--output_max_element_count``); ``--output DIR/`` or ``--output 'out_{}.npy'`` writes one ``.npy``
+per output; ``--benchmark[=N]``: one warm-up, then N timed runs per engine (min / median / p90, per device, the
+compile apart, :func:`print_benchmark`); ``--list-devices`` lists the devices of ``--platform`` and exits
+(:func:`list_devices`). Long work shows progress on stderr when it is a terminal (:class:`run_io.Progress`).
 
 ``--engine`` picks what runs the program: ``xla`` (default), ``interpreter`` (hlokit's reference
 interpreter, :func:`hlokit.interpret`) or ``both``: the same inputs go to both, and every output gets the
@@ -61,7 +71,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import io
 import math
 import os
 import re
@@ -86,231 +95,13 @@ from hlokit.tools.run_signature import (PLATFORM_INDEX, ExportedFacts, PlatformC
                                         exported_facts, fill_platform_index, function_op, module_platforms)
 from hlokit.passes.stablehlo_legalize_lapack_custom_calls import (
     EIGENVALUES_UNORDERED, VECTORS_UP_TO_PHASE, lapack_routines)
-from hlokit.tools.common import check_output_path, read_text, source_name, tool_main, write_output
+from hlokit.tools.common import read_text, source_name, tool_main
 from hlokit.tools.translate_interpret import DEFAULT_MAX_STEPS
-
-def random_input(spec: TensorSpec, rng: np.random.Generator) -> np.ndarray:
-    """A seeded random array for ``spec``: normal floats, small ints (|x| <= 10), random bools."""
-    dt = spec.dtype
-    if dt == np.bool_:
-        return rng.integers(0, 2, size=spec.shape).astype(np.bool_)
-    if np.issubdtype(dt, np.complexfloating):
-        return (rng.standard_normal(spec.shape) + 1j * rng.standard_normal(spec.shape)).astype(dt)
-    small = {"int2": (-2, 2), "int4": (-8, 8), "uint2": (0, 4), "uint4": (0, 16)}
-    if dt.name in small:
-        lo, hi = small[dt.name]
-        return rng.integers(lo, hi, size=spec.shape).astype(dt)
-    if dt.kind in "iu":
-        lo = 0 if dt.kind == "u" else -10
-        return rng.integers(lo, 11, size=spec.shape).astype(dt)
-    return rng.standard_normal(spec.shape).astype(dt)
-
-
-def load_inputs(path: str, specs: list[TensorSpec], names: Sequence[str | None] = (),
-                partial: bool = False) -> list[np.ndarray] | dict[int, np.ndarray]:
-    """Read ``arg_0``, ``arg_1``, ... from an ``.npz`` (no pickled objects); ``names``: jax's argument names
-    (:func:`argument_names`), named in the messages. ``partial``: keys may be missing (other arguments come
-    from ``--input``); the result is then a dict argument index -> array.
-
-    Raises HlokitError (``PATH: error: --inputs: ...``) for a file that is missing or not a readable
-    ``.npz`` (truncated, corrupt, empty, a single ``.npy`` array), an object array, or a missing, extra,
-    wrongly shaped or wrongly typed key.
-    """
-
-    def fail(msg: str) -> hlokit.HlokitError:
-        return hlokit.HlokitError(f"--inputs: {msg}", file=path)
-
-    try:
-        npz = np.load(path, allow_pickle=False)
-    except FileNotFoundError:
-        raise fail("no such file") from None
-    except IsADirectoryError:
-        raise fail("is a directory, expected an .npz file") from None
-    except Exception as exc:  # zipfile / numpy raise many kinds for a damaged file
-        raise fail(f"not a readable .npz file (numpy.savez): {type(exc).__name__}: {exc or 'no data'}") from None
-    if not isinstance(npz, np.lib.npyio.NpzFile):
-        raise fail("is a single .npy array; expected an .npz archive with keys arg_0, arg_1, ... (numpy.savez)")
-    with npz:
-        keys = set(npz.files)
-        expected = [f"arg_{i}" for i in range(len(specs))]
-        missing = [k for k in expected if k not in keys]
-        extra = sorted(keys - set(expected))
-        if missing and not partial:
-            want = ", ".join(described_arg(int(k[4:]), names, specs) for k in missing)
-            raise fail(f"missing input(s) {want}; the program takes {len(specs)} argument(s)")
-        if extra:
-            raise fail(
-                f"unexpected input(s) {', '.join(extra)}: the program takes {len(specs)} argument(s): "
-                f"{described_args(names, specs)}" if specs else f"unexpected input(s) {', '.join(extra)}: the program takes no arguments"
-            )
-        out = {}
-        for i, (k, spec) in enumerate(zip(expected, specs)):
-            if k not in keys:
-                continue
-            try:
-                a = npz[k]
-            except ValueError as exc:
-                if "allow_pickle" in str(exc):
-                    raise fail(f"input {k} is an object array (pickled Python objects are not read); expected {spec}") from None
-                raise fail(f"input {k} cannot be read: {exc}") from None
-            except Exception as exc:
-                raise fail(f"input {k} cannot be read: {type(exc).__name__}: {exc or 'no data'}") from None
-            out[i] = _check_array(a, spec, fail, f"input {k}")
-        return out if partial else [out[i] for i in range(len(specs))]
-
-
-def load_expected(path: str, specs: list[TensorSpec]) -> list[np.ndarray]:
-    """Read the recorded outputs ``output_0``, ``output_1``, ... (as ``--output`` writes them) from an ``.npz``.
-
-    Raises HlokitError (``PATH: error: --expected: ...``) for a file that is not a readable ``.npz``, an
-    object array, or a missing, extra, wrongly shaped or wrongly typed output (naming it and the program's
-    result type).
-    """
-
-    def fail(msg: str) -> hlokit.HlokitError:
-        return hlokit.HlokitError(f"--expected: {msg}", file=path)
-
-    try:
-        npz = np.load(path, allow_pickle=False)
-    except Exception as exc:  # zipfile / numpy raise many kinds for a damaged file
-        raise fail(f"not a readable .npz file (numpy.savez): {type(exc).__name__}: {exc or 'no data'}") from None
-    if not isinstance(npz, np.lib.npyio.NpzFile):
-        raise fail("is a single .npy array; expected an .npz archive with keys output_0, output_1, ... (as --output writes)")
-    with npz:
-        names = [f"output_{i}" for i in range(len(specs))]
-        missing = [k for k in names if k not in npz.files]
-        extra = sorted(set(npz.files) - set(names))
-        if missing:
-            want = ", ".join(f"{k} ({specs[int(k[7:])]})" for k in missing)
-            raise fail(f"missing output(s) {want}; the program has {len(specs)} result(s)")
-        if extra:
-            raise fail(f"unexpected output(s) {', '.join(extra)}: the program has {len(specs)} result(s)"
-                       + (f" (output_0..output_{len(specs) - 1})" if specs else ""))
-        out = []
-        for k, spec in zip(names, specs):
-            try:
-                a = npz[k]
-            except Exception as exc:
-                raise fail(f"output {k} cannot be read (pickled objects are not read): {type(exc).__name__}: {exc}") from None
-            out.append(_check_array(a, spec, fail, f"output {k}", ("the program gives", "the file has")))
-        return out
-
-
-def described_arg(i: int, names: Sequence[str | None], specs: Sequence[TensorSpec]) -> str:
-    """``arg_1 (params['w']: tensor<2x3xf32>)`` for an error message: jax's name where the module carries it."""
-    n = names[i] if i < len(names) else None
-    return f"arg_{i} ({n}: {specs[i]})" if n else f"arg_{i} ({specs[i]})"
-
-
-def described_args(names: Sequence[str | None], specs: Sequence[TensorSpec]) -> str:
-    """Every argument as :func:`described_arg` says it, comma-separated."""
-    return ", ".join(described_arg(i, names, specs) for i in range(len(specs)))
-
-
-def _check_array(a: np.ndarray, spec: TensorSpec, fail, what: str,
-                 words: tuple[str, str] = ("expected", "got")) -> np.ndarray:
-    """``a`` (an input or a recorded output read from a file) checked against ``spec``: ml_dtypes arrays that
-    numpy read as raw bytes are viewed as their type; another element type or shape raises ``fail(message)``
-    (a dimension of -1, a dynamic result's, matches any size). ``words``: how the message names the
-    program's side and the file's."""
-    ours, theirs = words
-    if a.dtype.kind == "V" and a.dtype.itemsize == spec.dtype.itemsize:
-        a = a.view(spec.dtype)  # ml_dtypes arrays (bf16, f8, ...) come back from .npy / .npz as raw bytes
-    if a.dtype != spec.dtype:
-        raise fail(f"{what}: {ours} element type {spec.dtype} ({spec}) but {theirs} {a.dtype}")
-    if len(a.shape) != len(spec.shape) or any(s >= 0 and s != d for s, d in zip(spec.shape, a.shape)):
-        raise fail(f"{what}: {ours} shape {spec.shape} ({spec}) but {theirs} {tuple(a.shape)}")
-    return a
-
-
-def parse_input_options(values: Sequence[str]) -> list[tuple[str, str]]:
-    """``--input NAME=FILE.npy`` values as (NAME, FILE) pairs; HlokitError for one without ``=``."""
-    out = []
-    for v in values:
-        name, sep, path = v.partition("=")
-        if not sep or not name or not path:
-            raise hlokit.HlokitError(f"--input: expected NAME=FILE.npy (NAME: arg_0, arg_1, ... or jax's argument "
-                                     f"name), got '{v}'")
-        out.append((name, path))
-    return out
-
-
-def load_single_inputs(pairs: Sequence[tuple[str, str]], specs: list[TensorSpec], names: Sequence[str | None],
-                       given: dict[int, np.ndarray], program: str = "-") -> dict[int, np.ndarray]:
-    """Read each ``--input NAME=FILE.npy`` into ``given`` (argument index -> array; ``given`` holds what
-    ``--inputs`` gave). NAME is ``arg_<i>`` or jax's name of the argument (:func:`argument_names`).
-
-    Raises HlokitError (``FILE: error: --input NAME: ...``) for a missing or unreadable ``.npy`` (an ``.npz``,
-    an object array), a wrong shape or element type; (``PROGRAM: error: --input NAME: ...``) for an unknown
-    name (listing the arguments, with jax's names) or an argument given twice."""
-    by_name = {f"arg_{i}": i for i in range(len(specs))}
-    for i, n in enumerate(names[:len(specs)]):
-        if n and n not in by_name:
-            by_name[n] = i
-    for name, path in pairs:
-        if name not in by_name:
-            raise hlokit.HlokitError(
-                f"--input {name}: no such argument; the program takes {len(specs)} argument(s): "
-                + (described_args(names, specs) or "none"), file=program)
-        i = by_name[name]
-        if i in given:
-            raise hlokit.HlokitError(f"--input {name}: argument arg_{i} is given twice (by --input and --inputs, "
-                                     "or by two --input options)", file=program)
-
-        def fail(msg: str, name=name, path=path) -> hlokit.HlokitError:
-            return hlokit.HlokitError(f"--input {name}: {msg}", file=path)
-
-        try:
-            with open(path, "rb") as fh:
-                magic = fh.read(6)
-            if magic[:4] == b"PK\x03\x04":
-                raise fail("is an .npz archive; --input takes one .npy array (numpy.save), --inputs an .npz")
-            if magic != b"\x93NUMPY":
-                raise fail("not an .npy file (numpy.save): no .npy header")
-            a = np.load(path, allow_pickle=False)
-        except hlokit.HlokitError:
-            raise
-        except FileNotFoundError:
-            raise fail("no such file") from None
-        except IsADirectoryError:
-            raise fail("is a directory, expected an .npy file") from None
-        except ValueError as exc:
-            if "allow_pickle" in str(exc):
-                raise fail("is an object array (pickled Python objects are not read)") from None
-            raise fail(f"not a readable .npy file (numpy.save): {exc}") from None
-        except Exception as exc:
-            raise fail(f"not a readable .npy file (numpy.save): {type(exc).__name__}: {exc or 'no data'}") from None
-        given[i] = _check_array(a, specs[i], fail, "the array")
-    return given
-
-
-def parse_shape_options(values: Sequence[str]) -> list[tuple[str, tuple[int, ...]]]:
-    """``--shape NAME=8x16`` values as (NAME, shape) pairs (``NAME=`` is a scalar); HlokitError for one
-    without ``=`` or with a dimension that is not an integer >= 0."""
-    out = []
-    for v in values:
-        name, sep, dims = v.partition("=")
-        try:
-            shape = tuple(int(d) for d in dims.split("x")) if dims else ()
-            if not sep or not name or any(d < 0 for d in shape):
-                raise ValueError
-        except ValueError:
-            raise hlokit.HlokitError(f"--shape: expected NAME=D0xD1x... (NAME: arg_0, arg_1, ... or jax's argument "
-                                     f"name; dimensions integers >= 0), got '{v}'") from None
-        out.append((name, shape))
-    return out
-
-
-def _peek_shape(path: str, key: str | None) -> tuple[int, ...] | None:
-    """The shape of array ``key`` of the ``.npz`` ``path`` (of the ``.npy`` ``path`` for None); None where it
-    cannot be read (the loaders report why later)."""
-    try:
-        if key is None:
-            return tuple(np.load(path, mmap_mode="r", allow_pickle=False).shape)
-        with np.load(path, allow_pickle=False) as npz:
-            return tuple(npz[key].shape) if key in npz.files else None
-    except Exception:
-        return None
+# (re-exported: tests and benchmarks import these names from here)
+from hlokit.tools.run_io import (Progress, check_memory, check_output_target, described_arg,  # noqa: F401
+                                 format_values, input_shape, load_expected, load_inputs, load_single_inputs,
+                                 parse_input_options, parse_shape_options, physical_memory, random_input,
+                                 resolve_input_indices, summarize, timing_summary, write_outputs, peek_shape)
 
 
 def refine_from_inputs(args: argparse.Namespace, module: ir.Module, name: str,
@@ -347,18 +138,15 @@ def refine_from_inputs(args: argparse.Namespace, module: ir.Module, name: str,
                                  "inputs' shapes (stablehlo-refine-arguments)", file=name)
     if args.inputs:
         for i in dynamic:
-            shape = _peek_shape(args.inputs, f"arg_{i}")
+            shape = peek_shape(args.inputs, f"arg_{i}")
             if shape is not None:
                 shapes[i] = shape
-    for n, path in getattr(args, "input_pairs", None) or []:
-        if n not in by_name:  # (as load_single_inputs says it, before the refinement needs the input)
-            raise hlokit.HlokitError(
-                f"--input {n}: no such argument; the program takes {len(arg_types)} argument(s): "
-                + (", ".join(f"arg_{i}" + (f" ({arg_names[i]})" if i < len(arg_names) and arg_names[i] else "")
-                             + f": {t}" for i, t in enumerate(arg_types)) or "none"), file=name)
-        shape = _peek_shape(path, None)
+    options = getattr(args, "input_pairs", None) or []
+    for opt, i in zip(options, resolve_input_indices(options, len(arg_types), arg_names, name,
+                                                      [str(t) for t in arg_types])):
+        shape = input_shape(opt)
         if shape is not None:
-            shapes[by_name[n]] = shape
+            shapes[i] = shape
     types = []
     for i, t in enumerate(arg_types):
         if i not in dynamic:
@@ -376,69 +164,20 @@ def refine_from_inputs(args: argparse.Namespace, module: ir.Module, name: str,
         return refine_arguments(module, types, source_name=name)
 
 
-def nbytes(spec: TensorSpec) -> int:
-    """Bytes of one array of ``spec`` (Python ints: no overflow for absurd shapes)."""
-    n = spec.dtype.itemsize
-    for d in spec.shape:
-        n *= max(int(d), 1)  # (a dynamic result dimension, -1: counted as 1)
-    return n
-
-
-def physical_memory() -> int | None:
-    """Bytes of physical memory of this machine (None where the OS does not say)."""
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):
-        return None
-
-
-def check_memory(name: str, specs: list[TensorSpec], out_specs: list[TensorSpec], limit: int | None) -> None:
-    """Refuse a program whose arguments plus results need more than ``limit`` bytes, before allocating."""
-    if limit is None:
-        return
-    need = sum(nbytes(s) for s in specs) + sum(nbytes(s) for s in out_specs)
-    if need > limit:
-        big = max(list(specs) + list(out_specs), key=nbytes)
-        raise hlokit.HlokitError(
-            f"the arguments and results of this program need {_size(need)}, more than this machine's "
-            f"memory ({_size(limit)}); the largest is {big} ({_size(nbytes(big))})",
-            file=name,
-        )
-
-
-def _size(n: int) -> str:
-    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"):
-        if n < 1024 or unit == "EiB":
-            return f"{n:.4g} {unit}" if unit != "bytes" else f"{n} bytes"
-        n /= 1024
-    return str(n)
-
-
-def summarize(a: np.ndarray) -> str:
-    """One line: shape, dtype, min / max / mean, NaN count."""
-    shape = "x".join(map(str, a.shape)) or "scalar"
-    if a.size == 0:
-        return f"shape={shape} dtype={a.dtype} (empty)"
-    if np.issubdtype(a.dtype, np.complexfloating):
-        mag = np.abs(a)
-        nans = int(np.isnan(a).sum())
-        return f"shape={shape} dtype={a.dtype} |min|={mag.min():.6g} |max|={mag.max():.6g} mean={a.mean():.6g} nan={nans}"
-    f = a.astype(np.float64)
-    nans = int(np.isnan(f).sum())
-    finite = f[~np.isnan(f)]
-    if finite.size == 0:
-        return f"shape={shape} dtype={a.dtype} all NaN nan={nans}"
-    return (
-        f"shape={shape} dtype={a.dtype} min={finite.min():.6g} max={finite.max():.6g} "
-        f"mean={finite.mean():.6g} nan={nans}"
-    )
+def _values_of(references: Sequence[np.ndarray], vectors: np.ndarray) -> list[np.ndarray]:
+    """The reference outputs that may be the eigen- / singular values of the matrices of ``vectors`` (real,
+    of their batch shape plus their column count): :func:`hlokit.compare.compare` matches the vectors of equal
+    values as a group."""
+    v = np.asarray(vectors)
+    return [r for r in references if v.ndim >= 2 and np.asarray(r).shape == v.shape[:-1]
+            and np.asarray(r).dtype.kind == "f"]
 
 
 def difference(ours: np.ndarray, xla: np.ndarray, tolerance: Tolerance = Tolerance(),
-               up_to_phase: bool = False) -> Comparison:
+               up_to_phase: bool = False, values: Sequence[np.ndarray] = ()) -> Comparison:
     """Compare the interpreter's result ``ours`` with XLA's ``xla`` (:func:`hlokit.compare.compare`: the
     largest ULP, absolute and relative differences, the worst element and what it is)."""
-    return compare(ours, xla, tolerance, up_to_phase=up_to_phase)
+    return compare(ours, xla, tolerance, up_to_phase=up_to_phase, values=values)
 
 
 #: Ops whose f16 / bf16 results XLA CPU may leave unrounded inside a fusion (it computes them in f32 and rounds
@@ -492,21 +231,39 @@ def interpret_global(module, inputs: Sequence[np.ndarray], function: str, max_st
     return out[0]
 
 
+#: ``--benchmark`` alone: this many timed runs; ``--print-outputs`` alone: elide past this many elements.
+BENCHMARK_RUNS = 10
+PRINT_LIMIT = 1000
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="hlokit-run",
         allow_abbrev=False,
         description="Parse, verify, compile with XLA and run a StableHLO program; report its outputs.",
     )
-    p.add_argument("program", help="MLIR file (text, bytecode, portable artifact or jax.export's serialized Exported; '-' = stdin)")
+    p.add_argument("program", nargs="?", help="MLIR file (text, bytecode, portable artifact or jax.export's serialized Exported; '-' = stdin)")
     p.add_argument("--inputs", metavar="IN.npz", help="inputs: .npz with keys arg_0, arg_1, ... (default: seeded random)")
     p.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy",
-                   help="one input from an .npy (repeatable); NAME: arg_0, arg_1, ... or jax's argument name "
-                        "(loc(\"params['w']\") / jax.arg_info); mixes with --inputs (each argument given once)")
+                   help="one input (repeatable): NAME=FILE.npy or NAME=@FILE.npy (NAME: arg_0, arg_1, ... or jax's "
+                        "argument name, loc(\"params['w']\") / jax.arg_info), @FILE.npy (positional: the argument "
+                        "after the previous --input's), TYPE=VALUES inline as iree-run-module takes them "
+                        "(2x2xf32=1,2,3,4; one value splats; NAME=TYPE=VALUES names it); mixes with --inputs")
     p.add_argument("--shape", action="append", default=[], metavar="NAME=8x16",
                    help="a program with symbolic (dynamic) argument shapes, seeded inputs: the concrete shape of "
                         "argument NAME (arg_0, ... or jax's name; repeatable); given inputs give theirs")
-    p.add_argument("--output", metavar="OUT.npz", help="write the outputs to an .npz (keys output_0, ...)")
+    p.add_argument("--output", metavar="OUT.npz|DIR/|PATTERN",
+                   help="write the outputs (only on success): OUT.npz (keys output_0, ...), DIR/ (a trailing "
+                        "slash or an existing directory: DIR/output_0.npy, ...) or a pattern with {} "
+                        "('out_{}.npy': out_0.npy, ...)")
+    p.add_argument("--print-outputs", type=int, metavar="N", default=None,
+                   help="print each output's values, elided past N elements (--print-outputs alone: "
+                        f"{PRINT_LIMIT}), as run_hlo_module's --output_max_element_count")
+    p.add_argument("--benchmark", type=int, metavar="N", default=None,
+                   help=f"one warm-up run, then N timed runs (--benchmark alone: {BENCHMARK_RUNS}) of each engine: "
+                        "min / median / p90, per device for multi-device programs, compile time apart")
+    p.add_argument("--list-devices", action="store_true",
+                   help="list the devices of --platform (kind, count, memory) and exit; no PROGRAM needed")
     p.add_argument("--function", default="main", help="entry function (default: main)")
     p.add_argument("--platform", default="cpu", choices=["cpu", "cuda", "rocm", "tpu"], help="XLA platform (default: cpu)")
     p.add_argument("--exported-platforms", metavar="P1,P2,...",
@@ -568,7 +325,17 @@ def run_job_process(argv: Sequence[str], args: argparse.Namespace) -> int:
 
 
 def parse_arguments(argv: Sequence[str]) -> argparse.Namespace:
-    """The command line (argparse: a malformed one exits 2 with its usage, which :func:`main` makes 1)."""
+    """The command line (argparse: a malformed one exits 2 with its usage, which :func:`main` makes 1).
+    ``--benchmark`` and ``--print-outputs`` take N as ``=N`` or as the next argument when that is a number;
+    else their defaults (the next argument stays PROGRAM or an option)."""
+    bare = {"--benchmark": BENCHMARK_RUNS, "--print-outputs": PRINT_LIMIT}
+    argv, out = list(argv), []
+    while argv:
+        a = argv.pop(0)
+        if a in bare:
+            a = f"{a}={argv.pop(0) if argv and re.fullmatch(r'-?[0-9]+', argv[0]) else bare[a]}"
+        out.append(a)
+    argv = out
     return _parser().parse_args(argv)
 
 
@@ -578,9 +345,18 @@ def check_arguments(args: argparse.Namespace) -> None:
     interpreter in a multi-process job, an unwritable ``--output``, a missing ``--inputs`` file, an ``--input``
     without ``NAME=FILE``, unknown or repeated ``--exported-platforms``; ``--max-ulp``,
     ``--rtol``, ``--atol`` without ``--engine both`` or ``--expected``, negative or NaN; a missing
-    ``--expected`` file."""
+    ``--expected`` file; no PROGRAM without ``--list-devices``; ``--benchmark`` < 1 or with ``--repeat``;
+    ``--print-outputs`` < 0."""
+    if args.program is None and not args.list_devices:
+        raise hlokit.HlokitError("no PROGRAM given (only --list-devices runs without one)")
     if args.repeat < 1:
         raise hlokit.HlokitError(f"--repeat: expected a positive number of runs, got {args.repeat}")
+    if args.benchmark is not None and (args.benchmark < 1 or args.repeat != 1):
+        raise hlokit.HlokitError(f"--benchmark: expected a positive number of timed runs, got {args.benchmark}"
+                                 if args.benchmark < 1 else "--repeat does not apply with --benchmark N (N timed runs "
+                                 "after a warm-up): drop --repeat")
+    if args.print_outputs is not None and args.print_outputs < 0:
+        raise hlokit.HlokitError(f"--print-outputs: expected a number of elements >= 0, got {args.print_outputs}")
     if args.seed < 0 or args.seed >= 2**128:
         raise hlokit.HlokitError(f"--seed: expected an integer in [0, 2**128), got {args.seed}")
     for flag, value in (("--max-ulp", args.max_ulp), ("--rtol", args.rtol), ("--atol", args.atol)):
@@ -596,7 +372,7 @@ def check_arguments(args: argparse.Namespace) -> None:
     if args.engine != "xla" and args.num_processes > 1:
         raise hlokit.HlokitError(f"--engine {args.engine}: the interpreter runs in one process; "
                                  "multi-process jobs run on XLA only (--engine xla)")
-    check_output_path(args.output, "--output")
+    check_output_target(args.output)
     if args.expected and not os.path.isfile(args.expected):
         what = "is a directory" if os.path.isdir(args.expected) else "no such file"
         raise hlokit.HlokitError(f"--expected: {what}", file=args.expected)
@@ -753,6 +529,7 @@ class Results:
     device_times: list[list[float]] = dataclasses.field(default_factory=list)
     t_interp: float = 0.0
     expected: list[np.ndarray] | None = None
+    interp_times: list[float] = dataclasses.field(default_factory=list)
 
 
 def execute(args: argparse.Namespace, programs: Programs) -> Results:
@@ -795,13 +572,15 @@ def execute(args: argparse.Namespace, programs: Programs) -> Results:
     if programs.xla is not None:
         t0 = time.perf_counter()
         try:
-            backend.prepare_devices(module, args.platform, args.devices, args.num_processes, args.process_id,
-                                    args.coordinator, args.timeout)
-            backend.initialize(args.platform)
+            with Progress(f"starting XLA ({args.platform})"):
+                backend.prepare_devices(module, args.platform, args.devices, args.num_processes, args.process_id,
+                                        args.coordinator, args.timeout)
+                backend.initialize(args.platform)
             t_init = time.perf_counter() - t0
             t0 = time.perf_counter()
-            exe = backend.compile(programs.xla.module, args.platform, function=args.function,
-                                  devices=None if args.num_processes > 1 else args.devices)
+            with Progress(f"compiling @{args.function} with XLA ({args.platform})"):
+                exe = backend.compile(programs.xla.module, args.platform, function=args.function,
+                                      devices=None if args.num_processes > 1 else args.devices)
         except BackendError as err:
             raise hlokit.HlokitError(err.diagnostics, file=name) from None
         t_compile = time.perf_counter() - t0
@@ -812,20 +591,33 @@ def execute(args: argparse.Namespace, programs: Programs) -> Results:
         inputs = [random_input(s, rng) for s in in_specs]
 
     results = Results(inputs, in_specs, [], None, exe, t_init, t_compile, expected=expected)
+    warmups = 1 if args.benchmark else 0  # (--benchmark: one warm-up run of each engine, then N timed ones)
     if exe is not None:
         buffers = exe.put(inputs)
-        for _ in range(args.repeat):
-            t0 = time.perf_counter()
-            device_outs = exe.execute(buffers)
-            results.outputs = exe.fetch(device_outs)
-            results.times.append(time.perf_counter() - t0)
-            results.device_times.append(exe.device_times)
+        total = warmups + (args.benchmark or args.repeat)
+        with Progress("running on XLA") as progress:
+            for k in range(total):
+                progress.update("XLA warm-up run" if k < warmups else f"XLA run {k + 1 - warmups}/{total - warmups}")
+                t0 = time.perf_counter()
+                device_outs = exe.execute(buffers)
+                results.outputs = exe.fetch(device_outs)
+                if k >= warmups:
+                    results.times.append(time.perf_counter() - t0)
+                    results.device_times.append(exe.device_times)
 
     if programs.interpreter is not None:
-        t0 = time.perf_counter()
-        results.interpreted = interpret_global(programs.interpreter.module, inputs, args.function,
-                                               args.max_steps or None, num_replicas, num_partitions)
-        results.t_interp = time.perf_counter() - t0
+        total = warmups + (args.benchmark or 1)
+        with Progress(f"interpreting @{args.function}") as progress:
+            for k in range(total):
+                progress.update(f"interpreting @{args.function}" + (", warm-up run" if k < warmups else
+                                                                    f", run {k + 1 - warmups}/{total - warmups}"
+                                                                    if total > 1 else ""))
+                t0 = time.perf_counter()
+                results.interpreted = interpret_global(programs.interpreter.module, inputs, args.function,
+                                                       args.max_steps or None, num_replicas, num_partitions)
+                if k >= warmups:
+                    results.interp_times.append(time.perf_counter() - t0)
+        results.t_interp = statistics.median(results.interp_times)
         if exe is None:
             results.outputs = results.interpreted
     return results
@@ -847,7 +639,7 @@ def report(args: argparse.Namespace, programs: Programs, results: Results) -> in
         return 0  # process 0 reports and writes the outputs
     name, exe, outputs = programs.name, results.exe, results.outputs
     prepared = [p for p in (programs.xla, programs.interpreter) if p is not None]
-    given = ([args.inputs] if args.inputs else []) + [f"{n}={f}" for n, f in getattr(args, "input_pairs", [])]
+    given = ([args.inputs] if args.inputs else []) + [o.text for o in getattr(args, "input_pairs", [])]
     source = "random (seed %d)" % args.seed if not given else " ".join(given)
     engine = "" if args.engine == "xla" else f"  engine: {args.engine}"
     print(f"program: {name}  function: @{args.function}  platform: {args.platform}  inputs: {source}{engine}")
@@ -898,8 +690,11 @@ def report(args: argparse.Namespace, programs: Programs, results: Results) -> in
     engines = [("XLA", outputs if exe is not None else None), ("interpreter", results.interpreted)]
     for i, o in enumerate(outputs):
         print(f"output_{i}: {summarize(o)}")
+        if args.print_outputs is not None:
+            print(format_values(o, args.print_outputs))
         if args.engine == "both":
-            diff = difference(results.interpreted[i], o, tolerance, up_to_phase=bool(phase_routines))
+            diff = difference(results.interpreted[i], o, tolerance, up_to_phase=bool(phase_routines),
+                              values=_values_of(outputs, o) if phase_routines else ())
             print(f"  interpreter vs XLA: {diff.describe()}{phase_note if diff.kind == 'phase' else ''}")
             if tolerance.given and not diff.ok:
                 too_far.append(f"output_{i} ({diff.describe()})")
@@ -907,7 +702,8 @@ def report(args: argparse.Namespace, programs: Programs, results: Results) -> in
             for label, outs in engines:
                 if outs is None:
                     continue
-                c = compare(outs[i], results.expected[i], tolerance, up_to_phase=bool(phase_routines))
+                c = compare(outs[i], results.expected[i], tolerance, up_to_phase=bool(phase_routines),
+                            values=_values_of(results.expected, outs[i]) if phase_routines else ())
                 status = "ok" if c.ok else "MISMATCH"
                 print(f"  {label} vs expected: {status}: {c.describe()}{phase_note if c.kind == 'phase' else ''}")
                 if not c.ok:
@@ -916,7 +712,7 @@ def report(args: argparse.Namespace, programs: Programs, results: Results) -> in
     parts = [f"parse {programs.seconds * 1e3:.2f} ms"]
     if exe is not None:
         parts += [f"XLA start-up {results.t_init * 1e3:.2f} ms", f"compile {results.t_compile * 1e3:.2f} ms",
-                  f"run {statistics.median(results.times) * 1e3:.3f} ms (median of {args.repeat})"]
+                  f"run {statistics.median(results.times) * 1e3:.3f} ms (median of {len(results.times)})"]
     if results.interpreted is not None:
         parts.append(f"interpreter {results.t_interp * 1e3:.2f} ms")
     print("time: " + ", ".join(parts))
@@ -925,6 +721,8 @@ def report(args: argparse.Namespace, programs: Programs, results: Results) -> in
         per = [statistics.median(run[k] for run in runs) for k in range(len(runs[0]))]
         shown = ", ".join(f"{d} {t * 1e3:.3f} ms" for d, t in zip(exe.devices, per))
         print(f"per-device run time (dispatch to results ready, median): {shown}")
+    if args.benchmark:
+        print_benchmark(args.benchmark, results)
     if too_far:
         raise hlokit.HlokitError(
             f"--engine both: the interpreter and XLA differ by more than {tolerance.describe()}: " + "; ".join(too_far),
@@ -935,10 +733,57 @@ def report(args: argparse.Namespace, programs: Programs, results: Results) -> in
             f"--expected {args.expected}: outputs differ from the recorded ones beyond {bound}: " + "; ".join(mismatched),
             file=name)
     if args.output:
-        buf = io.BytesIO()
-        np.savez(buf, **{f"output_{i}": o for i, o in enumerate(outputs)})
-        write_output(args.output, buf.getvalue())
+        write_outputs(args.output, outputs)
     return 0
+
+
+def print_benchmark(runs: int, results: Results) -> None:
+    """``--benchmark N``'s lines: each engine's min / median / p90 over its N timed runs (after one
+    warm-up), XLA's per device on a multi-device program, with the compile time apart."""
+    exe = results.exe
+    compiled = f"; XLA compile {results.t_compile * 1e3:.2f} ms, not counted" if exe is not None else ""
+    print(f"benchmark: 1 warm-up run, then {runs} timed run(s) per engine{compiled}")
+    if exe is not None:
+        print(f"  XLA: {timing_summary(results.times)}")
+        if exe.multi_device and results.device_times and results.device_times[0]:
+            for k, d in enumerate(exe.devices):
+                print(f"  XLA {d} (dispatch to results ready): {timing_summary([r[k] for r in results.device_times])}")
+    if results.interp_times:
+        print(f"  interpreter: {timing_summary(results.interp_times)}")
+
+
+def list_devices(args: argparse.Namespace) -> int:
+    """``--list-devices``: the devices jax gives ``--platform`` (on CPU, ``--devices N`` host devices): a
+    header with the platform, its version where jax says it and the count, then per device its id, kind,
+    process and memory (``memory_stats()['bytes_limit']`` where the plugin reports it; on CPU the host's
+    physical memory, shared by the host devices). Raises HlokitError for a platform jax has no plugin for."""
+    import jax  # (after backend.initialize: hlokit.backend has set jax up)
+
+    try:
+        if args.devices and args.platform == "cpu":
+            backend.set_host_device_count(args.devices)
+        backend.initialize(args.platform)
+    except BackendError as err:
+        raise hlokit.HlokitError(err.diagnostics) from None
+    devices = jax.devices(args.platform)
+    version = (getattr(devices[0].client, "platform_version", "") or "").strip() if devices else ""
+    print(f"platform: {args.platform}  devices: {len(devices)}"
+          + (f"  ({version})" if version and version != args.platform else ""))
+    host = physical_memory()
+    for d in devices:
+        try:
+            stats = d.memory_stats() or {}
+        except Exception:  # (a plugin without memory statistics raises)
+            stats = {}
+        limit = stats.get("bytes_limit")
+        memory = (_gib(limit) if limit else f"{_gib(host)} host memory (shared)" if host and args.platform == "cpu"
+                  else "not reported")
+        print(f"  {d.id}: {d}  kind: {d.device_kind}  process {d.process_index}  memory: {memory}")
+    return 0
+
+
+def _gib(n: int) -> str:
+    return f"{n / 2**30:.1f} GiB"
 
 
 def run(argv: Sequence[str]) -> int:
@@ -947,6 +792,8 @@ def run(argv: Sequence[str]) -> int:
     if args.num_processes > 1 and not os.environ.get(_CHILD):
         return run_job_process(argv, args)
     check_arguments(args)
+    if args.list_devices:
+        return list_devices(args)
     programs = prepare_programs(args)
     results = execute(args, programs)
     return report(args, programs, results)

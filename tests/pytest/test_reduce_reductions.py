@@ -68,7 +68,7 @@ def _main_type(module: ir.Module) -> str:
 
 def test_every_reduction_has_a_flag_like_unique_name():
     names = [r.name for r in REDUCTIONS]
-    assert len(set(names)) == len(names) == 12
+    assert len(set(names)) == len(names) == 14
     assert all(re.fullmatch(r"[a-z]+(-[a-z]+)+", n) for n in names), names
     assert names[:3] == ["drop-results", "erase-unused-functions", "erase-unused-ops"]  # big wins first
     with pytest.raises(KeyError):

@@ -23,6 +23,8 @@ name                        rewrite                                             
 ``inline-calls``            inline a ``func.call`` of a single-block function                    structure
 ``inline-regions``          ``while`` -> its body once, ``case`` / ``if`` -> one branch          structure
 ``replace-with-operand``    replace a result by an operand of the same type                      ops
+``replace-with-earlier``    replace a result by an earlier value of its block of the same type   values
+``fold-broadcast-constant`` a broadcast of a splat constant -> one splat constant                values
 ``replace-with-zero``       replace a result by a splat 0 of its type                            ops
 ``replace-with-one``        replace a result by a splat 1 of its type                            ops
 ``replace-with-argument``   replace a result by a new argument of an uncalled function           ops
@@ -43,6 +45,7 @@ from hlokit.triage.reductions_ops import (
     SimplifyConstants,
 )
 from hlokit.triage.reductions_shapes import ShrinkShapes
+from hlokit.triage.reductions_values import FoldBroadcastConstant, ReplaceWithEarlier
 from hlokit.triage.reductions_structure import (
     DropResults,
     DropUnusedArguments,
@@ -61,6 +64,8 @@ REDUCTIONS: tuple[Reduction, ...] = (
     InlineCalls(),
     InlineRegions(),
     ReplaceWithOperand(),
+    ReplaceWithEarlier(),
+    FoldBroadcastConstant(),
     ReplaceWithConstant(0),
     ReplaceWithConstant(1),
     ReplaceWithArgument(),

@@ -34,14 +34,15 @@ from hlokit.triage.reductions_base import (
 )
 
 __all__ = ["EraseUnusedOps", "ReplaceWithOperand", "ReplaceWithConstant", "ReplaceWithArgument",
-           "SimplifyConstants"]
+           "SimplifyConstants", "REDUCER_OPS", "in_reducer_body", "replaceable", "sorted_sites", "has_uses"]
 
 
-def _used(value: ir.Value) -> bool:
+def has_uses(value: ir.Value) -> bool:
+    """Whether anything uses ``value``."""
     return bool(list(value.uses))
 
 
-def _sorted_sites(sites: Sequence, arity: int, last: type = int) -> list[tuple]:
+def sorted_sites(sites: Sequence, arity: int, last: type = int) -> list[tuple]:
     """``sites`` as tuples of ``arity`` ints (an int alone for arity 1; the last of type ``last``), checked,
     sorted, deduplicated; a malformed site raises :class:`ReductionNotApplicable`."""
     out = set()
@@ -90,7 +91,7 @@ class EraseUnusedOps:
 
     @in_context
     def apply(self, module: ir.Module, sites: Sequence) -> None:
-        chosen = ops_at(module, [s[0] for s in _sorted_sites(sites, 1)])
+        chosen = ops_at(module, [s[0] for s in sorted_sites(sites, 1)])
         if not erase_dead([chosen[i] for i in sorted(chosen)]):
             raise ReductionNotApplicable("no chosen op is unused")
 
@@ -104,10 +105,29 @@ def _inside(op: ir.Operation, ancestor: ir.Operation) -> bool:
     return False
 
 
-def _replaceable(op: ir.Operation) -> bool:
-    """Ops whose results the replace-* reductions may replace (not functions, not module-level ops)."""
+#: Ops whose region is a reducer / comparator (StableHLO spec: reduce, reduce_window, scatter,
+#: select_and_scatter, sort, all_reduce, reduce_scatter): rewriting inside it mostly makes an order-dependent or
+#: meaningless body (a test comparing engines then sees a different problem), so the replace-* reductions leave
+#: those bodies alone and only replace whole ops.
+REDUCER_OPS = frozenset(f"{d}.{n}" for d in ("stablehlo", "mhlo") for n in (
+    "reduce", "reduce_window", "scatter", "select_and_scatter", "sort", "all_reduce", "reduce_scatter"))
+
+
+def in_reducer_body(op: ir.Operation) -> bool:
+    """Whether ``op`` is nested in the body of an op of :data:`REDUCER_OPS` (in its function)."""
+    parent = op.parent
+    while parent is not None and parent.name != "func.func":
+        if parent.name in REDUCER_OPS:
+            return True
+        parent = parent.parent
+    return False
+
+
+def replaceable(op: ir.Operation) -> bool:
+    """Ops whose results the replace-* reductions may replace (not functions, not module-level ops, not ops
+    in the body of a reducer or comparator)."""
     return op.name not in ("func.func", "stablehlo.constant") and op.parent is not None \
-        and op.parent.name != "builtin.module"
+        and op.parent.name != "builtin.module" and not in_reducer_body(op)
 
 
 class ReplaceWithOperand:
@@ -122,11 +142,11 @@ class ReplaceWithOperand:
     def sites(self, module: ir.Module) -> list:
         out = []
         for i, op in enumerate(all_ops(module)):
-            if not _replaceable(op):
+            if not replaceable(op):
                 continue
             operands = list(op.operands)
             for r, res in enumerate(op.results):
-                if not _used(res):
+                if not has_uses(res):
                     continue
                 for k, v in enumerate(operands):
                     if v.type == res.type and v != res:
@@ -135,7 +155,7 @@ class ReplaceWithOperand:
 
     @in_context
     def apply(self, module: ir.Module, sites: Sequence) -> None:
-        sites = _sorted_sites(sites, 3)
+        sites = sorted_sites(sites, 3)
         ops = ops_at(module, {s[0] for s in sites})
         done = set()
         changed = False
@@ -149,7 +169,7 @@ class ReplaceWithOperand:
             if v.type != res.type:
                 raise ReductionNotApplicable(f"operand {k} of op #{i} is not of its result's type")
             done.add((i, r))
-            if _used(res):
+            if has_uses(res):
                 res.replace_all_uses_with(v)
                 mark(op)
                 changed = True
@@ -196,17 +216,17 @@ class ReplaceWithConstant:
     def sites(self, module: ir.Module) -> list:
         out = []
         for i, op in enumerate(all_ops(module)):
-            if not _replaceable(op):
+            if not replaceable(op):
                 continue
             for r, res in enumerate(op.results):
                 t = static_tensor(res.type)
-                if t is not None and _used(res) and element_dtype(t) is not None:
+                if t is not None and has_uses(res) and element_dtype(t) is not None:
                     out.append((i, r))
         return out
 
     @in_context
     def apply(self, module: ir.Module, sites: Sequence) -> None:
-        sites = _sorted_sites(sites, 2)
+        sites = sorted_sites(sites, 2)
         ops = ops_at(module, {s[0] for s in sites})
         changed = False
         for i, r in reversed(sites):
@@ -218,7 +238,7 @@ class ReplaceWithConstant:
             attr = splat_attr(t, self.value) if t is not None else None
             if attr is None:
                 raise ReductionNotApplicable(f"result {r} of op #{i} cannot be a constant")
-            if _used(res):
+            if has_uses(res):
                 res.replace_all_uses_with(_constant_before(op, attr, res.type))
                 mark(op)
                 changed = True
@@ -264,7 +284,7 @@ class ReplaceWithArgument:
         free = _uncalled(module)
         out = []
         for i, op in enumerate(all_ops(module)):
-            if not _replaceable(op):
+            if not replaceable(op):
                 continue
             func = enclosing_function(op)
             if func is None or ir.StringAttr(func.attributes["sym_name"]).value not in free:
@@ -272,13 +292,13 @@ class ReplaceWithArgument:
             if len(func.regions[0].blocks) != 1 or not _captures_reach(op, func):
                 continue
             for r, res in enumerate(op.results):
-                if _used(res) and not str(res.type).startswith("!stablehlo.token"):
+                if has_uses(res) and not str(res.type).startswith("!stablehlo.token"):
                     out.append((i, r))
         return out
 
     @in_context
     def apply(self, module: ir.Module, sites: Sequence) -> None:
-        sites = _sorted_sites(sites, 2)
+        sites = sorted_sites(sites, 2)
         ops = ops_at(module, {s[0] for s in sites})
         free = _uncalled(module)
         changed = False
@@ -289,7 +309,7 @@ class ReplaceWithArgument:
                     or r >= len(op.results):
                 raise ReductionNotApplicable(f"result {r} of op #{i} is not in an uncalled function")
             res = op.results[r]
-            if not _used(res):
+            if not has_uses(res):
                 continue
             block = func.regions[0].blocks[0]
             ft = function_type(func)
@@ -329,7 +349,7 @@ class SimplifyConstants:
 
     @in_context
     def apply(self, module: ir.Module, sites: Sequence) -> None:
-        sites = _sorted_sites(sites, 2, last=str)
+        sites = sorted_sites(sites, 2, last=str)
         ops = ops_at(module, {s[0] for s in sites})
         done = set()
         for i, mode in sorted(sites, key=lambda s: (s[0], s[1] != "splat")):

@@ -5,6 +5,11 @@ For each program (same text, same inputs) it times:
 * ``single`` — ``hlokit.interpret(text, args)``: parse + plan + run, what one ``hlokit-run`` pays
   (median of ``--repeat`` runs, after one run that pays the imports);
 * ``warm``   — ``hlokit.interpret(module, args)`` on a module parsed once (plan + run);
+* ``first``  — the first ``hlokit.interpret(text, args)`` of a fresh process, after ``import hlokit.interpreter``
+  (what the first call pays for lazy work: the shared context, first-use tables): the median of
+  ``--first-runs`` fresh processes, each given the program's text and inputs in files (no jax imported there);
+  ``first/warm`` is its ratio to ``warm`` (target: at most 2x). Each process also times ``import
+  hlokit.interpreter`` on top of ``import hlokit`` (printed under the row, ``import``);
 * ``eval``   — jaxlib's C++ ``stablehlo.eval_module`` (upstream's element-by-element reference
   interpreter, the anchor), in a subprocess that stays up for the program's rounds (it can abort the
   process; :class:`EvalModule`), timed around the call only (the module is parsed before), with a time
@@ -38,7 +43,7 @@ those shares of ``single``): ``load`` (MLIR parse and verify in C++, the survey 
 blocks, kernels included), next to ``eval / 10`` (what a 10x target allows in all).
 
 Run:  python benchmarks/interpreter.py [--only while_20] [--repeat 5] [--rounds 3] [--eval-timeout 120]
-      [--memory] [--phases]
+      [--first-runs 3] [--memory] [--phases]
 """
 
 from __future__ import annotations
@@ -264,8 +269,9 @@ def _max_abs(a, b) -> float:
     return max(float(np.max(np.abs(np.asarray(x, np.float64) - np.asarray(y, np.float64)), initial=0.0)) for x, y in zip(a, b))
 
 
-def bench(name: str, repeat: int, eval_timeout: float, rounds: int = 3) -> dict:
+def bench(name: str, repeat: int, eval_timeout: float, rounds: int = 3, first_runs: int = 3) -> dict:
     text, args = PROGRAMS[name]()
+    first = measure_first_call(text, args, first_runs)  # (fresh processes: before this one runs anything)
     ours = hlokit.interpret(text, args)  # also pays the imports and first-use costs
     module = hlokit.parse(text, context=hlokit.make_context())
     singles, warms, evals = [], [], []
@@ -295,7 +301,7 @@ def bench(name: str, repeat: int, eval_timeout: float, rounds: int = 3) -> dict:
     t_xla = _median_time(lambda: exe(*args), max(repeat, 5))
 
     row = {
-        "program": name, "single_s": statistics.median(singles), "warm_s": statistics.median(warms),
+        "program": name, "single_s": statistics.median(singles), "warm_s": statistics.median(warms), **first,
         "eval_module_s": statistics.median(evals) if evals else None, "rounds": len(singles),
         "eval_over_single": statistics.median([e / t for e, t in zip(evals, singles)]) if evals else None,
         "eval_over_warm": statistics.median([e / t for e, t in zip(evals, warms)]) if evals else None,
@@ -305,6 +311,47 @@ def bench(name: str, repeat: int, eval_timeout: float, rounds: int = 3) -> dict:
     if eval_out is not None:
         row["max_abs_diff_vs_eval"] = _max_abs(ours, eval_out)
     return row
+
+
+_FIRST_CALL_SCRIPT = textwrap.dedent(
+    """
+    import json, os, sys, time
+    os.environ.setdefault("JAX_PLATFORMS", "cpu")
+    import numpy as np
+    import hlokit
+    t0 = time.perf_counter()
+    import hlokit.interpreter
+    t1 = time.perf_counter()
+    d = sys.argv[1]
+    text = open(d + "/prog.mlir").read()
+    data = np.load(d + "/args.npz")
+    args = [data[f"a{i}"] for i in range(len(data.files))]
+    t2 = time.perf_counter()
+    hlokit.interpret(text, args)
+    t3 = time.perf_counter()
+    print(json.dumps({"import_s": t1 - t0, "first_s": t3 - t2}))
+    """
+)
+
+
+def measure_first_call(text: str, args, runs: int = 3) -> dict:
+    """The first ``hlokit.interpret(text, args)`` of a fresh process (after ``import hlokit.interpreter``,
+    untimed) and that import on top of ``import hlokit``: medians and all values over ``runs`` processes, in
+    seconds. Raises ``RuntimeError`` with the last line of stderr when a process fails."""
+    firsts, imports = [], []
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(d, "prog.mlir"), "w") as f:
+            f.write(text)
+        np.savez(os.path.join(d, "args.npz"), **{f"a{i}": a for i, a in enumerate(args)})
+        for _ in range(max(runs, 1)):
+            p = subprocess.run([sys.executable, "-c", _FIRST_CALL_SCRIPT, d], capture_output=True, text=True)
+            if p.returncode != 0:
+                raise RuntimeError(p.stderr.strip().splitlines()[-1] if p.stderr.strip() else "failed")
+            r = json.loads(p.stdout.strip().splitlines()[-1])
+            firsts.append(r["first_s"])
+            imports.append(r["import_s"])
+    return {"first_s": statistics.median(firsts), "first_all_s": firsts,
+            "import_s": statistics.median(imports), "import_all_s": imports}
 
 
 _MEMORY_SCRIPT = textwrap.dedent(
@@ -428,15 +475,16 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--eval-timeout", type=float, default=120.0)
     ap.add_argument("--rounds", type=int, default=3, help="alternating rounds of hlokit and eval_module timings")
+    ap.add_argument("--first-runs", type=int, default=3, help="fresh processes timing the first call (median)")
     ap.add_argument("--memory", action="store_true", help="also time and measure peak RSS in fresh subprocesses")
     ap.add_argument("--phases", action="store_true", help="also split the single-shot time into load / plan / run")
     ap.add_argument("--json", action="store_true", help="print one JSON object per program")
     a = ap.parse_args(argv)
     names = a.only or list(PROGRAMS)
-    print(f"{'program':12s} {'single':>9s} {'warm':>9s} {'eval_module':>11s} {'xla c+r':>9s} {'xla run':>9s} "
+    print(f"{'program':12s} {'first':>9s} {'single':>9s} {'warm':>9s} {'first/warm':>10s} {'eval_module':>11s} {'xla c+r':>9s} {'xla run':>9s} "
           f"{'eval/single':>11s} {'eval/warm':>10s} {'single/xla c+r':>15s}")
     for name in names:
-        r = bench(name, a.repeat, a.eval_timeout, a.rounds)
+        r = bench(name, a.repeat, a.eval_timeout, a.rounds, a.first_runs)
         if a.phases:
             r["phases"] = phases(name, max(a.repeat, 5))
         if a.memory:
@@ -452,10 +500,13 @@ def main(argv=None) -> int:
                 return f"> {a.eval_timeout / t:.0f}x"
             return f"{r['eval_over_' + which]:.1f}x"
 
-        print(f"{name:12s} {r['single_s']:8.4f}s {r['warm_s']:8.4f}s {ev:>11s} {r['xla_compile_run_s']:8.4f}s "
+        print(f"{name:12s} {r['first_s']:8.4f}s {r['single_s']:8.4f}s {r['warm_s']:8.4f}s "
+              f"{r['first_s'] / r['warm_s']:9.1f}x {ev:>11s} {r['xla_compile_run_s']:8.4f}s "
               f"{r['xla_run_s']:8.5f}s {speedup('single', r['single_s']):>11s} {speedup('warm', r['warm_s']):>10s} "
               f"{r['single_s'] / r['xla_compile_run_s']:14.2f}x")
-        notes = [f"max|hlokit-xla|={r['max_abs_diff_vs_xla']:.3g}"]
+        notes = [f"max|hlokit-xla|={r['max_abs_diff_vs_xla']:.3g}",
+                 "first " + "/".join(f"{t * 1e3:.1f}" for t in r["first_all_s"]) + " ms; import hlokit.interpreter "
+                 + "/".join(f"{t * 1e3:.1f}" for t in r["import_all_s"]) + " ms"]
         if "max_abs_diff_vs_eval" in r:
             notes.append(f"max|hlokit-eval|={r['max_abs_diff_vs_eval']:.3g}")
         if r["eval_note"]:

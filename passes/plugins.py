@@ -31,7 +31,6 @@ counterpart is MLIR's ``PassPlugin::Load`` (``mlir/lib/Tools/Plugins/PassPlugin.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import importlib
 import importlib.util
 import os
@@ -205,6 +204,8 @@ def load_pass_plugin(source: str) -> list[str]:
             why = "it is a directory" if os.path.isdir(file) else "no such file"
             raise _error(f"cannot load pass plugin: {why}", source)
         stem = re.sub(r"\W", "_", os.path.splitext(os.path.basename(file))[0])
+        import hashlib  # (lazy: hashlib loads OpenSSL, and only a plugin file needs it)
+
         module_name = f"hlokit_pass_plugin_{stem}_{hashlib.sha1(key.encode()).hexdigest()[:10]}"
     else:
         module_name = source

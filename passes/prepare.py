@@ -28,7 +28,6 @@ from hlokit.diagnostics import location_position
 from hlokit.passes.pipeline import parse_pipeline, run_pipeline
 from hlokit.passes import registry
 from hlokit.passes.registry import Pass, get_pass, get_pipeline
-from hlokit.passes.stablehlo_legalize_quant_to_math import has_quantized_types
 from hlokit.passes.refine import dynamic_arguments, refine_arguments  # (re-exported: the interpreter's way in)
 
 __all__ = [
@@ -291,6 +290,9 @@ def survey(
     actions = []
     for leg in legs:
         if leg.quantized:
+            # (imported here: the pass module, and its builder, load only for an engine with a quantized rule)
+            from hlokit.passes.stablehlo_legalize_quant_to_math import has_quantized_types
+
             if has_quantized_types(root):
                 actions.append(Action(leg.flag, leg.reason))
         elif leg.flag in found:

@@ -106,7 +106,7 @@ def make_context(*, allow_unregistered_dialects: bool = False, threading: bool =
     # attribute classes its lowerings need (sdy.DimMappingAttr, used by every LAPACK custom call).
     sdy.register_dialect(ctx)
     for name in DIALECTS:
-        ctx.dialects[name]  # loads it
+        ctx.get_dialect_descriptor(name)  # loads it (ctx.dialects[name] also imports the dialect's Python module)
     ctx.allow_unregistered_dialects = allow_unregistered_dialects
     ctx.enable_multithreading(threading)
     _load_quant_dialect(ctx)

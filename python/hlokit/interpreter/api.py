@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import threading
 from typing import Callable, Sequence, TextIO
 
@@ -22,6 +23,7 @@ import hlokit
 from hlokit import attributes
 from hlokit.core import only_comments, parse_module_op, read_program
 from hlokit.diagnostics import Diagnostic, HlokitError, location_position
+from hlokit.passes.registry import PASS_MODULES
 from hlokit.passes.prepare import (Action, Legalization, dynamic_arguments, index, legalizations, prepare,
                                    refine_arguments, register_engine, survey)
 from hlokit.dialects.check_syntax import OPS as CHECK_OPS
@@ -131,10 +133,14 @@ def _markers(legs: tuple[Legalization, ...]) -> tuple[re.Pattern | None, tuple[s
         if leg.custom_calls:
             prefix = os.path.commonprefix(sorted(leg.custom_calls))
             others.update([prefix] if prefix else leg.custom_calls)
-    pattern = None
-    if stablehlo_names:
-        pattern = re.compile(r"stablehlo\.(?:" + "|".join(re.escape(n) for n in sorted(stablehlo_names)) + r")(?![\w-])")
-    return pattern, tuple(sorted(others))
+    return _marker_pattern(stablehlo_names), tuple(sorted(others))
+
+
+def _marker_pattern(stablehlo_names) -> re.Pattern | None:
+    """The regular expression of :func:`_markers` for the ``stablehlo.`` op names ``stablehlo_names``."""
+    if not stablehlo_names:
+        return None
+    return re.compile(r"stablehlo\.(?:" + "|".join(re.escape(n) for n in sorted(stablehlo_names)) + r")(?![\w-])")
 
 
 #: What :func:`_tables` derived, with the legalizations it derived them from (the per-call cost of interpret
@@ -151,6 +157,38 @@ def _tables() -> tuple:
     if tables[0] is not legs:
         tables = _TABLES = (legs, index(legs), _markers(legs))
     return tables
+
+
+#: :func:`_markers` of :func:`interpreter_legalizations` for the passes of this source tree: the ``stablehlo.``
+#: op names, and the other markers. While the pass registry is not loaded (:func:`_cold`: nothing can have changed
+#: the passes' declarations yet), :func:`_survey_from_text` and :func:`_legalization_check` read these, so that
+#: the first ``interpret`` of a program that needs no legalization imports no pass (learning the declarations
+#: imports every pass module: most of a first call's time); later calls read the live tables.
+#: ``tests/pytest/test_interpreter_cold_start.py`` checks that they equal the live ones.
+COLD_MARKERS: tuple[tuple[str, ...], tuple[str, ...]] = (
+    ("batch_norm_grad", "batch_norm_inference", "batch_norm_training", "broadcast", "cross-replica-sum", "einsum",
+     "torch_index_select", "unary_einsum"),
+    ("Eigh", "LuDecomposition", "ProductOfElementaryHouseholderReflectors", "Qr", "SPMDFullToShardShape",
+     "SPMDShardToFullShape", "Sharding", "arith.", "chlo.", "cu", "hip", "lapack_", "shape.", "tensor."),
+)
+_COLD: list = []  # [(pattern, others)] of COLD_MARKERS, compiled on first use
+
+
+def _cold() -> bool:
+    """Whether :data:`COLD_MARKERS` stand for the live tables: they were never derived (:func:`_tables`) and some
+    module of :data:`hlokit.passes.registry.PASS_MODULES` is not imported (the registry is not loaded)."""
+    return _TABLES[0] is None and not all(name in sys.modules for name in PASS_MODULES)
+
+
+def _text_markers() -> tuple[re.Pattern | None, tuple[str, ...]]:
+    """The markers :func:`_survey_from_text` looks for: :data:`COLD_MARKERS` while :func:`_cold`, else those of
+    :func:`_tables`."""
+    if _cold():
+        if not _COLD:
+            names, others = COLD_MARKERS
+            _COLD.append((_marker_pattern(names), others))
+        return _COLD[0]
+    return _tables()[2]
 
 
 def _generic_op_names(text: str) -> set[str] | None:
@@ -180,7 +218,7 @@ def _survey_from_text(text: str, context: ir.Context) -> list[Action] | None:
     registered (so the registration check cannot fail); None when the module must be walked."""
     if "check." in text:
         return None
-    pattern, others = _tables()[2]
+    pattern, others = _text_markers()
     for marker in others:
         if marker in text:
             return None
@@ -238,7 +276,22 @@ def _shared_context(nbytes: int) -> ir.Context:
 
 def _legalization_check() -> Callable[[str, ir.Operation], bool]:
     """The test the planner of an un-walked module applies to each op (``Interpreter(legalization_check=)``):
-    whether one of :func:`interpreter_legalizations` must rewrite ``op`` (named ``name``) first."""
+    whether one of :func:`interpreter_legalizations` must rewrite ``op`` (named ``name``) first. While
+    :func:`_cold`, a test from :data:`COLD_MARKERS` that may say yes where no legalization applies (the caller then
+    walks the module with the live tables: :func:`interpret`), never no where one does."""
+    if _cold():
+        names = frozenset("stablehlo." + n for n in COLD_MARKERS[0])
+        others = COLD_MARKERS[1]
+
+        def may_need(name: str, op: ir.Operation) -> bool:
+            if name in names:
+                return True
+            if name == "stablehlo.custom_call":
+                target = attributes.str_value(op, "call_target_name", "")
+                return any(m in target for m in others)
+            return not name.startswith("stablehlo.") and any(m in name for m in others)
+
+        return may_need
     by_name, by_target = _tables()[1]
     if not by_target:
         return lambda name, op: name in by_name

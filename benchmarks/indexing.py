@@ -5,8 +5,9 @@ exponential, multiply, add, reshape and transpose chains that cancel, a row redu
 slice and pad), then times :func:`hlokit.analysis.indexing_ops.function_output_to_input` (compose and
 simplify the maps of every op from the result back to the argument) and the input-to-output direction.
 
-Prints op counts, seconds, microseconds per op and the 10k/1k time ratio against the 10x op ratio:
-a ratio near 10 means linear growth.
+Prints op counts, seconds (best of ``--repeat`` runs, each cold: the simplifier's memo is emptied
+first; the spread is the worst run over the best), microseconds per op and the growth of the time
+against the growth of the op count: the same factor means linear growth.
 
     python benchmarks/indexing.py [--sizes 1000 10000] [--repeat 3]
 """
@@ -54,21 +55,30 @@ def make_module(target_ops: int):
 
 
 def run_one(target_ops: int, repeat: int):
+    from hlokit.analysis import indexing_memo
     from hlokit.analysis.indexing_ops import function_input_to_output, function_output_to_input
 
     ctx, module, func, n_ops = make_module(target_ops)
-    best_oi = best_io = float("inf")
+    t_oi, t_io = [], []
     with ctx:
         for _ in range(repeat):
+            # every run starts cold: the simplifier's process-wide memo is emptied first
+            indexing_memo.SIMPLIFY_MEMO.clear()
             t = time.perf_counter()
             maps = function_output_to_input(func, 0)
-            best_oi = min(best_oi, time.perf_counter() - t)
+            t_oi.append(time.perf_counter() - t)
+            indexing_memo.SIMPLIFY_MEMO.clear()
             t = time.perf_counter()
             io = function_input_to_output(func, 0)
-            best_io = min(best_io, time.perf_counter() - t)
+            t_io.append(time.perf_counter() - t)
     n_maps = sum(len(v) for v in maps.values())
     shown = [str(m.affine_map) for v in maps.values() for m in v][:3]
-    return n_ops, best_oi, best_io, n_maps, shown, sum(len(v) for v in io.values())
+    return n_ops, t_oi, t_io, n_maps, shown, sum(len(v) for v in io.values())
+
+
+def _spread(ts: list[float]) -> str:
+    """Best and worst run as a spread over the best, in percent."""
+    return f"+{100 * (max(ts) - min(ts)) / min(ts):.0f}%"
 
 
 def main() -> int:
@@ -78,11 +88,13 @@ def main() -> int:
     args = p.parse_args()
     rows = []
     for size in args.sizes:
-        n_ops, oi, io, n_maps, shown, n_io = run_one(size, args.repeat)
+        n_ops, t_oi, t_io, n_maps, shown, n_io = run_one(size, args.repeat)
+        oi, io = min(t_oi), min(t_io)
         rows.append((n_ops, oi, io))
         print(
-            f"{n_ops:6d} ops: output->input {oi:8.3f} s ({1e6 * oi / n_ops:7.1f} us/op, {n_maps} maps: {', '.join(shown)}); "
-            f"input->output {io:8.3f} s ({1e6 * io / n_ops:7.1f} us/op, {n_io} maps)"
+            f"{n_ops:6d} ops: output->input {oi:8.3f} s ({1e6 * oi / n_ops:7.1f} us/op, spread {_spread(t_oi)}, "
+            f"{n_maps} maps: {', '.join(shown)}); "
+            f"input->output {io:8.3f} s ({1e6 * io / n_ops:7.1f} us/op, spread {_spread(t_io)}, {n_io} maps)"
         )
     for (n0, a0, b0), (n1, a1, b1) in zip(rows, rows[1:]):
         print(

@@ -40,6 +40,9 @@ from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 from jaxlib.mlir import ir
 
+from hlokit.analysis import indexing_memo as _memo
+from hlokit.analysis.indexing_memo import MemoKey
+
 __all__ = [
     "Interval",
     "Expr",
@@ -679,19 +682,49 @@ class IndexingMap:
         return False
 
     def key(self):
-        return (
-            tuple(r.key for r in self.results),
-            tuple(v.bounds for v in self.dim_vars),
-            tuple(v.range for v in self.range_vars),
-            tuple(v.key() for v in self.rt_vars),
-            tuple(sorted(((e.key, iv.lower, iv.upper) for e, iv in self.constraints.items()))),
-        )
+        """The canonical form compared by ``==`` (constraints in sorted order); computed once per map."""
+        k = self.__dict__.get("_key")
+        if k is None:
+            k = (
+                tuple(r.key for r in self.results),
+                tuple([(v.bounds.lower, v.bounds.upper) for v in self.dim_vars]),
+                tuple([(v.range.lower, v.range.upper) for v in self.range_vars]),
+                tuple(v.key() for v in self.rt_vars),
+                tuple(sorted(((e.key, iv.lower, iv.upper) for e, iv in self.constraints.items()))),
+            )
+            object.__setattr__(self, "_key", k)
+        return k
+
+    def canonical_key(self) -> MemoKey:
+        """:meth:`key` with its hash computed once (the fusion's map sets are keyed by it)."""
+        k = self.__dict__.get("_ckey")
+        if k is None:
+            k = MemoKey(self.key())
+            object.__setattr__(self, "_ckey", k)
+        return k
+
+    def exact_key(self) -> MemoKey:
+        """The map's whole content, constraints in insertion order (what :meth:`simplify` depends on),
+        hashed once: the key of the memos of :mod:`hlokit.analysis.indexing_memo`."""
+        k = self.__dict__.get("_exact")
+        if k is None:
+            k = MemoKey(
+                (
+                    tuple(r.key for r in self.results),
+                    tuple([(v.bounds.lower, v.bounds.upper) for v in self.dim_vars]),
+                    tuple([(v.range.lower, v.range.upper) for v in self.range_vars]),
+                    tuple(v.key() + (v.name,) for v in self.rt_vars),
+                    tuple((e.key, iv.lower, iv.upper) for e, iv in self.constraints.items()),
+                )
+            )
+            object.__setattr__(self, "_exact", k)
+        return k
 
     def __eq__(self, other):
         return isinstance(other, IndexingMap) and self.key() == other.key()
 
     def __hash__(self):
-        return hash(self.key())
+        return hash(self.canonical_key())
 
     # -- composition
     def compose(self, producer: "IndexingMap") -> "IndexingMap":
@@ -751,6 +784,20 @@ class IndexingMap:
         on a single variable into its interval; removes constraints that always hold; drops range and
         rt variables nothing uses. A known-empty map is returned with its constraints kept.
         """
+        k = None
+        if not self.rt_vars:  # rt vars hold ir.Values: memoise only maps of plain integers
+            k = self.exact_key()
+            hit = _memo.SIMPLIFY_MEMO.get(k)
+            if hit is not None:
+                return hit
+        m = self._simplify_uncached()
+        if k is not None:
+            if len(_memo.SIMPLIFY_MEMO) >= _memo.MEMO_LIMIT:
+                _memo.SIMPLIFY_MEMO.clear()
+            _memo.SIMPLIFY_MEMO[k] = m
+        return m
+
+    def _simplify_uncached(self) -> "IndexingMap":
         m = self
         for _ in range(4):
             nm = m._simplify_once()

@@ -36,6 +36,7 @@ from hlokit.analysis.indexing import (
     const,
     sym,
 )
+from hlokit.analysis.indexing_memo import Walk, current_walk, walk_scope
 from hlokit.attributes import AttributeReadError
 
 # The rule modules register their rules on import; the list is explicit (a renamed module fails here).
@@ -89,7 +90,41 @@ def output_to_input(op: ir.Operation | ir.OpView, result_index: int = 0) -> OpMa
 
 
 def _simplified_maps(op: ir.Operation, fn, index: int) -> OpMaps:
-    """Run the per-op rule ``fn`` and simplify its maps; an error without an op is located at ``op``."""
+    """Run the per-op rule ``fn`` and simplify its maps; an error without an op is located at ``op``.
+
+    Inside a fusion walk the result is memoised by the op's signature (rule, index, operand and result
+    types, inherent attributes): a rule reads nothing else, except the values its rt vars name, so maps
+    with rt vars are not memoised. Rules read only inherent attributes (names without a dot), and only
+    those are read here: jaxlib aborts the process when it reads a complex ``dense<...>`` attribute,
+    which may be found in a discardable attribute or a constant's ``value`` (ops without operands,
+    constants and iotas, are not memoised: their rules return no map)."""
+    walk = current_walk()
+    operands = op.operands
+    if walk is None or not len(operands):
+        return _run_rule(op, fn, index)
+    attrs = op.attributes
+    inherent = []
+    for a in map(attrs.__getitem__, range(len(attrs))):
+        name = a.name
+        if "." not in name:
+            inherent.append((name, a.attr))
+    sig = (
+        fn,
+        index,
+        op.name,
+        tuple([v.type for v in operands]),
+        tuple([v.type for v in op.results]),
+        tuple(inherent),
+    )
+    hit = walk.rules.get(sig)
+    if hit is None:
+        hit = _run_rule(op, fn, index)
+        if not any(m.rt_vars for maps in hit for m in maps):
+            walk.rules[sig] = hit
+    return hit
+
+
+def _run_rule(op: ir.Operation, fn, index: int) -> OpMaps:
     try:
         check_static(op)
         return [[fold_constant_rt_vars(m).simplify() for m in maps] for maps in fn(op, index)]
@@ -177,15 +212,28 @@ def _callee(op) -> ir.Operation:
     raise IndexingError(f"'func.call': cannot find @{name}")
 
 
+def _callee_maps(op, direction: str, index: int, walk_fn) -> dict[int, list[IndexingMap]]:
+    """The callee's fusion maps; inside a fusion walk, computed once per callee and index (a body
+    calling one helper function many times, as JAX's ``_pad`` / ``_where`` helpers are, walks it once)."""
+    walk = current_walk()
+    if walk is None:
+        return walk_fn(_callee(op), index)
+    key = (direction, attributes.str_value(op, "callee"), index)
+    hit = walk.calls.get(key)
+    if hit is None:
+        hit = walk.calls[key] = walk_fn(_callee(op), index)
+    return hit
+
+
 @out_to_in("func.call")
 def _call_oi(op, r):
-    maps = function_output_to_input(_callee(op), r)
+    maps = _callee_maps(op, "oi", r, function_output_to_input)
     return [maps.get(k, []) for k in range(len(op.operands))]
 
 
 @in_to_out("func.call")
 def _call_io(op, k):
-    maps = function_input_to_output(_callee(op), k)
+    maps = _callee_maps(op, "io", k, function_input_to_output)
     return [maps.get(j, []) for j in range(len(op.results))]
 
 
@@ -205,7 +253,21 @@ class _MapSet:
         m = fold_constant_rt_vars(m).simplify()
         if m.is_known_empty():
             return
-        self.maps.setdefault(m.key(), m)
+        self.maps.setdefault(m.canonical_key(), m)
+
+    def add_composed(self, walk: Walk, first: IndexingMap, second: IndexingMap):
+        """Add ``first.compose(second)``, simplified (memoised per pair of maps in ``walk``)."""
+        k = (first.exact_key(), second.exact_key())
+        memo = walk.composed
+        if k in memo:
+            m = memo[k]
+        else:
+            m = fold_constant_rt_vars(first.compose(second)).simplify()
+            if m.is_known_empty():
+                m = None
+            memo[k] = m
+        if m is not None:
+            self.maps.setdefault(m.canonical_key(), m)
 
     def __iter__(self):
         return iter(self.maps.values())
@@ -226,7 +288,11 @@ def function_output_to_input(func: ir.Operation | ir.OpView, result_index: int =
     producers), simplified; equal maps are kept once, different ones all (https://openxla.org/xla/indexing, section "Indexing Maps for Fusion").
     Raises :class:`IndexingError` naming the first op on the way without an indexing map.
     """
-    block = _body(func)
+    with walk_scope() as walk:
+        return _output_to_input_walk(walk, _body(func), result_index)
+
+
+def _output_to_input_walk(walk: Walk, block: ir.Block, result_index: int) -> dict[int, list[IndexingMap]]:
     ops = list(block.operations)
     root = ops[-1].operands[result_index]
     maps: dict[ir.Value, _MapSet] = {}
@@ -235,16 +301,19 @@ def function_output_to_input(func: ir.Operation | ir.OpView, result_index: int =
     maps[root] = start
     for op in reversed(ops[:-1]):
         op = op.operation
-        reached = [(i, maps[res]) for i, res in enumerate(op.results) if res in maps]
+        reached = [(i, res, maps[res]) for i, res in enumerate(op.results) if res in maps]
         if not reached:
             continue
-        for i, consumer_maps in reached:
+        for i, res, consumer_maps in reached:
             per_operand = output_to_input(op, i)
             for operand, producer_maps in zip(op.operands, per_operand):
                 target = maps.setdefault(operand, _MapSet())
                 for cm in consumer_maps:
                     for pm in producer_maps:
-                        target.add(cm.compose(pm))
+                        target.add_composed(walk, cm, pm)
+            # every user of a result comes after its op: its set is complete and no longer read
+            # (dropping it keeps the live objects, and the garbage collector's work, bounded)
+            del maps[res]
     out = {}
     for arg in block.arguments:
         if arg in maps and maps[arg].maps:
@@ -255,7 +324,11 @@ def function_output_to_input(func: ir.Operation | ir.OpView, result_index: int =
 def function_input_to_output(func: ir.Operation | ir.OpView, arg_index: int) -> dict[int, list[IndexingMap]]:
     """Maps from argument ``arg_index`` of ``func`` to each result that reads it:
     ``{result number: [maps]}``, composed op by op in program order (the same section, other direction)."""
-    block = _body(func)
+    with walk_scope() as walk:
+        return _input_to_output_walk(walk, _body(func), arg_index)
+
+
+def _input_to_output_walk(walk: Walk, block: ir.Block, arg_index: int) -> dict[int, list[IndexingMap]]:
     ops = list(block.operations)
     arg = block.arguments[arg_index]
     maps: dict[ir.Value, _MapSet] = {}
@@ -271,7 +344,7 @@ def function_input_to_output(func: ir.Operation | ir.OpView, arg_index: int) -> 
                 target = maps.setdefault(res, _MapSet())
                 for pm in producer_maps:
                     for cm in consumer_maps:
-                        target.add(pm.compose(cm))
+                        target.add_composed(walk, pm, cm)
     out = {}
     for j, v in enumerate(ops[-1].operands):
         if v in maps and maps[v].maps:

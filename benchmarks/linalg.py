@@ -1,15 +1,18 @@
 """Run time of LAPACK-legalized programs against jaxlib's LAPACK originals on XLA CPU (and on a GPU).
 
     python benchmarks/linalg.py [--platform cpu|cuda] [--repeat 20] [--budget 5] [--functions cholesky,...]
+                                [--sizes 16,64,256] [--batches 1,32] [--trials 1] [--dtype float32]
 
 For each function of ``examples/linalg/export.py`` chosen (default: one per LAPACK routine family:
-potrf, trsm, getrf + trsm, geqrf + orgqr, syevd, gesdd), n in 16, 64, 256 and batch 1 and 32, in one
-process:
+potrf, trsm, getrf + trsm, geqrf + orgqr, syevd, gesdd), each n of ``--sizes`` and batch of ``--batches``,
+in one process:
 * original: the exported program (``lapack_*_ffi`` custom calls) compiled by XLA CPU;
 * legalized: the program after ``--stablehlo-legalize-lapack-custom-calls`` compiled for ``--platform``.
 Prints the median of ``--repeat`` timed runs of each (after one warm-up; compile time excluded; fewer
 runs, at least one, where ``--repeat`` runs would exceed ``--budget`` seconds) and the ratio
-legalized / original. On a GPU platform the original still runs on CPU (it cannot run on a GPU).
+legalized / original, then the XLA compile time of the legalized program (seconds). With ``--trials T``
+each run time is measured ``T`` times: the best (least) median is printed, with the spread
+``(worst - best) / best`` of each. On a GPU platform the original still runs on CPU (it cannot run on a GPU).
 """
 
 from __future__ import annotations
@@ -58,20 +61,35 @@ def main(argv=None) -> None:
     parser.add_argument("--budget", type=float, default=5.0, help="seconds per measurement (at least one run)")
     parser.add_argument("--functions", default=",".join(FUNCTIONS))
     parser.add_argument("--dtype", default="float32")
+    parser.add_argument("--sizes", default="16,64,256", help="matrix orders n, comma-separated")
+    parser.add_argument("--batches", default="1,32", help="batch sizes, comma-separated (1: no batch dimension)")
+    parser.add_argument("--trials", type=int, default=1, help="measure each T times: best median and spread")
     opts = parser.parse_args(argv)
-    print(f"{'function':24s} {'n':>4s} {'batch':>5s} {'LAPACK cpu (ms)':>16s} "
-          f"{'legalized ' + opts.platform + ' (ms)':>20s} {'ratio':>7s}", flush=True)
+    print(f"{'function':24s} {'n':>4s} {'batch':>5s} {'LAPACK cpu (ms)':>16s} {'spread':>6s} "
+          f"{'legalized ' + opts.platform + ' (ms)':>20s} {'spread':>6s} {'ratio':>7s} {'compile (s)':>11s}",
+          flush=True)
+    sizes = [int(n) for n in opts.sizes.split(",")]
+    batches = [() if int(b) == 1 else (int(b),) for b in opts.batches.split(",")]
+
+    def best(exe, args):
+        times = [median_time(exe, args, opts.repeat, opts.budget) for _ in range(max(1, opts.trials))]
+        return min(times), (max(times) - min(times)) / min(times)
+
     for name in opts.functions.split(","):
-        for n in (16, 64, 256):
-            for batch in ((), (32,)):
+        for n in sizes:
+            for batch in batches:
                 text = export.lower(name, opts.dtype, batch, n)
                 module = hlokit.parse(text, context=hlokit.make_context())
                 run_pipeline(module, "builtin.module(func.func(stablehlo-legalize-lapack-custom-calls))")
                 args = export.inputs(name, opts.dtype, batch, n, cond=10.0)
-                t_orig = median_time(backend.compile(text, "cpu"), args, opts.repeat, opts.budget)
-                t_new = median_time(backend.compile(module, opts.platform), args, opts.repeat, opts.budget)
+                t_orig, s_orig = best(backend.compile(text, "cpu"), args)
+                t0 = time.perf_counter()
+                exe = backend.compile(module, opts.platform)
+                t_compile = time.perf_counter() - t0
+                t_new, s_new = best(exe, args)
                 b = batch[0] if batch else 1
-                print(f"{name:24s} {n:4d} {b:5d} {t_orig * 1e3:16.3f} {t_new * 1e3:20.3f} {t_new / t_orig:7.2f}", flush=True)
+                print(f"{name:24s} {n:4d} {b:5d} {t_orig * 1e3:16.3f} {s_orig:6.0%} {t_new * 1e3:20.3f} "
+                      f"{s_new:6.0%} {t_new / t_orig:7.2f} {t_compile:11.2f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ routine                   builder
 potrf                     :func:`~hlokit.passes.lapack.cholesky.build_potrf` (``stablehlo.cholesky``)
 trsm                      :func:`~hlokit.passes.lapack.triangular_solve.build_trsm`
                           (``stablehlo.triangular_solve``)
-getrf                     :func:`~hlokit.passes.lapack.lu.build_getrf` (``?getf2``)
+getrf                     :func:`~hlokit.passes.lapack.lu.build_getrf` (blocked right-looking ``?getrf``: ``?getf2`` panels)
 geqrf, orgqr / ungqr,     :mod:`hlokit.passes.lapack.qr` (``?geqr2``, ``?org2r``, ``?laqp2``)
 geqp3
 gehrd                     :func:`~hlokit.passes.lapack.hessenberg.build_gehrd` (``?gehd2``)

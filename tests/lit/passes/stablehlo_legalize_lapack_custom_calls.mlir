@@ -85,26 +85,32 @@ func.func @trsm_adjoint_c64(%arg0: tensor<4x4xcomplex<f32>>, %arg1: tensor<4x2xc
 
 // -----
 
-// getrf: one while over the columns (right-looking ?getf2). Each step picks the first row of maximum |x| at
-// or below the diagonal, records it 1-based, swaps the rows, divides the column below the pivot by it
-// (unless it is exactly zero: info = first such column, 1-based) and subtracts the rank-1 update.
+// getrf of at most 64 columns: one panel, a while over the columns (right-looking ?getf2) whose rows stay in
+// place: the carry holds each row's position and its inverse. Each step picks the first position of maximum
+// |x| at or below the diagonal, records it (0-based; 1 is added after the loop), gathers the pivot row,
+// divides the column below the pivot by it (unless it is exactly zero: info = first such column, 1-based)
+// and subtracts the rank-1 update; one gather after the loop puts the rows in LAPACK's order.
 // CHECK-LABEL: func.func @getrf_f32
 // CHECK-SAME: (%[[A:.*]]: tensor<4x4xf32>)
-// CHECK: %[[W:.*]]:4 = stablehlo.while(%[[J:.*]] = %{{.*}}, %[[M:.*]] = %[[A]], %[[P:.*]] = %{{.*}}, %[[I:.*]] = %{{.*}}) : tensor<i32>, tensor<4x4xf32>, tensor<4xi32>, tensor<i32>
+// CHECK: %[[W:.*]]:6 = stablehlo.while(%[[J:.*]] = %{{.*}}, %[[M:.*]] = %[[A]], %[[P:.*]] = %{{.*}}, %[[I:.*]] = %{{.*}}, %[[POS:.*]] = %{{.*}}, %[[PERM:.*]] = %{{.*}}) : tensor<i32>, tensor<4x4xf32>, tensor<4xi32>, tensor<i32>, tensor<4xi32>, tensor<4xi32>
 // CHECK: cond
 // CHECK: stablehlo.compare LT, %[[J]], %{{.*}}, SIGNED
 // CHECK: do
-// CHECK: %[[COL:.*]] = stablehlo.dynamic_slice %[[M]], %{{.*}}, %[[J]], sizes = [4, 1]
+// CHECK: %[[COL:.*]] = stablehlo.dynamic_slice %[[M]], %{{.*}}, %{{.*}}, sizes = [4, 1]
 // CHECK: stablehlo.abs
+// CHECK: stablehlo.compare GE, %[[POS]], %{{.*}}, SIGNED
 // CHECK: stablehlo.reduce({{.*}}) applies stablehlo.maximum across dimensions = [0]
 // CHECK: stablehlo.reduce({{.*}}) applies stablehlo.minimum across dimensions = [0]
 // CHECK: stablehlo.dynamic_update_slice %[[P]], %{{.*}}, %[[J]] : (tensor<4xi32>, tensor<1xi32>, tensor<i32>) -> tensor<4xi32>
+// CHECK: "stablehlo.gather"(%[[M]], %{{.*}}) {{.*}} -> tensor<1x4xf32>
 // CHECK: stablehlo.compare EQ, %{{.*}}, %{{.*}}, FLOAT : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xi1>
 // CHECK: stablehlo.divide
 // CHECK: stablehlo.multiply
 // CHECK: stablehlo.subtract
 // CHECK: stablehlo.return
-// CHECK: return %[[W]]#1, %[[W]]#2, %[[W]]#3 : tensor<4x4xf32>, tensor<4xi32>, tensor<i32>
+// CHECK: %[[LU:.*]] = "stablehlo.gather"(%[[W]]#1, %{{.*}}) {{.*}} -> tensor<4x4xf32>
+// CHECK: %[[IPIV:.*]] = stablehlo.add %[[W]]#2, %{{.*}} : tensor<4xi32>
+// CHECK: return %[[LU]], %[[IPIV]], %[[W]]#3 : tensor<4x4xf32>, tensor<4xi32>, tensor<i32>
 func.func @getrf_f32(%arg0: tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4xi32>, tensor<i32>) {
   %0:3 = stablehlo.custom_call @lapack_sgetrf_ffi(%arg0) {backend_config = "", mhlo.backend_config = {}, mhlo.frontend_attributes = {num_batch_dims = "0"}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [0], operand_index = 0, operand_tuple_indices = []>], result_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<0> : tensor<1xindex>, dense<> : tensor<0xindex>]} : (tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4xi32>, tensor<i32>)
   return %0#0, %0#1, %0#2 : tensor<4x4xf32>, tensor<4xi32>, tensor<i32>
@@ -112,20 +118,55 @@ func.func @getrf_f32(%arg0: tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4xi32>,
 
 // -----
 
-// Complex pivots are chosen on |re| + |im| (as i?amax); the batch dimension rides along in the carries.
+// Complex pivots are chosen on |re| + |im| (as i?amax); the batch dimension rides along in the carries and
+// the pivot rows of the batch elements are one gather from the flattened batch.
 // CHECK-LABEL: func.func @getrf_c64_batched
-// CHECK: %[[W:.*]]:4 = stablehlo.while({{.*}}) : tensor<i32>, tensor<2x4x4xcomplex<f32>>, tensor<2x4xi32>, tensor<2xi32>
+// CHECK: %[[W:.*]]:6 = stablehlo.while({{.*}}) : tensor<i32>, tensor<2x4x4xcomplex<f32>>, tensor<2x4xi32>, tensor<2xi32>, tensor<2x4xi32>, tensor<2x4xi32>
 // CHECK: stablehlo.real
 // CHECK: stablehlo.abs
 // CHECK: stablehlo.imag
 // CHECK: stablehlo.abs
 // CHECK: stablehlo.add
 // CHECK: applies stablehlo.maximum
+// CHECK: "stablehlo.gather"({{.*}}) {{.*}} : (tensor<8x4xcomplex<f32>>, tensor<2x1xi32>) -> tensor<2x4xcomplex<f32>>
 // CHECK: stablehlo.divide
-// CHECK: return %[[W]]#1, %[[W]]#2, %[[W]]#3 : tensor<2x4x4xcomplex<f32>>, tensor<2x4xi32>, tensor<2xi32>
+// CHECK: "stablehlo.gather"({{.*}}) {{.*}} : (tensor<8x4xcomplex<f32>>, tensor<8x1xi32>) -> tensor<8x4xcomplex<f32>>
+// CHECK: %[[LU:.*]] = stablehlo.reshape %{{.*}} : (tensor<8x4xcomplex<f32>>) -> tensor<2x4x4xcomplex<f32>>
+// CHECK: return %[[LU]], %{{.*}}, %[[W]]#3 : tensor<2x4x4xcomplex<f32>>, tensor<2x4xi32>, tensor<2xi32>
 func.func @getrf_c64_batched(%arg0: tensor<2x4x4xcomplex<f32>>) -> (tensor<2x4x4xcomplex<f32>>, tensor<2x4xi32>, tensor<2xi32>) {
   %0:3 = stablehlo.custom_call @lapack_cgetrf_ffi(%arg0) {backend_config = "", mhlo.backend_config = {}, mhlo.frontend_attributes = {num_batch_dims = "1"}, operand_layouts = [dense<[1, 2, 0]> : tensor<3xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [0], operand_index = 0, operand_tuple_indices = []>], result_layouts = [dense<[1, 2, 0]> : tensor<3xindex>, dense<[1, 0]> : tensor<2xindex>, dense<0> : tensor<1xindex>]} : (tensor<2x4x4xcomplex<f32>>) -> (tensor<2x4x4xcomplex<f32>>, tensor<2x4xi32>, tensor<2xi32>)
   return %0#0, %0#1, %0#2 : tensor<2x4x4xcomplex<f32>>, tensor<2x4xi32>, tensor<2xi32>
+}
+
+// -----
+
+// getrf of more than 64 columns is blocked (nb = 64): a while over the whole blocks, each a
+// full-height panel loop (rows at positions before the block are done), one gather applying the panel's
+// row swaps to every column (?laswp), U12 by one triangular_solve (unit lower L11) and the trailing update
+// by one dot_general, masked to the trailing rows / columns; the 16 columns left over are one more panel
+// of static shape.
+// CHECK-LABEL: func.func @getrf_f32_blocked
+// CHECK: %[[B:.*]]:4 = stablehlo.while({{.*}}) : tensor<i32>, tensor<80x80xf32>, tensor<80xi32>, tensor<i32>
+// CHECK: cond
+// CHECK: stablehlo.compare LT, %{{.*}}, %{{.*}}, SIGNED
+// CHECK: do
+// CHECK: stablehlo.dynamic_slice {{.*}} sizes = [80, 64]
+// CHECK: stablehlo.while({{.*}}) : tensor<i32>, tensor<80x64xf32>, tensor<80xi32>, tensor<i32>, tensor<80xi32>, tensor<80xi32>
+// CHECK: applies stablehlo.maximum
+// CHECK: "stablehlo.gather"({{.*}}) {{.*}} -> tensor<1x64xf32>
+// CHECK: stablehlo.return
+// CHECK: "stablehlo.gather"({{.*}}) {{.*}} : (tensor<80x80xf32>, tensor<80x1xi32>) -> tensor<80x80xf32>
+// CHECK: "stablehlo.triangular_solve"({{.*}}) <{left_side = true, lower = true, transpose_a = #stablehlo<transpose NO_TRANSPOSE>, unit_diagonal = true}> : (tensor<64x64xf32>, tensor<64x80xf32>) -> tensor<64x80xf32>
+// CHECK: stablehlo.dot_general {{.*}} : (tensor<80x64xf32>, tensor<64x80xf32>) -> tensor<80x80xf32>
+// CHECK: stablehlo.subtract
+// CHECK: stablehlo.return
+// CHECK: stablehlo.while({{.*}}) : tensor<i32>, tensor<16x16xf32>, tensor<16xi32>, tensor<i32>, tensor<16xi32>, tensor<16xi32>
+// CHECK: %[[LU:.*]] = stablehlo.concatenate %{{.*}}, %{{.*}}, dim = 0 : (tensor<64x80xf32>, tensor<16x80xf32>) -> tensor<80x80xf32>
+// CHECK: %[[IPIV:.*]] = stablehlo.concatenate %{{.*}}, %{{.*}}, dim = 0 : (tensor<64xi32>, tensor<16xi32>) -> tensor<80xi32>
+// CHECK: return %[[LU]], %[[IPIV]], %{{.*}} : tensor<80x80xf32>, tensor<80xi32>, tensor<i32>
+func.func @getrf_f32_blocked(%arg0: tensor<80x80xf32>) -> (tensor<80x80xf32>, tensor<80xi32>, tensor<i32>) {
+  %0:3 = stablehlo.custom_call @lapack_sgetrf_ffi(%arg0) {backend_config = "", mhlo.backend_config = {}, mhlo.frontend_attributes = {num_batch_dims = "0"}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [0], operand_index = 0, operand_tuple_indices = []>], result_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<0> : tensor<1xindex>, dense<> : tensor<0xindex>]} : (tensor<80x80xf32>) -> (tensor<80x80xf32>, tensor<80xi32>, tensor<i32>)
+  return %0#0, %0#1, %0#2 : tensor<80x80xf32>, tensor<80xi32>, tensor<i32>
 }
 
 // -----

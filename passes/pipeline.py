@@ -29,7 +29,7 @@ from jaxlib.mlir.dialects import stablehlo as _stablehlo
 from hlokit.diagnostics import HlokitError, PassError, diagnostics_from_mlir_error
 from hlokit.passes.registry import Pass, get_pass, get_pipeline, parse_options
 
-__all__ = ["PipelineElement", "parse_pipeline", "build_pass_manager", "run_pipeline", "PipelineError"]
+__all__ = ["PipelineElement", "parse_pipeline", "build_pass_manager", "run_pipeline", "PipelineError", "leaf_steps"]
 
 
 # Make StableHLO's upstream passes (stablehlo-refine-shapes, stablehlo-legalize-to-vhlo, ...) known to
@@ -437,3 +437,28 @@ def run_pass_manager(pm: passmanager.PassManager, op: ir.Operation, *, source_na
         pm.run(op)
     except ir.MLIRError as err:
         raise PassError(diagnostics_from_mlir_error(err)) from None
+
+
+def leaf_steps(elements: Sequence[PipelineElement], root: str = "builtin.module") -> list[tuple[tuple[str, ...],
+                                                                                            PipelineElement]]:
+    """The leaf passes of a pipeline in order, named pipelines expanded: ``(op-anchor path, pass element)``
+    pairs, e.g. ``(("func.func",), canonicalize)``. Raises :class:`~hlokit.passes.pipeline.PipelineError`
+    for a named pipeline that includes itself."""
+    steps: list[tuple[tuple[str, ...], PipelineElement]] = []
+
+    def walk(els, path: tuple[str, ...], expanding: tuple[str, ...]):
+        for el in els:
+            if el.children is not None:
+                walk(el.children, path + (el.name,), expanding)
+                continue
+            named = get_pipeline(el.name)
+            if named is not None and not el.options:
+                if el.name in expanding:
+                    raise PipelineError(f"pipeline '{el.name}' includes itself")
+                walk(parse_pipeline(named.text), path, expanding + (el.name,))
+                continue
+            steps.append((path, el))
+
+    for el in elements:
+        walk(el.children if el.children is not None and el.name == root else [el], (), ())
+    return steps

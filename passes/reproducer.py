@@ -44,7 +44,7 @@ from jaxlib.mlir import ir
 
 from hlokit.core import register_text_preprocessor
 from hlokit.diagnostics import Diagnostic, HlokitError, ParseError, PassError, location_position
-from hlokit.passes.pipeline import (PipelineElement, PipelineError, build_pass_manager, parse_pipeline,
+from hlokit.passes.pipeline import (PipelineElement, PipelineError, build_pass_manager, leaf_steps, parse_pipeline,
                                     run_pass_manager)
 from hlokit.passes.registry import get_pass, get_pipeline
 
@@ -321,31 +321,6 @@ def explicit_pipeline(elements: Sequence[PipelineElement], *, context: ir.Contex
             continue
         out.append(el)
     return f"{root}({','.join(e.text() for e in out)})"
-
-
-def leaf_steps(elements: Sequence[PipelineElement], root: str = "builtin.module") -> list[tuple[tuple[str, ...],
-                                                                                            PipelineElement]]:
-    """The leaf passes of a pipeline in order, named pipelines expanded: ``(op-anchor path, pass element)``
-    pairs, e.g. ``(("func.func",), canonicalize)``. Raises :class:`~hlokit.passes.pipeline.PipelineError`
-    for a named pipeline that includes itself."""
-    steps: list[tuple[tuple[str, ...], PipelineElement]] = []
-
-    def walk(els, path: tuple[str, ...], expanding: tuple[str, ...]):
-        for el in els:
-            if el.children is not None:
-                walk(el.children, path + (el.name,), expanding)
-                continue
-            named = get_pipeline(el.name)
-            if named is not None and not el.options:
-                if el.name in expanding:
-                    raise PipelineError(f"pipeline '{el.name}' includes itself")
-                walk(parse_pipeline(named.text), path, expanding + (el.name,))
-                continue
-            steps.append((path, el))
-
-    for el in elements:
-        walk(el.children if el.children is not None and el.name == root else [el], (), ())
-    return steps
 
 
 def _nested(path: Sequence[str], el: PipelineElement) -> PipelineElement:

@@ -42,9 +42,8 @@ import hlokit
 from hlokit import dtypes
 from hlokit.compare import Comparison, Tolerance, compare, element_kind, ulp_distance
 from hlokit.diagnostics import Diagnostic, HlokitError, location_position
-from hlokit.passes.pipeline import (PipelineElement, PipelineError, build_pass_manager, parse_pipeline,
+from hlokit.passes.pipeline import (PipelineElement, build_pass_manager, leaf_steps, parse_pipeline,
                                     run_pass_manager)
-from hlokit.passes.registry import get_pipeline
 
 __all__ = ["BisectResult", "OpDeparture", "Step", "DEFAULT_MAX_ULP", "ENGINES", "bisect", "leaf_passes",
            "tolerance_from_options", "seeded_inputs", "check_output",
@@ -230,26 +229,9 @@ def leaf_passes(pipeline: str | Sequence[PipelineElement], *, implicit_nesting: 
     includes itself (unknown passes and bad options are reported when a step is built)."""
     elements = parse_pipeline(pipeline) if isinstance(pipeline, str) else list(pipeline)
     steps: list[Step] = []
-
-    def walk(els, path: tuple[str, ...], expanding: tuple[str, ...]):
-        for el in els:
-            if el.children is not None:
-                walk(el.children, path + (el.name,), expanding)
-                continue
-            named = get_pipeline(el.name)
-            if named is not None and not el.options:
-                if el.name in expanding:
-                    raise PipelineError(f"pipeline '{el.name}' includes itself")
-                walk(parse_pipeline(named.text), path, expanding + (el.name,))
-                continue
-            nested = _nest(path, el)
-            steps.append(Step(nested.text(), [nested], implicit_nesting and not path))
-
-    for el in elements:
-        if el.children is not None and el.name == root:
-            walk(el.children, (), ())
-        else:
-            walk([el], (), ())
+    for path, el in leaf_steps(elements, root):
+        nested = _nest(path, el)
+        steps.append(Step(nested.text(), [nested], implicit_nesting and not path))
     return steps
 
 

@@ -21,7 +21,9 @@ from hlokit.passes.stablehlo_lower_to_core import (
 from hlokit.tools.hlokit_run import random_input
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
-EXAMPLES = sorted(p for p in (REPO / "examples").rglob("*.mlir"))
+# (examples/reduce/ holds programs that show a problem on purpose: one crashes XLA's compiler, one makes XLA and
+# the interpreter differ; hlokit-reduce shrinks them in tests/pytest/test_reduce.py)
+EXAMPLES = sorted(p for p in (REPO / "examples").rglob("*.mlir") if p.parent.name != "reduce")
 PIPELINE = "builtin.module(stablehlo-lower-to-core)"
 
 

@@ -57,16 +57,19 @@ func.func @householder_product_c64(%arg0: tensor<2x4x3xcomplex<f32>>, %arg1: ten
 
 // -----
 
-// LuDecomposition (_lu_tpu_lowering_rule): getrf's loop (k, lu, 1-based pivots, info); the pivots made
-// 0-based; the permutation by a second loop swapping entries of an iota.
+// LuDecomposition (_lu_tpu_lowering_rule): getrf's panel loop (k, lu, 0-based pivots, info, row positions,
+// inverse permutation), the rows gathered into LAPACK's order, the pivots 1-based then made 0-based again for
+// TPU's convention; the permutation by a second loop swapping entries of an iota.
 // CHECK-LABEL: func.func @lu_f64
 // CHECK-SAME: (%[[A:.*]]: tensor<4x4xf64>)
-// CHECK: %[[W:.*]]:4 = stablehlo.while(%{{.*}} = %{{.*}}, %{{.*}} = %[[A]], %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) : tensor<i32>, tensor<4x4xf64>, tensor<4xi32>, tensor<i32>
+// CHECK: %[[W:.*]]:6 = stablehlo.while(%{{.*}} = %{{.*}}, %{{.*}} = %[[A]], {{.*}}) : tensor<i32>, tensor<4x4xf64>, tensor<4xi32>, tensor<i32>, tensor<4xi32>, tensor<4xi32>
+// CHECK: %[[LU:.*]] = "stablehlo.gather"(%[[W]]#1,
 // CHECK: %[[ONE:.*]] = stablehlo.constant dense<1> : tensor<4xi32>
-// CHECK: %[[PIV:.*]] = stablehlo.subtract %[[W]]#2, %[[ONE]] : tensor<4xi32>
+// CHECK: %[[IPIV:.*]] = stablehlo.add %[[W]]#2, %[[ONE]] : tensor<4xi32>
+// CHECK: %[[PIV:.*]] = stablehlo.subtract %[[IPIV]], %[[ONE]] : tensor<4xi32>
 // CHECK: %[[ID:.*]] = stablehlo.iota dim = 0 : tensor<4xi32>
 // CHECK: %[[P:.*]]:2 = stablehlo.while(%{{.*}} = %{{.*}}, %{{.*}} = %[[ID]]) : tensor<i32>, tensor<4xi32>
-// CHECK: return %[[W]]#1, %[[PIV]], %[[P]]#1 : tensor<4x4xf64>, tensor<4xi32>, tensor<4xi32>
+// CHECK: return %[[LU]], %[[PIV]], %[[P]]#1 : tensor<4x4xf64>, tensor<4xi32>, tensor<4xi32>
 // CHECK-NOT: custom_call
 
 func.func @lu_f64(%arg0: tensor<4x4xf64>) -> (tensor<4x4xf64>, tensor<4xi32>, tensor<4xi32>) {

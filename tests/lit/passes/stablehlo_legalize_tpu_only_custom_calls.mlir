@@ -7,10 +7,12 @@
 // CHECK-LABEL: func.func @mixed
 // CHECK-SAME: (%[[A:.*]]: tensor<3x3xf32>)
 // CHECK: %[[S:.*]] = stablehlo.custom_call @Sharding(%[[A]]) {mhlo.sharding = "{replicated}"}
-// CHECK: %[[W:.*]]:4 = stablehlo.while(%{{.*}} = %{{.*}}, %{{.*}} = %[[S]], %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) : tensor<i32>, tensor<3x3xf32>, tensor<3xi32>, tensor<i32>
-// CHECK: %[[PIV:.*]] = stablehlo.subtract %[[W]]#2
+// CHECK: %[[W:.*]]:6 = stablehlo.while(%{{.*}} = %{{.*}}, %{{.*}} = %[[S]], {{.*}}) : tensor<i32>, tensor<3x3xf32>, tensor<3xi32>, tensor<i32>, tensor<3xi32>, tensor<3xi32>
+// CHECK: %[[LU:.*]] = "stablehlo.gather"(%[[W]]#1,
+// CHECK: %[[IPIV:.*]] = stablehlo.add %[[W]]#2
+// CHECK: %[[PIV:.*]] = stablehlo.subtract %[[IPIV]]
 // CHECK-NOT: @LuDecomposition
-// CHECK: %[[QR:.*]]:2 = stablehlo.custom_call @Qr(%[[W]]#1)
+// CHECK: %[[QR:.*]]:2 = stablehlo.custom_call @Qr(%[[LU]])
 // CHECK: %[[E:.*]]:2 = stablehlo.custom_call @Eigh(%[[QR]]#0) {backend_config = "1,1,100,1e-6"}
 // CHECK: return %[[E]]#0, %[[PIV]]
 func.func @mixed(%arg0: tensor<3x3xf32>) -> (tensor<3x3xf32>, tensor<3xi32>) {

@@ -27,15 +27,14 @@ from __future__ import annotations
 import collections
 import contextlib
 import dataclasses
-import os
 import re
 import sys
-import tempfile
 from typing import Iterator, Sequence
 
 from jaxlib.mlir import ir, passmanager
 
 from hlokit.diagnostics import HlokitError
+from hlokit.passes.pipeline import captured_stderr
 
 __all__ = ["IRPrinting", "PassStatistics", "filter_dumps", "check_pass_names", "instrumented_run", "add_arguments",
            "from_arguments", "pipeline_dump"]
@@ -140,7 +139,7 @@ def check_pass_names(names: Sequence[str], flag: str, known_python: Sequence[str
         ok = False
         for text in (f"builtin.module({name})", f"builtin.module(func.func({name}))"):
             try:
-                with _captured_fd2([]):
+                with captured_stderr([]):
                     passmanager.PassManager.parse(text, context=ctx)
                 ok = True
                 break
@@ -294,7 +293,7 @@ def _textual(el, path: tuple[str, ...], root: str, context: ir.Context, cache: d
             nested = f"{name}({nested})"
         captured: list[str] = []
         try:
-            with _captured_fd2(captured):
+            with captured_stderr(captured):
                 pm = passmanager.PassManager.parse(f"{root}({nested})", context=context)
                 pm.enable_ir_printing(print_before_all=True, print_after_all=False)
                 probe = ir.Module.parse(_PROBE, context=context)
@@ -350,23 +349,6 @@ def pipeline_dump(recorder: PassStatistics, context: ir.Context, root: str = "bu
 
 
 @contextlib.contextmanager
-def _captured_fd2(into: list[str]) -> Iterator[None]:
-    """Collect what is written to file descriptor 2 (where MLIR's llvm::errs() writes) while the body runs."""
-    sys.stderr.flush()
-    saved = os.dup(2)
-    with tempfile.TemporaryFile() as tmp:
-        os.dup2(tmp.fileno(), 2)
-        try:
-            yield
-        finally:
-            sys.stderr.flush()
-            os.dup2(saved, 2)
-            os.close(saved)
-            tmp.seek(0)
-            into.append(tmp.read().decode("utf-8", "replace"))
-
-
-@contextlib.contextmanager
 def instrumented_run(printing: IRPrinting | None, statistics: PassStatistics | None) -> Iterator[None]:
     """Run the body (a ``PassManager.run``) with its stderr output post-processed: dumps filtered by
     ``printing``'s pass lists, the Python passes' statistics merged into MLIR's report. The result goes to
@@ -376,7 +358,7 @@ def instrumented_run(printing: IRPrinting | None, statistics: PassStatistics | N
         return
     captured: list[str] = []
     try:
-        with _captured_fd2(captured):
+        with captured_stderr(captured):
             yield
     finally:
         text = captured[0] if captured else ""

@@ -299,8 +299,9 @@ def build_pass_manager(
 
 
 @contextlib.contextmanager
-def _captured_stderr(into: list[str]):
-    """Collect what C++ writes to file descriptor 2 (LLVM's option parser reports bad values there)."""
+def captured_stderr(into: list[str]):
+    """Collect what is written to file descriptor 2 while the body runs (where MLIR's ``llvm::errs()`` writes:
+    LLVM's option parser reports bad values there, IR dumps and pass statistics go there) into ``into``."""
     sys.stderr.flush()
     saved = os.dup(2)
     with tempfile.TemporaryFile() as tmp:
@@ -308,6 +309,7 @@ def _captured_stderr(into: list[str]):
         try:
             yield
         finally:
+            sys.stderr.flush()
             os.dup2(saved, 2)
             os.close(saved)
             tmp.seek(0)
@@ -355,7 +357,7 @@ def _check_nested_pipelines(el: PipelineElement, context: ir.Context) -> None:
             raise PipelineError(f"invalid pass pipeline '{_shown(step)}': default-pipeline '{value}' has unbalanced brackets")
         captured: list[str] = []
         try:
-            with _captured_stderr(captured):
+            with captured_stderr(captured):
                 passmanager.PassManager.parse(f"builtin.module(func.func({value}))", context=context)
         except ValueError as exc:
             raise PipelineError(
@@ -366,7 +368,7 @@ def _check_nested_pipelines(el: PipelineElement, context: ir.Context) -> None:
 def _parses(text: str) -> bool:
     """``text`` (a whole pipeline, ``root(...)``) is accepted by MLIR's parser in the current context."""
     try:
-        with _captured_stderr([]):
+        with captured_stderr([]):
             passmanager.PassManager.parse(text)
     except ValueError:
         return False
@@ -399,19 +401,19 @@ def _add_upstream(pm, path, group: list[str], implicit_nesting: bool, root: str)
     ``PassManager.add`` adds the passes before a rejected one, so the text is checked first."""
     text = _nest(path, ",".join(group))
     if _parses(f"{root}({text})"):
-        with _captured_stderr([]):
+        with captured_stderr([]):
             pm.add(text)
         return
     if implicit_nesting and not path:
         runs = _implicitly_nested(group, root)
         if runs is not None:
             for run in runs:
-                with _captured_stderr([]):
+                with captured_stderr([]):
                     pm.add(run)
             return
     captured: list[str] = []
     try:  # MLIR's own reason, as pm.add words it (the pass manager is dropped with the error)
-        with _captured_stderr(captured):
+        with captured_stderr(captured):
             pm.add(text)
         return
     except ValueError as exc:

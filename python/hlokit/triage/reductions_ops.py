@@ -42,6 +42,20 @@ def has_uses(value: ir.Value) -> bool:
     return bool(list(value.uses))
 
 
+def replace_result(op: ir.Operation, r: int, value: ir.Value, mismatch: str) -> bool:
+    """Replace every use of ``op``'s result ``r`` by ``value`` and mark ``op`` for :func:`sweep_marked`; True
+    when the result had uses. Raises :class:`ReductionNotApplicable` (``mismatch``) when ``value`` is not of
+    the result's type."""
+    res = op.results[r]
+    if value.type != res.type:
+        raise ReductionNotApplicable(mismatch)
+    if not has_uses(res):
+        return False
+    res.replace_all_uses_with(value)
+    mark(op)
+    return True
+
+
 def sorted_sites(sites: Sequence, arity: int, last: type = int) -> list[tuple]:
     """``sites`` as tuples of ``arity`` ints (an int alone for arity 1; the last of type ``last``), checked,
     sorted, deduplicated; a malformed site raises :class:`ReductionNotApplicable`."""
@@ -165,14 +179,8 @@ class ReplaceWithOperand:
                 continue
             if r >= len(op.results) or k >= len(op.operands):
                 raise ReductionNotApplicable(f"no result {r} / operand {k} of op #{i}")
-            res, v = op.results[r], op.operands[k]
-            if v.type != res.type:
-                raise ReductionNotApplicable(f"operand {k} of op #{i} is not of its result's type")
+            changed |= replace_result(op, r, op.operands[k], f"operand {k} of op #{i} is not of its result's type")
             done.add((i, r))
-            if has_uses(res):
-                res.replace_all_uses_with(v)
-                mark(op)
-                changed = True
         if not changed:
             raise ReductionNotApplicable("nothing to replace")
         sweep_marked(module)

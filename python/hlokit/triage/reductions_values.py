@@ -25,7 +25,8 @@ from hlokit.triage.reductions_base import (
     static_tensor,
     sweep_marked,
 )
-from hlokit.triage.reductions_ops import REDUCER_OPS, has_uses, in_reducer_body, replaceable, sorted_sites
+from hlokit.triage.reductions_ops import (REDUCER_OPS, has_uses, in_reducer_body, replace_result, replaceable,
+                                          sorted_sites)
 
 __all__ = ["ReplaceWithEarlier", "FoldBroadcastConstant"]
 
@@ -95,14 +96,8 @@ class ReplaceWithEarlier:
                 if j >= i or k >= len(producer.results) or producer.parent != op.parent:
                     raise ReductionNotApplicable(f"op #{j} does not dominate op #{i}")
                 v = producer.results[k]
-            res = op.results[r]
-            if v.type != res.type:
-                raise ReductionNotApplicable(f"the value for op #{i} result {r} is not of its type")
+            changed |= replace_result(op, r, v, f"the value for op #{i} result {r} is not of its type")
             done.add((i, r))
-            if has_uses(res):
-                res.replace_all_uses_with(v)
-                mark(op)
-                changed = True
         if not changed:
             raise ReductionNotApplicable("nothing to replace")
         sweep_marked(module)

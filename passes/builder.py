@@ -345,6 +345,9 @@ class Emitter:
         #: the source type is narrower than f64 (f16/bf16/f32): f64 kernels may drop terms that only
         #: matter below 2^-30 relative error.
         self.narrow = False
+        #: evaluate the special functions of narrow floats (f16/bf16/f32, complex<f32>) in f64 and round
+        #: once (``chlo-legalize-to-stablehlo{precision=wide}``); False: in f32 arithmetic.
+        self.wide = False
         #: for dynamic shapes (``-1`` in a shape): the runtime shape (tensor<R x i32>) that splat
         #: constants are broadcast to with ``dynamic_broadcast_in_dim``.
         self.shape_tensor: V | None = None

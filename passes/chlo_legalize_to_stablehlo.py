@@ -26,7 +26,7 @@ from hlokit.diagnostics import PassError
 from hlokit.passes.builder import V, Emitter, TemplateCache, instantiate, relocate, splice
 from hlokit.passes.chlo import TABLE, read_attrs
 from hlokit.passes.chlo.structured import SCAN_BODY, build_constant
-from hlokit.passes.registry import register_pass
+from hlokit.passes.registry import Option, register_pass
 from hlokit.passes.template_pass import OpInfo, TemplatePass
 
 __all__ = ["ChloLegalizeToStablehlo"]
@@ -53,6 +53,12 @@ class ChloLegalizeToStablehlo(TemplatePass):
     an unranked tensor, a dynamic shape elsewhere, an element type or attribute mode the expansions do
     not cover; the IR is then unchanged. ``chlo.scan`` (which has no upstream decomposition) becomes a
     ``stablehlo.while`` over the scan dimension.
+
+    Option ``precision``: ``native`` (default) evaluates the special functions and inverse / hyperbolic
+    trigonometric functions of f16, bf16, f32 and complex<f32> operands in f32 arithmetic (the lowered
+    program of an f32 model has no f64 op: it runs on a TPU and at f32 speed on a GPU); ``wide``
+    evaluates them in f64 and rounds once (0.5 ULP; :mod:`hlokit.passes.chlo.elementwise`).
+    Bounds per op: ``docs/chlo_accuracy.md``. Raises ValueError for another value.
     """
 
     argument = "chlo-legalize-to-stablehlo"
@@ -61,6 +67,18 @@ class ChloLegalizeToStablehlo(TemplatePass):
     illegal_ops = frozenset(TABLE)
     static_shapes = False  # per op: OpSpec.dynamic_ok
     relocate = False
+    options = (
+        Option("precision", str, "native",
+               "native: f16/bf16/f32/complex<f32> special functions in f32 arithmetic; "
+               "wide: in f64, rounded once"),
+    )
+    PRECISIONS = ("native", "wide")
+
+    def __init__(self, **options):
+        super().__init__(**options)
+        if self.precision not in self.PRECISIONS:
+            raise ValueError(f"invalid value '{self.precision}' for option 'precision' of pass "
+                             f"'{self.argument}' (expected one of: {', '.join(self.PRECISIONS)})")
 
     def matches(self, op) -> bool:
         """Every CHLO op (one without a lowering is refused by name)."""
@@ -107,13 +125,14 @@ class ChloLegalizeToStablehlo(TemplatePass):
 
     def signature(self, info: OpInfo) -> tuple:
         return (info.name, info.operand_types, info.result_types,
-                tuple(sorted((k, str(v)) for k, v in info.attrs.items())))
+                tuple(sorted((k, str(v)) for k, v in info.attrs.items())), self.precision)
 
     def shape_independent(self, info: OpInfo) -> bool:
         return TABLE[info.name].elementwise
 
     def build(self, e: Emitter, operands: list[V], info: OpInfo) -> list[V]:
         spec = TABLE[info.name]
+        e.wide = self.precision == "wide"
         if spec.elementwise and any(d < 0 for s in info.operand_shapes for d in s):
             e.shape_tensor = e.shape_of(operands[0], info.operand_shapes[0])
         return spec.build(e, operands, info)

@@ -19,7 +19,8 @@ import hlokit
 from hlokit.backend import compile as xla_compile
 from hlokit.passes import run_pipeline
 
-PIPELINE = "builtin.module(func.func(chlo-legalize-to-stablehlo))"
+# the f64 kernels (precision=wide); the f32 kernels are tested in test_chlo_native_*.py
+PIPELINE = "builtin.module(func.func(chlo-legalize-to-stablehlo{precision=wide}))"
 DTYPES = {"f16": np.float16, "bf16": ml_dtypes.bfloat16, "f32": np.float32, "f64": np.float64,
           "complex<f32>": np.complex64, "complex<f64>": np.complex128}
 REAL = ["f16", "bf16", "f32", "f64"]

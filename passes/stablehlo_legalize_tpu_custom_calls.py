@@ -64,13 +64,13 @@ unchanged, with a located error.
 
 from __future__ import annotations
 
-import re
 
 import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo
 
 from hlokit import attributes
+from hlokit.hlo_sharding import parse_tiled
 from hlokit.passes.builder import V, Emitter, TemplateCache, UnsupportedError
 from hlokit.passes.builder_templates import instantiate_before
 from hlokit.passes.lapack.jacobi import build_syevd
@@ -130,36 +130,18 @@ def eigh_config(op) -> tuple[bool, bool]:
     return parts[0] == "1", parts[1] == "1"
 
 
-#: ``{devices=[t0,t1,...]<device list>[ last_tile_dim_replicate]}``: an HLO tiled sharding (XLA's
-#: ``HloSharding::ToString``); the device list is explicit (``0,1,2,3``) or an iota (``<=[4]``,
-#: ``<=[2,2]T(1,0)``).
-_TILED = re.compile(r"^\{devices=\[([0-9,]+)\]([0-9,]+|<=\[[0-9,]+\](?:T\([0-9,]+\))?)"
-                    r"( last_tile_dim_replicate)?\}$")
-
-
 def tile_offsets(sharding: str, full: list[int], piece: list[int]) -> dict[int, tuple[int, ...]]:
     """Device id -> the offsets of its piece (``piece`` shape) in an array of shape ``full`` laid out by the
     HLO sharding text ``sharding`` (``{devices=[2,1]0,1}``; ``last_tile_dim_replicate``: devices of one
     replication group hold the same piece). Semantics: XLA's ``HloSharding`` (``xla/hlo/ir/hlo_sharding.h``,
     tile assignment in row-major order). Raises UnsupportedError for another form of sharding, a tiling
     of another rank, or a ``piece`` that is not ``full`` divided by the tiling."""
-    m = _TILED.match(sharding.strip())
-    if not m:
+    parsed = parse_tiled(sharding)
+    if parsed is None:
         raise UnsupportedError(f"sharding \"{sharding}\" is not a tiled sharding '{{devices=[...]...}}' "
                                "(optionally last_tile_dim_replicate)")
-    tiles = [int(t) for t in m.group(1).split(",")]
+    tiles, ids, replicate = parsed.tiles, parsed.device_ids, parsed.replicate
     count = int(np.prod(tiles))
-    ids_text = m.group(2)
-    if ids_text.startswith("<="):
-        im = re.match(r"^<=\[([0-9,]+)\](?:T\(([0-9,]+)\))?$", ids_text)
-        dims = [int(d) for d in im.group(1).split(",")]
-        ids = np.arange(int(np.prod(dims))).reshape(dims)
-        if im.group(2):
-            ids = ids.transpose([int(p) for p in im.group(2).split(",")])
-        ids = [int(i) for i in ids.reshape(-1)]
-    else:
-        ids = [int(i) for i in ids_text.split(",")]
-    replicate = bool(m.group(3))
     tiled = tiles[:-1] if replicate else tiles
     if len(ids) != count or len(set(ids)) != count:
         raise UnsupportedError(f"sharding \"{sharding}\" lists {len(ids)} devices for a tiling of {count}")

@@ -85,6 +85,7 @@ from jaxlib.mlir import ir
 
 import hlokit
 from hlokit import attributes, opsets
+from hlokit.hlo_sharding import tile_dims_in
 from hlokit import backend  # (its XLA part, and jax, load on the first use of backend.compile & co.)
 from hlokit.backend import BackendError, TensorSpec, module_device_needs, signature
 from hlokit.compare import Comparison, Tolerance, compare
@@ -475,11 +476,11 @@ def partitions_from_devices(module: ir.Module, devices: int | None) -> int | Non
         return ir.WalkResult.ADVANCE
 
     op.walk(visit)
-    tiles = [re.findall(r"devices=\[([0-9,]+)\]", t) for t in texts if "devices=" in t or t == "Sharding"]
+    tiles = [tile_dims_in(t) for t in texts if "devices=" in t or t == "Sharding"]
     if not tiles:
         return None
     if devices is None:
-        devices = max((math.prod(int(d) for d in dims.split(",")) for found in tiles for dims in found), default=1)
+        devices = max((math.prod(dims) for found in tiles for dims in found), default=1)
         if devices < 2:
             return None
     with module.context:

@@ -172,6 +172,24 @@ def _calls_only(module: ir.Module) -> dict[str, list[ir.Operation] | None]:
     return out
 
 
+def _by_function(module: ir.Module, sites: Sequence, usable, what: str) -> list[tuple]:
+    """``(name, func, indices, calls)`` per function the ``(function name, index)`` sites name, sorted by name:
+    the indices named for it and its calls. :class:`ReductionNotApplicable` when a site is malformed or a
+    function is missing, referred to by something else than a call, or not ``usable(func)``."""
+    funcs = functions(module)
+    calls = _calls_only(module)
+    by_func: dict[str, set[int]] = {}
+    for name, i in _pairs(sites):
+        by_func.setdefault(name, set()).add(i)
+    out = []
+    for name in sorted(by_func):
+        func = funcs.get(name)
+        if func is None or calls[name] is None or not usable(func):
+            raise ReductionNotApplicable(f"no function @{name} with droppable {what}")
+        out.append((name, func, by_func[name], calls[name]))
+    return out
+
+
 def _returns(func: ir.Operation) -> list[ir.Operation]:
     block = func.regions[0].blocks[0]
     return [block.operations[len(block.operations) - 1].operation]
@@ -198,20 +216,13 @@ class DropResults:
 
     @in_context
     def apply(self, module: ir.Module, sites: Sequence) -> None:
-        funcs = functions(module)
-        calls = _calls_only(module)
-        by_func: dict[str, set[int]] = {}
-        for name, r in _pairs(sites):
-            by_func.setdefault(name, set()).add(r)
-        for name in sorted(by_func):
-            func, drop = funcs.get(name), by_func[name]
-            if func is None or calls[name] is None or len(func.regions[0].blocks) != 1:
-                raise ReductionNotApplicable(f"no function @{name} with droppable results")
+        for name, func, drop, calls in _by_function(module, sites, lambda f: len(f.regions[0].blocks) == 1,
+                                                    "results"):
             ft = function_type(func)
             n = len(ft.results)
             if any(not isinstance(r, int) or not 0 <= r < n for r in drop):
                 raise ReductionNotApplicable(f"@{name} has no result {sorted(drop)}")
-            if any(list(c.results[r].uses) for c in calls[name] for r in drop):
+            if any(list(c.results[r].uses) for c in calls for r in drop):
                 raise ReductionNotApplicable(f"a call of @{name} uses a dropped result")
             keep = [r for r in range(n) if r not in drop]
             for ret in _returns(func):
@@ -220,7 +231,7 @@ class DropResults:
                                     ip=ir.InsertionPoint(ret))
                 ret.erase()
             set_function_type(func, ft.inputs, [ft.results[r] for r in keep], keep_results=keep)
-            for call in calls[name]:
+            for call in calls:
                 rebuild_call(call, range(len(call.operands)), keep)
 
 
@@ -245,15 +256,8 @@ class DropUnusedArguments:
 
     @in_context
     def apply(self, module: ir.Module, sites: Sequence) -> None:
-        funcs = functions(module)
-        calls = _calls_only(module)
-        by_func: dict[str, set[int]] = {}
-        for name, a in _pairs(sites):
-            by_func.setdefault(name, set()).add(a)
-        for name in sorted(by_func):
-            func, drop = funcs.get(name), by_func[name]
-            if func is None or calls[name] is None or not func.regions[0].blocks:
-                raise ReductionNotApplicable(f"no function @{name} with droppable arguments")
+        for name, func, drop, calls in _by_function(module, sites, lambda f: len(f.regions[0].blocks) > 0,
+                                                    "arguments"):
             block = func.regions[0].blocks[0]
             n = len(block.arguments)
             if any(not isinstance(a, int) or not 0 <= a < n or list(block.arguments[a].uses) for a in drop):
@@ -263,7 +267,7 @@ class DropUnusedArguments:
             for a in sorted(drop, reverse=True):
                 block.erase_argument(a)
             set_function_type(func, [ft.inputs[a] for a in keep], ft.results, keep_args=keep)
-            for call in calls[name]:
+            for call in calls:
                 rebuild_call(call, keep, range(len(call.results)))
 
 

@@ -70,19 +70,6 @@ func.func @is_inf(%x: tensor<4xf32>) -> tensor<4xi1> {
 
 // -----
 
-// Special functions of f32 are evaluated in f64 and rounded once.
-// CHECK-LABEL: func.func @erf_f32
-// CHECK: stablehlo.convert %arg0 : (tensor<4xf32>) -> tensor<4xf64>
-// CHECK: stablehlo.exponential {{.*}} : tensor<4xf64>
-// CHECK: %[[R:.*]] = stablehlo.convert {{.*}} : (tensor<4xf64>) -> tensor<4xf32>
-// CHECK: return %[[R]]
-func.func @erf_f32(%x: tensor<4xf32>) -> tensor<4xf32> {
-  %0 = chlo.erf %x : tensor<4xf32> -> tensor<4xf32>
-  return %0 : tensor<4xf32>
-}
-
-// -----
-
 // Complex asin goes through real/imag parts and the asin/acos kernel (atan2 for the real part).
 // CHECK-LABEL: func.func @asin_complex
 // CHECK: stablehlo.real %arg0

@@ -42,8 +42,12 @@ those shares of ``single``): ``load`` (MLIR parse and verify in C++, the survey 
 ``plan`` (every block's plan: adapters prepared, constants folded, liveness), ``run`` (walking the
 blocks, kernels included), next to ``eval / 10`` (what a 10x target allows in all).
 
+``--first-only``: only the cold-start columns (no ``eval_module``, no XLA): for each program ``first`` (median and
+best of ``--first-runs`` fresh processes), ``single``, ``warm`` and ``first/warm`` (of the medians and of the best
+first), and ``import hlokit.interpreter`` (median and best); quick enough to repeat (issue 40, item 5).
+
 Run:  python benchmarks/interpreter.py [--only while_20] [--repeat 5] [--rounds 3] [--eval-timeout 120]
-      [--first-runs 3] [--memory] [--phases]
+      [--first-runs 3] [--memory] [--phases] [--first-only]
 """
 
 from __future__ import annotations
@@ -337,16 +341,22 @@ _FIRST_CALL_SCRIPT = textwrap.dedent(
 def measure_first_call(text: str, args, runs: int = 3) -> dict:
     """The first ``hlokit.interpret(text, args)`` of a fresh process (after ``import hlokit.interpreter``,
     untimed) and that import on top of ``import hlokit``: medians and all values over ``runs`` processes, in
-    seconds. Raises ``RuntimeError`` with the last line of stderr when a process fails."""
+    seconds. The processes may write bytecode (``PYTHONDONTWRITEBYTECODE`` unset), and one untimed process runs
+    first: the imports read compiled modules, as an installed package's do (with stale or absent ``.pyc`` files
+    each process would compile the sources it imports, several milliseconds). Raises ``RuntimeError`` with the
+    last line of stderr when a process fails."""
     firsts, imports = [], []
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     with tempfile.TemporaryDirectory() as d:
         with open(os.path.join(d, "prog.mlir"), "w") as f:
             f.write(text)
         np.savez(os.path.join(d, "args.npz"), **{f"a{i}": a for i, a in enumerate(args)})
-        for _ in range(max(runs, 1)):
-            p = subprocess.run([sys.executable, "-c", _FIRST_CALL_SCRIPT, d], capture_output=True, text=True)
+        for k in range(max(runs, 1) + 1):
+            p = subprocess.run([sys.executable, "-c", _FIRST_CALL_SCRIPT, d], capture_output=True, text=True, env=env)
             if p.returncode != 0:
                 raise RuntimeError(p.stderr.strip().splitlines()[-1] if p.stderr.strip() else "failed")
+            if k == 0:  # (the untimed process: bytecode written)
+                continue
             r = json.loads(p.stdout.strip().splitlines()[-1])
             firsts.append(r["first_s"])
             imports.append(r["import_s"])
@@ -469,6 +479,35 @@ def phases(name: str, repeat: int) -> dict:
     return {k: statistics.median(v) for k, v in times.items()}
 
 
+def bench_first(name: str, repeat: int, first_runs: int) -> dict:
+    """The cold-start columns of program ``name`` (``--first-only``): :func:`measure_first_call`, then ``single``
+    and ``warm`` (medians of ``repeat`` runs) in this process."""
+    text, args = PROGRAMS[name]()
+    first = measure_first_call(text, args, first_runs)
+    hlokit.interpret(text, args)
+    module = hlokit.parse(text, context=hlokit.make_context())
+    single = _median_time(lambda: hlokit.interpret(text, args), repeat)
+    warm = _median_time(lambda: hlokit.interpret(module, args), repeat)
+    return {"program": name, "single_s": single, "warm_s": warm, **first}
+
+
+def main_first(names, repeat: int, first_runs: int, as_json: bool) -> int:
+    """``--first-only``: one row per program (see the module doc)."""
+    print(f"{'program':12s} {'first':>9s} {'best':>9s} {'single':>9s} {'warm':>9s} {'first/warm':>10s} "
+          f"{'best/warm':>9s} {'import':>9s} {'best':>9s}")
+    for name in names:
+        r = bench_first(name, repeat, first_runs)
+        if as_json:
+            print(json.dumps(r))
+        best = min(r["first_all_s"])
+        print(f"{name:12s} {r['first_s'] * 1e3:7.2f}ms {best * 1e3:7.2f}ms {r['single_s'] * 1e3:7.2f}ms "
+              f"{r['warm_s'] * 1e3:7.2f}ms {r['first_s'] / r['warm_s']:9.2f}x {best / r['warm_s']:8.2f}x "
+              f"{r['import_s'] * 1e3:7.2f}ms {min(r['import_all_s']) * 1e3:7.2f}ms")
+        print("             first " + "/".join(f"{t * 1e3:.2f}" for t in r["first_all_s"]) + " ms; import "
+              + "/".join(f"{t * 1e3:.2f}" for t in r["import_all_s"]) + " ms")
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", choices=sorted(PROGRAMS), action="append")
@@ -479,8 +518,12 @@ def main(argv=None) -> int:
     ap.add_argument("--memory", action="store_true", help="also time and measure peak RSS in fresh subprocesses")
     ap.add_argument("--phases", action="store_true", help="also split the single-shot time into load / plan / run")
     ap.add_argument("--json", action="store_true", help="print one JSON object per program")
+    ap.add_argument("--first-only", action="store_true",
+                    help="only the cold-start columns: first call in fresh processes, single, warm, import")
     a = ap.parse_args(argv)
     names = a.only or list(PROGRAMS)
+    if a.first_only:
+        return main_first(names, a.repeat, a.first_runs, a.json)
     print(f"{'program':12s} {'first':>9s} {'single':>9s} {'warm':>9s} {'first/warm':>10s} {'eval_module':>11s} {'xla c+r':>9s} {'xla run':>9s} "
           f"{'eval/single':>11s} {'eval/warm':>10s} {'single/xla c+r':>15s}")
     for name in names:

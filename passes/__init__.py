@@ -12,35 +12,83 @@
 * :mod:`hlokit.passes.chlo` — CHLO lowerings (one ``build_<op>`` per op, indexed by ``chlo.table``) and
   ``find_chlo_ops``, a walker that lists CHLO ops.
 * :mod:`hlokit.passes.prepare` — :func:`hlokit.prepare`: the passes an engine needs, derived from what the passes
-  declare illegal.
+  declare illegal; :func:`register_engine` (here: an engine says which ops it runs itself without loading it).
 * one module per pass flag (``stablehlo_legalize_dot_to_dot_general.py`` for
   ``--stablehlo-legalize-dot-to-dot-general``, ...), listed in ``registry.PASS_MODULES``.
 """
 
-from hlokit.passes.pipeline import (
-    PipelineElement,
-    PipelineError,
-    build_pass_manager,
-    parse_pipeline,
-    run_pass_manager,
-    run_pipeline,
-)
-from hlokit.passes.plugins import load_pass_plugin  # (also sets up hlokit.passes.registry.load_pass_plugin)
-from hlokit.passes.registry import (
-    Option,
-    Pass,
-    PassPipeline,
-    PatternPass,
-    all_passes,
-    all_pipelines,
-    fail,
-    get_pass,
-    get_pipeline,
-    register_pass,
-    register_pipeline,
-)
+import importlib
+from typing import Collection
+
+#: Where each public name of the package lives: it is imported on first use (PEP 562 ``__getattr__``), so that
+#: ``import hlokit.passes.refine`` or the interpreter's :func:`register_engine` do not load the pipeline runner,
+#: the plugin loader and the registry (about 4 ms; issue 40, item 5).
+_LAZY = {
+    "PipelineElement": "pipeline",
+    "PipelineError": "pipeline",
+    "build_pass_manager": "pipeline",
+    "parse_pipeline": "pipeline",
+    "run_pass_manager": "pipeline",
+    "run_pipeline": "pipeline",
+    "load_pass_plugin": "plugins",
+    "Option": "registry",
+    "Pass": "registry",
+    "PassPipeline": "registry",
+    "PatternPass": "registry",
+    "all_passes": "registry",
+    "all_pipelines": "registry",
+    "fail": "registry",
+    "get_pass": "registry",
+    "get_pipeline": "registry",
+    "register_pass": "registry",
+    "register_pipeline": "registry",
+}
+
+
+def __getattr__(name):
+    """The names of :data:`_LAZY` (imported from their module on first use) and the package's submodules."""
+    module = _LAZY.get(name)
+    if module is not None:
+        value = getattr(importlib.import_module(f"hlokit.passes.{module}"), name)
+        globals()[name] = value  # later reads skip this function
+        return value
+    if name.startswith("_"):
+        raise AttributeError(f"module 'hlokit.passes' has no attribute '{name}'")
+    try:
+        return importlib.import_module(f"hlokit.passes.{name}")
+    except ModuleNotFoundError as err:
+        if err.name != f"hlokit.passes.{name}":
+            raise
+    raise AttributeError(f"module 'hlokit.passes' has no attribute '{name}'")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
+
+
+#: The engines a program is prepared for (:mod:`hlokit.passes.prepare`): XLA (:mod:`hlokit.backend`) and hlokit's
+#: reference interpreter.
+ENGINES: tuple[str, ...] = ("xla", "interpreter")
+
+#: engine -> (op names, custom-call targets) it runs itself: see :func:`register_engine`.
+ENGINE_KERNELS: dict[str, tuple[Collection[str], Collection[str]]] = {}
+
+
+def register_engine(engine: str, ops: Collection[str], custom_calls: Collection[str] = ()) -> None:
+    """Say which ops ``engine`` (one of :data:`ENGINES`) runs itself: ``ops`` (full op names) and
+    ``custom_calls`` (``stablehlo.custom_call`` targets), live collections read at each use (an op table
+    that grows is seen). A ``NO_KERNEL`` rule of :data:`hlokit.passes.prepare.POLICY` for an engine that has not
+    registered raises ``ValueError`` at use. Raises ``ValueError`` for an unknown engine. (Kept here, in the
+    package, so that an engine registers at its import without loading :mod:`hlokit.passes.prepare`;
+    :func:`hlokit.passes.prepare.register_engine` is this function.)"""
+    if engine not in ENGINES:
+        raise ValueError(f"unknown engine '{engine}' (engines: {', '.join(ENGINES)})")
+    ENGINE_KERNELS[engine] = (ops, custom_calls)
+
 
 __all__ = [
+    "ENGINES",
+    "ENGINE_KERNELS",
     "Option",
     "Pass",
     "PassPipeline",
@@ -55,6 +103,7 @@ __all__ = [
     "get_pipeline",
     "load_pass_plugin",
     "parse_pipeline",
+    "register_engine",
     "register_pass",
     "register_pipeline",
     "run_pass_manager",

@@ -11,14 +11,15 @@ What a pass removes is what it declares (:attr:`hlokit.passes.registry.Pass.ille
 platform, is the data of :data:`POLICY`. The interpreter's legalizations are the passes of
 ``stablehlo-lower-to-core`` (:mod:`hlokit.passes.stablehlo_lower_to_core`) for the declared ops it has no
 kernel for: an engine says which ops it runs itself with :func:`register_engine` (the interpreter does so
-when :mod:`hlokit.interpreter` is imported).
+when :mod:`hlokit.interpreter` is imported; the function lives in the ``hlokit.passes`` package, so registering
+loads neither this module nor the pass registry).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
-from typing import Callable, Collection, Sequence
+from typing import Callable, Sequence
 
 from jaxlib.mlir import ir
 
@@ -26,6 +27,8 @@ from hlokit import attributes
 from hlokit.core import parse
 from hlokit.diagnostics import location_position
 from hlokit.passes.pipeline import parse_pipeline, run_pipeline
+from hlokit.passes import ENGINE_KERNELS as _KERNELS  # (engine -> the ops it runs itself: register_engine)
+from hlokit.passes import ENGINES, register_engine  # (re-exported: kept in the package, see register_engine)
 from hlokit.passes import registry
 from hlokit.passes.registry import Pass, get_pass, get_pipeline
 from hlokit.passes.refine import dynamic_arguments, refine_arguments  # (re-exported: the interpreter's way in)
@@ -48,9 +51,6 @@ __all__ = [
     "dynamic_arguments",
     "refine_arguments",
 ]
-
-#: The engines a program is prepared for: XLA (:mod:`hlokit.backend`) and hlokit's reference interpreter.
-ENGINES: tuple[str, ...] = ("xla", "interpreter")
 
 #: Conditions of a :class:`Rule`: an op its pass declares illegal is present (``DECLARED``); such an op that
 #: the engine has no kernel for is present (``NO_KERNEL``); a quantized element type is present (``QUANTIZED``).
@@ -153,20 +153,6 @@ class Prepared:
             if a.flag == flag:
                 return a
         return None
-
-
-#: engine -> (op names, custom-call targets) it runs itself: see :func:`register_engine`.
-_KERNELS: dict[str, tuple[Collection[str], Collection[str]]] = {}
-
-
-def register_engine(engine: str, ops: Collection[str], custom_calls: Collection[str] = ()) -> None:
-    """Say which ops ``engine`` (one of :data:`ENGINES`) runs itself: ``ops`` (full op names) and
-    ``custom_calls`` (``stablehlo.custom_call`` targets), live collections read at each use (an op table
-    that grows is seen). A ``NO_KERNEL`` rule of :data:`POLICY` for an engine that has not registered
-    raises ``ValueError`` at use. Raises ``ValueError`` for an unknown engine."""
-    if engine not in ENGINES:
-        raise ValueError(f"unknown engine '{engine}' (engines: {', '.join(ENGINES)})")
-    _KERNELS[engine] = (ops, custom_calls)
 
 
 def pipeline_passes(flag: str) -> list[type[Pass]]:

@@ -282,7 +282,7 @@ def load_builtin_passes() -> None:
 
 
 #: The plugin loader, :func:`hlokit.passes.plugins.load_pass_plugin`, registered when that module is imported
-#: (the ``hlokit.passes`` package imports it), so that this module imports no module that imports it.
+#: (:func:`load_pass_plugin` imports it by name when needed), so that this module imports no module that imports it.
 _PLUGIN_LOADER: Callable[[str], list[str]] | None = None
 
 
@@ -295,8 +295,8 @@ def register_plugin_loader(loader: Callable[[str], list[str]]) -> None:
 def load_pass_plugin(source: str) -> list[str]:
     """Load a user's pass plugin (a ``.py`` file or a module name) and return the names of the passes it
     registered; :func:`hlokit.passes.plugins.load_pass_plugin` (rules, and the PluginError it raises)."""
-    if _PLUGIN_LOADER is None:  # pragma: no cover - the package imports hlokit.passes.plugins
-        raise RuntimeError("hlokit.passes.plugins is not imported")
+    if _PLUGIN_LOADER is None:  # (imported by name: hlokit.passes.plugins imports this module)
+        importlib.import_module("hlokit.passes.plugins")
     return _PLUGIN_LOADER(source)
 
 

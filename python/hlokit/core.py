@@ -15,7 +15,9 @@ from typing import Callable, Sequence, Union
 
 import numpy as np
 from jaxlib.mlir import ir, passmanager
+from jaxlib.mlir.dialects import builtin as _builtin
 from jaxlib.mlir.dialects import chlo as _chlo
+from jaxlib.mlir.dialects import func as _func
 from jaxlib.mlir.dialects import sdy  # not _mlir_libs._sdy first: see make_context
 from jaxlib.mlir.dialects import stablehlo as _stablehlo
 
@@ -29,6 +31,11 @@ from hlokit.diagnostics import (
 from hlokit import exported, worker
 from hlokit.jax_private import register_upstream_dialects
 
+# The bindings import a dialect's Python module (its op classes) the first time an op of that dialect is handed to
+# Python (a walk, a block's ops): every program has func.func and builtin.module, so their modules (about 2 ms)
+# load here with the others, not inside the first parse-and-walk of a process (issue 40, item 5).
+_PRELOADED_DIALECT_MODULES = (_builtin, _func)
+
 __all__ = [
     "DIALECTS",
     "MAX_NESTING",
@@ -40,6 +47,7 @@ __all__ = [
     "run_contained",
     "check_nesting",
     "make_context",
+    "load_dialects",
     "parse",
     "parse_module_op",
     "parse_file",
@@ -86,7 +94,13 @@ def _registry() -> ir.DialectRegistry:
     return _REGISTRY
 
 
-def make_context(*, allow_unregistered_dialects: bool = False, threading: bool = False) -> ir.Context:
+# Built at import, with the dialects' modules above: every make_context needs it, and building it (jaxlib's
+# extension that registers the upstream dialects included) costs about 0.5 ms of a process's first context.
+_registry()
+
+
+def make_context(*, allow_unregistered_dialects: bool = False, threading: bool = False,
+                 load: bool = True) -> ir.Context:
     """Return a new ``ir.Context`` with every dialect of :data:`DIALECTS` registered and loaded.
 
     builtin, func, shape, tensor, arith, math, scf, cf come from jaxlib's upstream-dialect registry;
@@ -95,22 +109,36 @@ def make_context(*, allow_unregistered_dialects: bool = False, threading: bool =
 
     ``threading`` enables MLIR's multi-threaded pass execution (off by default: hlokit's Python
     passes run under the GIL, and the tools run on small machines).
+
+    ``load=False`` (for a caller that only parses text in it, such as the interpreter's shared context): the
+    dialects but ``stablehlo`` are registered, not loaded; MLIR's parser loads each one when the text first uses
+    it, and ``quant`` (``!quant.uniform`` types) is not loaded. Such a context costs a fifth to a third as much
+    to make; :func:`load_dialects` makes it a full one (before building IR in it, e.g. running passes).
     """
     ctx = ir.Context()
     ctx.append_dialect_registry(_registry())
     _stablehlo.register_dialect(ctx)
-    _stablehlo.register_interpreter_dialect(ctx)
-    _chlo.register_dialect(ctx)
+    lazy = {} if load else {"load": False}  # (load=False: the parser loads these when a text first uses them)
+    _stablehlo.register_interpreter_dialect(ctx, **lazy)
+    _chlo.register_dialect(ctx, **lazy)
     # Importing the extension _sdy before jaxlib.mlir.dialects.sdy makes the extension import that module
     # half-way through its own initialisation (jaxlib 0.11), which leaves jax's dialect module without the
     # attribute classes its lowerings need (sdy.DimMappingAttr, used by every LAPACK custom call).
-    sdy.register_dialect(ctx)
-    for name in DIALECTS:
-        ctx.get_dialect_descriptor(name)  # loads it (ctx.dialects[name] also imports the dialect's Python module)
+    sdy.register_dialect(ctx, **lazy)
     ctx.allow_unregistered_dialects = allow_unregistered_dialects
     ctx.enable_multithreading(threading)
-    _load_quant_dialect(ctx)
+    if load:
+        load_dialects(ctx)
     return ctx
+
+
+def load_dialects(ctx: ir.Context) -> None:
+    """Load every dialect of :data:`DIALECTS` and ``quant`` into ``ctx`` (a :func:`make_context` context; what
+    ``make_context(load=False)`` leaves for later). Cheap when they are loaded already."""
+    for name in DIALECTS:
+        ctx.get_dialect_descriptor(name)  # loads it (ctx.dialects[name] also imports the dialect's Python module)
+    if not ctx.is_registered_operation("quant.qcast"):
+        _load_quant_dialect(ctx)
 
 
 def _load_quant_dialect(ctx: ir.Context) -> None:

@@ -27,7 +27,8 @@ from typing import Sequence
 import numpy as np
 from jaxlib.mlir import ir
 
-from hlokit.dtypes import SUB_BYTE_UINTS, UnsupportedTypeError, bit_width, dtype_of
+import hlokit.dtypes as hdt
+from hlokit.dtypes import UnsupportedTypeError, bit_width, dtype_of
 
 __all__ = [
     "QuantizedType",
@@ -109,7 +110,7 @@ def storage_range(dtype: np.dtype) -> tuple[int, int]:
     ``(0, 15)``)."""
     bits = bit_width(dtype)
     dt = np.dtype(dtype)
-    if dt.kind == "u" or dt in SUB_BYTE_UINTS:
+    if dt.kind == "u" or (dt.isbuiltin == 2 and dt in hdt.SUB_BYTE_UINTS):  # (ml_dtypes' table: built on first need)
         return 0, (1 << bits) - 1
     return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
 

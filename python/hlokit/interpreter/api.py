@@ -14,18 +14,16 @@ import os
 import re
 import sys
 import threading
-from typing import Callable, Sequence, TextIO
+from typing import TYPE_CHECKING, Callable, Sequence, TextIO
 
 import numpy as np
 from jaxlib.mlir import ir
 
 import hlokit
 from hlokit import attributes
-from hlokit.core import only_comments, parse_module_op, read_program
+from hlokit.core import load_dialects, only_comments, parse_module_op, read_program
 from hlokit.diagnostics import Diagnostic, HlokitError, location_position
-from hlokit.passes.registry import PASS_MODULES
-from hlokit.passes.prepare import (Action, Legalization, dynamic_arguments, index, legalizations, prepare,
-                                   refine_arguments, register_engine, survey)
+from hlokit.passes import register_engine
 from hlokit.dialects.check_syntax import OPS as CHECK_OPS
 from hlokit.interpreter.collectives import NEWER_OPS, rewrite_newer_ops
 from hlokit.interpreter.errors import InterpreterError, NeedsLegalization
@@ -34,11 +32,23 @@ from hlokit.interpreter.process import DEFAULT_TIMEOUT, ProcessGrid
 from hlokit.interpreter.registry import CUSTOM_CALLS, OPS
 from hlokit.interpreter.values import TOKEN, Token, Value, type_name
 
+if TYPE_CHECKING:  # (annotations only: hlokit.passes.prepare is imported on first use, _prepare)
+    from hlokit.passes.prepare import Action, Legalization
+
 __all__ = ["interpret", "run_parallel", "load_program", "prepare_module", "interpreter_legalizations",
            "entry_function", "as_value"]
 
-# The ops the interpreter runs itself: what hlokit.prepare leaves for it (the rest is legalized first).
+# The ops the interpreter runs itself: what hlokit.prepare leaves for it (the rest is legalized first). (The
+# function lives in the hlokit.passes package: registering loads neither hlokit.passes.prepare nor any pass.)
 register_engine("interpreter", OPS, CUSTOM_CALLS)
+
+
+def _prepare():
+    """:mod:`hlokit.passes.prepare`, imported on first use: a program that needs no legalization and has static
+    argument shapes runs without it (it loads the pass registry and the pipeline runner, about 5 ms)."""
+    from hlokit.passes import prepare
+
+    return prepare
 
 
 def load_program(
@@ -100,7 +110,7 @@ def _survey(module: ir.Module, name: str, *, check: bool) -> list[Action]:
                     )
                 )
 
-    needed = survey(module, interpreter_legalizations(), first_of_name=first_of_name if check else None)
+    needed = _prepare().survey(module, interpreter_legalizations(), first_of_name=first_of_name if check else None)
     if bad:
         raise HlokitError(bad)
     return needed
@@ -112,7 +122,7 @@ def interpreter_legalizations() -> tuple[Legalization, ...]:
     (:data:`hlokit.interpreter.registry.OPS`, :data:`~hlokit.interpreter.registry.CUSTOM_CALLS`) lacks
     (:data:`hlokit.passes.prepare.POLICY`). ``dot`` and ``create_token``, deprecated but in the op table, and
     ``cholesky``, ``triangular_solve``, ``rng``, ``rng_bit_generator`` are run directly."""
-    return legalizations("interpreter")
+    return _prepare().legalizations("interpreter")
 
 
 def _markers(legs: tuple[Legalization, ...]) -> tuple[re.Pattern | None, tuple[str, ...]]:
@@ -155,7 +165,7 @@ def _tables() -> tuple:
     legs = interpreter_legalizations()
     tables = _TABLES
     if tables[0] is not legs:
-        tables = _TABLES = (legs, index(legs), _markers(legs))
+        tables = _TABLES = (legs, _prepare().index(legs), _markers(legs))
     return tables
 
 
@@ -171,24 +181,38 @@ COLD_MARKERS: tuple[tuple[str, ...], tuple[str, ...]] = (
     ("Eigh", "LuDecomposition", "ProductOfElementaryHouseholderReflectors", "Qr", "SPMDFullToShardShape",
      "SPMDShardToFullShape", "Sharding", "arith.", "chlo.", "cu", "hip", "lapack_", "shape.", "tensor."),
 )
-_COLD: list = []  # [(pattern, others)] of COLD_MARKERS, compiled on first use
 
 
 def _cold() -> bool:
     """Whether :data:`COLD_MARKERS` stand for the live tables: they were never derived (:func:`_tables`) and some
     module of :data:`hlokit.passes.registry.PASS_MODULES` is not imported (the registry is not loaded)."""
-    return _TABLES[0] is None and not all(name in sys.modules for name in PASS_MODULES)
+    if _TABLES[0] is not None:
+        return False
+    registry = sys.modules.get("hlokit.passes.registry")  # (not imported: no pass can be)
+    return registry is None or not all(name in sys.modules for name in registry.PASS_MODULES)
 
 
-def _text_markers() -> tuple[re.Pattern | None, tuple[str, ...]]:
-    """The markers :func:`_survey_from_text` looks for: :data:`COLD_MARKERS` while :func:`_cold`, else those of
-    :func:`_tables`."""
+def _has_cold_marker(text: str) -> bool:
+    """Whether ``text`` names one of the ``stablehlo.`` ops of :data:`COLD_MARKERS` (what :func:`_marker_pattern` of
+    them finds, by ``str.find``: a process's first call does not compile that expression, about 0.2 ms)."""
+    for name in COLD_MARKERS[0]:
+        needle = "stablehlo." + name
+        i = text.find(needle)
+        while i >= 0:
+            j = i + len(needle)
+            if j == len(text) or not (text[j].isalnum() or text[j] in "_-"):  # (else a longer name: broadcast_in_dim)
+                return True
+            i = text.find(needle, j)
+    return False
+
+
+def _text_markers() -> tuple[Callable[[str], object] | None, tuple[str, ...]]:
+    """The markers :func:`_survey_from_text` looks for: a test of the ``stablehlo.`` op names (None: there are
+    none) and the other markers; :data:`COLD_MARKERS` while :func:`_cold`, else those of :func:`_tables`."""
     if _cold():
-        if not _COLD:
-            names, others = COLD_MARKERS
-            _COLD.append((_marker_pattern(names), others))
-        return _COLD[0]
-    return _tables()[2]
+        return _has_cold_marker, COLD_MARKERS[1]
+    pattern, others = _tables()[2]
+    return (pattern.search if pattern is not None else None), others
 
 
 def _generic_op_names(text: str) -> set[str] | None:
@@ -218,11 +242,11 @@ def _survey_from_text(text: str, context: ir.Context) -> list[Action] | None:
     registered (so the registration check cannot fail); None when the module must be walked."""
     if "check." in text:
         return None
-    pattern, others = _text_markers()
+    has_name, others = _text_markers()
     for marker in others:
         if marker in text:
             return None
-    if pattern is not None and pattern.search(text):
+    if has_name is not None and has_name(text):
         return None
     names = _generic_op_names(text)
     if names is None:
@@ -250,7 +274,8 @@ def prepare_module(module: ir.Module, name: str = "-", *, needed: Sequence[Actio
         needed = _survey(module, name, check=False)
     if not needed:
         return module
-    return prepare(module, engine="interpreter", source_name=name, actions=needed).module
+    load_dialects(module.context)  # (the shared context loads dialects as its texts use them: passes build IR)
+    return _prepare().prepare(module, engine="interpreter", source_name=name, actions=needed).module
 
 
 #: Programs of at most this much text are parsed in a context kept for the thread (:func:`_shared_context`);
@@ -262,15 +287,22 @@ SHARED_CONTEXT_BUDGET = 16 << 20
 _SHARED = threading.local()
 
 
-def _shared_context(nbytes: int) -> ir.Context:
-    """The calling thread's context for small programs (see :data:`SHARED_CONTEXT_MAX_TEXT`): making a
-    context (loading a dozen dialects) costs more than parsing and running a small program."""
+def _shared_context(nbytes: int, text: str = "") -> ir.Context:
+    """The calling thread's context for small programs (see :data:`SHARED_CONTEXT_MAX_TEXT`), to parse ``text``
+    (``nbytes`` long) in: making a context costs more than parsing and running a small program. Its dialects
+    load as the texts parsed in it use them (``hlokit.make_context(load=False)``: a third of the cost of a
+    context with every dialect loaded), all of them (``quant`` too) for a text with a quantized type, and before
+    passes run in it (:func:`prepare_module`)."""
     ctx = getattr(_SHARED, "context", None)
     used = getattr(_SHARED, "used", 0)
     if ctx is None or used + nbytes > SHARED_CONTEXT_BUDGET:
-        ctx = _SHARED.context = hlokit.make_context()
+        ctx = _SHARED.context = hlokit.make_context(load=False)
+        _SHARED.loaded = False
         used = 0
     _SHARED.used = used + nbytes
+    if "!quant." in text and not getattr(_SHARED, "loaded", False):  # (quant: not registered, the parser cannot)
+        load_dialects(ctx)
+        _SHARED.loaded = True
     return ctx
 
 
@@ -328,7 +360,7 @@ def _load_for_run(program, *, optimistic: bool = False, **kwargs) -> Interpreter
     if text is not None:
         kwargs["source_text"] = text
         if len(text) <= SHARED_CONTEXT_MAX_TEXT:
-            context = _shared_context(len(text))
+            context = _shared_context(len(text), text)
             if rewrite_newer_ops(text) is text and _survey_from_text(text, context) == []:
                 return Interpreter(parse_module_op(text, context=context, source_name="<input>"), **kwargs)
     module = load_program(program, context=context, allow_unregistered=True)
@@ -463,7 +495,7 @@ def _refined_to(program, args: Sequence):
         except OSError:
             return program  # (the loader reports it)
     if isinstance(program, ir.Module):
-        if not dynamic_arguments(program, "main"):
+        if _static_main(program) or not _prepare().dynamic_arguments(program, "main"):
             return program
         text = program.operation.get_asm(enable_debug_info=True)
         name = location_position(program.operation.location)[0] or "-"
@@ -471,7 +503,7 @@ def _refined_to(program, args: Sequence):
     else:
         module = load_program(program, allow_unregistered=True)
         name = location_position(module.operation.location)[0] or "<input>"
-    dynamic = dynamic_arguments(module, "main")
+    dynamic = _prepare().dynamic_arguments(module, "main")
     if not dynamic or not all(isinstance(a, (np.ndarray, np.generic)) for a in args):
         return program
     fn = next(op for op in module.body.operations if op.operation.name == "func.func"
@@ -482,12 +514,21 @@ def _refined_to(program, args: Sequence):
     loc = ir.Location.unknown(module.context)
     types = [ir.RankedTensorType.get(list(np.shape(a)), ir.RankedTensorType(t).element_type, loc=loc)
              if i in dynamic else t for i, (a, t) in enumerate(zip(args, arg_types))]
-    refine_arguments(module, types, source_name=name)
+    _prepare().refine_arguments(module, types, source_name=name)
     if _has_custom_call(module, "stablehlo.shape_refinement_operand_wrapper"):
         # refine-shapes could not take every value through (e.g. shape-dialect computations): run the program
         # as given, on the concrete values, as for any dynamic program
         return program
     return module
+
+
+def _static_main(module: ir.Module) -> bool:
+    """Whether ``module``'s ``@main`` surely takes static shapes (no ``?`` in its function type's spelling; true
+    when it has no ``@main``): then :func:`_refined_to` need not load the passes that refine shapes."""
+    for op in module.body.operations:
+        if op.operation.name == "func.func" and attributes.str_value(op, "sym_name", "") == "main":
+            return "?" not in str(op.attributes["function_type"])
+    return True
 
 
 def _has_custom_call(module: ir.Module, target: str) -> bool:

@@ -16,7 +16,6 @@ too: ``@check.expect_eq`` (bitwise), ``@check.expect_almost_eq`` (tolerance 1e-3
 
 from __future__ import annotations
 
-import ml_dtypes
 import numpy as np
 
 from hlokit import attributes
@@ -156,7 +155,7 @@ def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     # ml_dtypes sub-byte floats live in the low bits of a byte; the sign is their top bit.
     width = bit_width(a.dtype)
     sign = np.uint64(1) << np.uint64(width - 1)
-    if a.dtype == np.dtype(ml_dtypes.float8_e8m0fnu):  # unsigned: no sign bit
+    if a.dtype.isbuiltin == 2 and a.dtype.name == "float8_e8m0fnu":  # (ml_dtypes' type) unsigned: no sign bit
         sign = np.uint64(0)
     mask = (np.uint64(1) << np.uint64(width)) - np.uint64(1) if width < 64 else np.uint64(2**64 - 1)
     ai &= mask

@@ -30,7 +30,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo
 
 from hlokit import attributes
-from hlokit.dtypes import ELEMENT_TYPES
+import hlokit.dtypes as hdt
 from hlokit.interpreter.arrays import (  # noqa: F401  (pad, scatter, window_view, padding_pairs: spec ops / helpers of this family)
     index_vectors as _index_vectors,
     pad,
@@ -362,8 +362,28 @@ def sort(
     return [np.array(np.moveaxis(o, -1, dim), order="C") for o in out]
 
 
-#: Float types whose sign is the top bit of their storage and whose total order is IEEE's.
-_TOTALORDER_FLOATS = {e.dtype: np.dtype(f"int{e.bits}") for e in ELEMENT_TYPES.values() if e.storage_ordered}
+def _totalorder(rows) -> dict[np.dtype, np.dtype]:
+    """Float types of ``rows`` whose sign is the top bit of their storage and whose total order is IEEE's -> the
+    signed integer type of their bits."""
+    return {e.dtype: np.dtype(f"int{e.bits}") for e in rows if e.storage_ordered}
+
+
+#: :func:`_totalorder` of numpy's own types (f16, f32, f64); ``_TOTALORDER_FLOATS`` (a module attribute too), that
+#: of every type, is made on first use (it imports ml_dtypes): for an ml_dtypes dtype only.
+_TOTALORDER_NATIVE = _totalorder(hdt.NATIVE_ELEMENT_TYPES.values())
+_TOTALORDER_ALL: list = []
+
+
+def _totalorder_floats() -> dict[np.dtype, np.dtype]:
+    if not _TOTALORDER_ALL:
+        _TOTALORDER_ALL.append(_totalorder(hdt.ELEMENT_TYPES.values()))
+    return _TOTALORDER_ALL[0]
+
+
+def __getattr__(name: str):
+    if name == "_TOTALORDER_FLOATS":
+        return _totalorder_floats()
+    raise AttributeError(f"module 'hlokit.interpreter.data_movement' has no attribute '{name}'")
 
 
 def _sort_key(values: np.ndarray, comparison_type: str) -> np.ndarray | None:
@@ -376,11 +396,12 @@ def _sort_key(values: np.ndarray, comparison_type: str) -> np.ndarray | None:
         if comparison_type == "UNSIGNED" and signed or comparison_type == "SIGNED" and unsigned:
             return None
         return values.astype(np.int64) if dt.kind == "V" else values
-    if dt not in _TOTALORDER_FLOATS:
+    table = _TOTALORDER_NATIVE if dt.isbuiltin != 2 else _totalorder_floats()
+    if dt not in table:
         return None
     if comparison_type == "TOTALORDER":
-        bits = values.view(_TOTALORDER_FLOATS[dt]).astype(np.int64)
-        width = _TOTALORDER_FLOATS[dt].itemsize * 8
+        bits = values.view(table[dt]).astype(np.int64)
+        width = table[dt].itemsize * 8
         # negative floats order backwards by magnitude: flip their magnitude bits
         return np.where(bits < 0, bits ^ ((1 << (width - 1)) - 1), bits)
     if comparison_type == "FLOAT":

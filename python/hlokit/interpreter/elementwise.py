@@ -33,12 +33,12 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from hlokit import attributes, opsets
-from hlokit.dtypes import ELEMENT_TYPES, SUB_BYTE_INTS, SUB_BYTE_UINTS
+import hlokit.dtypes as hdt  # (its ml_dtypes tables are read only for ml_dtypes types: built on first need)
 from hlokit.interpreter.numerics import (  # noqa: F401  (convert, bitcast_convert, iota: elementwise ops too)
     BOOL as _BOOL,
     F32 as _F32,
     F64 as _F64,
-    NO_SIGN_MAGNITUDE as _NO_SIGN_MAGNITUDE,
+    no_sign_magnitude as _no_sign_magnitude,
     SCALAR_OPERATORS as _SCALAR_OPERATORS,
     as_array as _a,
     as_unsigned_bits as _as_unsigned_bits,
@@ -240,7 +240,7 @@ def abs(operand: np.ndarray) -> np.ndarray:
     if is_complex(dt):
         part = np.float32 if dt == np.complex64 else np.float64
         return _a(np.abs(operand.astype(np.complex128)), part)
-    if dt in _NO_SIGN_MAGNITUDE:  # fnuz NaN is the "-0" pattern; e8m0 has no sign bit
+    if dt.isbuiltin == 2 and dt in _no_sign_magnitude():  # fnuz NaN is the "-0" pattern; e8m0 has no sign bit
         x = operand.astype(_F32)
         return _a(np.where(x < 0, -x, x), dt)
     return _from_unsigned_bits(_as_unsigned_bits(operand) & ~np.uint64(1 << (bit_width(dt) - 1)), dt)
@@ -522,16 +522,35 @@ def is_finite(x: np.ndarray) -> np.ndarray:
     return _a(np.isfinite(x.astype(_F64) if x.dtype != _F64 else x))
 
 
-#: (exponent bits, mantissa bits) of the float types reduce_precision works on bit by bit (16 bits and wider).
-_FLOAT_LAYOUTS = {e.dtype: (e.exponent_bits, e.mantissa_bits) for e in ELEMENT_TYPES.values()
-                  if e.is_float and e.bits >= 16}
+def _float_layouts(rows) -> dict[np.dtype, tuple[int, int]]:
+    """(exponent bits, mantissa bits) of the float types of ``rows`` that reduce_precision works on bit by bit (16
+    bits and wider)."""
+    return {e.dtype: (e.exponent_bits, e.mantissa_bits) for e in rows if e.is_float and e.bits >= 16}
+
+
+#: :func:`_float_layouts` of numpy's own types; ``_FLOAT_LAYOUTS`` (a module attribute too), that of every type
+#: (bf16 too), is made on first use (it imports ml_dtypes): for an ml_dtypes dtype only.
+_LAYOUTS_NATIVE = _float_layouts(hdt.NATIVE_ELEMENT_TYPES.values())
+_LAYOUTS_ALL: list = []
+
+
+def _all_float_layouts() -> dict[np.dtype, tuple[int, int]]:
+    if not _LAYOUTS_ALL:
+        _LAYOUTS_ALL.append(_float_layouts(hdt.ELEMENT_TYPES.values()))
+    return _LAYOUTS_ALL[0]
+
+
+def __getattr__(name: str):
+    if name == "_FLOAT_LAYOUTS":
+        return _all_float_layouts()
+    raise AttributeError(f"module 'hlokit.interpreter.elementwise' has no attribute '{name}'")
 
 
 def reduce_precision(operand: np.ndarray, exponent_bits: int, mantissa_bits: int) -> np.ndarray:
     """``reduce_precision``: round to a float with ``exponent_bits``/``mantissa_bits`` (ties to
     even; overflow -> inf, underflow -> zero, NaN kept) and back, on the operand's bits (as XLA)."""
     dt = operand.dtype
-    layouts = _FLOAT_LAYOUTS
+    layouts = _LAYOUTS_NATIVE if dt.isbuiltin != 2 else _all_float_layouts()
     if dt not in layouts:  # f8/f6/f4: through f32 (exact: their values are f32 values)
         return _a(reduce_precision(operand.astype(_F32), exponent_bits, mantissa_bits), dt)
     src_e, src_m = layouts[dt]
@@ -609,7 +628,7 @@ _SCALAR_DIRECTIONS = {
 
 def _total_order_key(x: np.ndarray) -> np.ndarray:
     """Integers ordered like IEEE totalOrder of the floats ``x`` (-NaN < -inf < ... < -0 < +0 < ...)."""
-    if x.dtype in _NO_SIGN_MAGNITUDE:  # one NaN, one zero: order by value, NaN last
+    if x.dtype.isbuiltin == 2 and x.dtype in _no_sign_magnitude():  # one NaN, one zero: order by value, NaN last
         v = x.astype(_F64)
         return np.where(np.isnan(v), np.inf, v)
     bits = bit_width(x.dtype)
@@ -659,7 +678,7 @@ def compare(lhs: np.ndarray, rhs: np.ndarray, comparison_direction: str, compare
 def select(pred: np.ndarray, on_true: np.ndarray, on_false: np.ndarray) -> np.ndarray:
     """``select``: ``on_true`` where ``pred`` else ``on_false`` (``pred`` may be 0-d); bit-exact."""
     dt = on_true.dtype
-    if dt.kind == "V" or dt.itemsize and dt in SUB_BYTE_INTS | SUB_BYTE_UINTS:
+    if dt.kind == "V" or dt.itemsize and dt.isbuiltin == 2 and dt in hdt.SUB_BYTE_INTS | hdt.SUB_BYTE_UINTS:
         storage = {1: np.uint8, 2: np.uint16}[dt.itemsize]
         return np.where(pred, on_true.view(storage), on_false.view(storage)).view(dt)
     return _a(np.where(pred, on_true, on_false), dt)

@@ -17,20 +17,34 @@ from typing import Sequence
 import numpy as np
 from jaxlib.mlir import ir
 
-from hlokit.dtypes import ELEMENT_TYPES, SUB_BYTE_INTS, SUB_BYTE_UINTS
+import hlokit.dtypes as hdt  # (its ml_dtypes tables are read only for ml_dtypes types: built on first need)
 from hlokit.interpreter.errors import InterpreterError
 from hlokit.interpreter.values import bit_width, dtype_of, is_complex, is_float, is_integer, is_unsigned
 
 __all__ = [
-    "BOOL", "F32", "F64", "NATIVE_INTS", "NO_SIGN_MAGNITUDE", "SCALAR_OPERATORS", "as_array", "as_unsigned_bits",
+    "BOOL", "F32", "F64", "NATIVE_INTS", "no_sign_magnitude", "SCALAR_OPERATORS", "as_array", "as_unsigned_bits",
     "bitcast_convert", "compute_float", "convert", "float_binary", "float_unary", "from_unsigned_bits", "int_binary",
     "int_limits", "iota", "is_sub_byte_int", "native_binary_ufuncs", "result_dtype", "scalar_operator", "wide_int",
     "wrap",
 ]
 
 F32 = np.dtype(np.float32)
-#: float types whose bits are not sign-magnitude with a NaN range (abs / totalOrder go through values)
-NO_SIGN_MAGNITUDE = {e.dtype for e in ELEMENT_TYPES.values() if e.is_float and not e.sign_magnitude}
+_NO_SIGN_MAGNITUDE: list = []  # [NO_SIGN_MAGNITUDE], made on first use
+
+
+def no_sign_magnitude() -> set[np.dtype]:
+    """``NO_SIGN_MAGNITUDE`` (a module attribute too): the float types whose bits are not sign-magnitude with a NaN
+    range (abs / totalOrder go through values); all ``ml_dtypes`` types, so made on first use (it imports
+    ml_dtypes): test ``dt.isbuiltin == 2`` (:func:`hlokit.dtypes.is_extension_dtype`) first."""
+    if not _NO_SIGN_MAGNITUDE:
+        _NO_SIGN_MAGNITUDE.append({e.dtype for e in hdt.ELEMENT_TYPES.values() if e.is_float and not e.sign_magnitude})
+    return _NO_SIGN_MAGNITUDE[0]
+
+
+def __getattr__(name: str):
+    if name == "NO_SIGN_MAGNITUDE":
+        return no_sign_magnitude()
+    raise AttributeError(f"module 'hlokit.interpreter.numerics' has no attribute '{name}'")
 F64 = np.dtype(np.float64)
 BOOL = np.dtype(np.bool_)
 
@@ -48,15 +62,16 @@ def as_array(x, dtype=None) -> np.ndarray:
 
 
 def is_sub_byte_int(dt: np.dtype) -> bool:
-    return dt in SUB_BYTE_INTS or dt in SUB_BYTE_UINTS
+    return dt.isbuiltin == 2 and (dt in hdt.SUB_BYTE_INTS or dt in hdt.SUB_BYTE_UINTS)
 
 
 def wide_int(dt: np.dtype) -> np.dtype:
     """The numpy integer dtype integer arithmetic of ``dt`` runs in (sub-byte types widen)."""
-    if dt in SUB_BYTE_INTS:
-        return np.dtype(np.int64)
-    if dt in SUB_BYTE_UINTS:
-        return np.dtype(np.uint64)
+    if dt.isbuiltin == 2:
+        if dt in hdt.SUB_BYTE_INTS:
+            return np.dtype(np.int64)
+        if dt in hdt.SUB_BYTE_UINTS:
+            return np.dtype(np.uint64)
     return dt
 
 
@@ -71,7 +86,7 @@ def wrap(x: np.ndarray, dt: np.dtype) -> np.ndarray:
         return x.astype(np.int64).astype(dt)
     bits = bit_width(dt)
     u = x.astype(np.int64) & ((1 << bits) - 1)
-    if dt in SUB_BYTE_INTS:
+    if dt in hdt.SUB_BYTE_INTS:
         u = np.where(u >= 1 << (bits - 1), u - (1 << bits), u)
     return u.astype(dt)
 
@@ -137,7 +152,7 @@ def from_unsigned_bits(u: np.ndarray, dt: np.dtype) -> np.ndarray:
         return u != 0
     bits = bit_width(dt)
     if is_sub_byte_int(dt) or dt.kind in "iu":
-        if dt.kind == "i" or dt in SUB_BYTE_INTS:
+        if dt.kind == "i" or (dt.isbuiltin == 2 and dt in hdt.SUB_BYTE_INTS):
             s = u.astype(np.int64)
             if bits < 64:
                 s = np.where(s >= 1 << (bits - 1), s - (1 << bits), s)

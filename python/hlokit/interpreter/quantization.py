@@ -29,28 +29,40 @@ ops run as ``dequantize_op_quantize``) live in the core module :mod:`hlokit.quan
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from jaxlib.mlir import ir
 
 from hlokit.interpreter.errors import InterpreterError
 from hlokit.interpreter.registry import OpImpl, prepared, register, register_wrapper
 from hlokit.interpreter.values import UnsupportedTypeError
-from hlokit.quant import (  # the one reader of quantized types, shared with the passes
-    STORAGE_OPS,
-    QuantizedType,
-    expressed_tensor_type,
-    is_quantized,
-    parse_quantized_type,
-    quantized_type,
-    runs_dequantize_op_quantize,
-)
 
-__all__ = [
-    "QuantizedType",
-    "STORAGE_OPS",
-    "parse_quantized_type",
-    "quantized_type",
-    "is_quantized",
+if TYPE_CHECKING:
+    from hlokit.quant import QuantizedType
+
+#: The names re-exported from :mod:`hlokit.quant` (the one reader of quantized types, shared with the passes),
+#: which is imported on first use (:func:`_quant`): a program without quantized types never loads it.
+_REEXPORTED = ("STORAGE_OPS", "QuantizedType", "parse_quantized_type", "quantized_type", "is_quantized")
+_QUANT: list = []
+
+
+def _quant():
+    """:mod:`hlokit.quant`, imported on first use."""
+    if not _QUANT:
+        import hlokit.quant
+
+        _QUANT.append(hlokit.quant)
+    return _QUANT[0]
+
+
+def __getattr__(name: str):
+    if name in _REEXPORTED:
+        return getattr(_quant(), name)
+    raise AttributeError(f"module 'hlokit.interpreter.quantization' has no attribute '{name}'")
+
+
+__all__ = list(_REEXPORTED) + [
     "dequantize",
     "quantize",
     "uniform_quantize",
@@ -113,7 +125,7 @@ def uniform_dequantize(operand: np.ndarray, operand_type: QuantizedType) -> np.n
 
 
 def _required(t: ir.Type, what: str) -> QuantizedType:
-    q = quantized_type(t)
+    q = _quant().quantized_type(t)
     if q is None:
         raise InterpreterError(f"{what} must be a quantized tensor, got {t}")
     return q
@@ -121,7 +133,7 @@ def _required(t: ir.Type, what: str) -> QuantizedType:
 
 def _prepare_uniform_quantize(op):
     result_type = _required(op.operation.results[0].type, "uniform_quantize: the result")
-    operand_type = quantized_type(op.operation.operands[0].type)
+    operand_type = _quant().quantized_type(op.operation.operands[0].type)
     return OpImpl(lambda op, operands, interp: [uniform_quantize(operands[0], result_type, operand_type)])
 
 
@@ -154,7 +166,7 @@ def _float_twin(op) -> tuple[ir.Operation, ir.Operation]:
         holder = ir.Operation.create("builtin.module", regions=1)
         block = ir.Block.create_at_start(
             holder.regions[0],
-            [expressed_tensor_type(v.type) for v in operation.operands],
+            [_quant().expressed_tensor_type(v.type) for v in operation.operands],
             [operation.location] * len(operation.operands),
         )
         attrs = {n: operation.attributes[n] for n in operation.attributes}
@@ -163,7 +175,7 @@ def _float_twin(op) -> tuple[ir.Operation, ir.Operation]:
         with ir.InsertionPoint(block):
             twin = ir.Operation.create(
                 operation.name,
-                results=[expressed_tensor_type(v.type) for v in operation.results],
+                results=[_quant().expressed_tensor_type(v.type) for v in operation.results],
                 operands=list(block.arguments),
                 attributes=attrs,
             )
@@ -179,11 +191,12 @@ def wrap(op, impl: OpImpl) -> OpImpl:
     :class:`~hlokit.interpreter.errors.InterpreterError` when the op runs (the executor locates it)."""
     operation = op.operation
     name = operation.name
-    if not runs_dequantize_op_quantize(operation):
+    quant = _QUANT[0] if _QUANT else _quant()
+    if not quant.runs_dequantize_op_quantize(operation):
         return impl
     try:
-        in_types = [quantized_type(v.type) for v in operation.operands]
-        out_types = [quantized_type(v.type) for v in operation.results]
+        in_types = [quant.quantized_type(v.type) for v in operation.operands]
+        out_types = [quant.quantized_type(v.type) for v in operation.results]
         holder, twin = _float_twin(op)
     except Exception as err:  # reported when (if) the op runs, located there
         message = str(err) if isinstance(err, (UnsupportedTypeError, ir.MLIRError)) else f"{type(err).__name__}: {err}"

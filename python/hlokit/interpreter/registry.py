@@ -57,8 +57,7 @@ every family module by name; a second implementation for a name raises ``ValueEr
 
 from __future__ import annotations
 
-import dataclasses
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from hlokit.interpreter.errors import InterpreterError
 
@@ -85,7 +84,6 @@ __all__ = [
 Adapter = Callable[[Any, list, Any], list]
 
 
-@dataclasses.dataclass(slots=True, eq=False)
 class OpImpl:
     """How the interpreter runs one op (see the module doc for each field; only ``run`` is required).
 
@@ -95,16 +93,38 @@ class OpImpl:
     alone, with ``specialize(*operands) -> function | None`` and ``broadcasting(shape) -> OpImpl``;
     ``scalar_broadcast``: the result shape of a broadcast of a 0-d operand; ``isolated_regions``: the op's
     regions read only their own arguments.
+
+    A mutable record with slots, compared by identity (written out rather than a ``dataclass``: making a
+    dataclass costs about 0.5 ms of ``import hlokit.interpreter``, issue 40).
     """
 
+    __slots__ = ("run", "prepare", "folded", "kernel", "specialize", "broadcasting", "scalar_broadcast",
+                 "isolated_regions")
+
     run: Adapter
-    prepare: Callable[[Any], "OpImpl"] | None = None
-    folded: tuple | None = None
-    kernel: Callable[..., Any] | None = None
-    specialize: Callable[..., Callable | None] | None = None
-    broadcasting: Callable[[tuple], "OpImpl"] | None = None
-    scalar_broadcast: tuple | None = None
-    isolated_regions: bool = False
+    prepare: Callable[[Any], "OpImpl"] | None
+    folded: tuple | None
+    kernel: Callable[..., Any] | None
+    specialize: Callable[..., Callable | None] | None
+    broadcasting: Callable[[tuple], "OpImpl"] | None
+    scalar_broadcast: tuple | None
+    isolated_regions: bool
+
+    def __init__(self, run: Adapter, prepare: Callable[[Any], "OpImpl"] | None = None, folded: tuple | None = None,
+                 kernel: Callable[..., Any] | None = None, specialize: Callable[..., Callable | None] | None = None,
+                 broadcasting: Callable[[tuple], "OpImpl"] | None = None, scalar_broadcast: tuple | None = None,
+                 isolated_regions: bool = False):
+        self.run = run
+        self.prepare = prepare
+        self.folded = folded
+        self.kernel = kernel
+        self.specialize = specialize
+        self.broadcasting = broadcasting
+        self.scalar_broadcast = scalar_broadcast
+        self.isolated_regions = isolated_regions
+
+    def __repr__(self) -> str:
+        return "OpImpl(" + ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__) + ")"
 
 
 def _unsupported(op, operands, interp):
@@ -188,12 +208,12 @@ def with_kernel(kernel: Callable[..., Any], name: str | None = None, *, speciali
     return OpImpl(adapter, None, None, kernel, specialize, broadcasting, scalar_broadcast, isolated_regions)
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class Wrapper:
+class Wrapper(NamedTuple):
     """A wrapper ``wrap(op, impl) -> OpImpl`` of every op's implementation (decorator :func:`register_wrapper`):
     both executors pass each op through it before anything else; it returns ``impl`` itself for the ops it
     leaves alone (:mod:`~hlokit.interpreter.quantization` wraps ops on quantized tensors). ``text_marker``: a
-    string that the text of every program it changes contains (None: any program)."""
+    string that the text of every program it changes contains (None: any program). (An immutable record: a
+    ``NamedTuple`` costs a tenth of a frozen dataclass to make at import.)"""
 
     wrap: Callable[[Any, OpImpl], OpImpl]
     text_marker: str | None = None

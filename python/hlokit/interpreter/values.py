@@ -41,10 +41,8 @@ import numpy as np
 from jaxlib.mlir import ir
 
 import hlokit
+import hlokit.dtypes as hdt  # (its ml_dtypes tables are read behind hdt.is_extension_dtype: built on first need)
 from hlokit.dtypes import (  # one table of element types for the whole project
-    ELEMENT_TYPES,
-    SUB_BYTE_INTS,
-    SUB_BYTE_UINTS,
     UnsupportedTypeError,
     bit_width,
     dtype_of,
@@ -52,7 +50,6 @@ from hlokit.dtypes import (  # one table of element types for the whole project
     type_name,
 )
 from hlokit.dtypes import type_str as tensor_type_str
-from hlokit.quant import quantized_type
 
 __all__ = [
     "Token",
@@ -132,23 +129,31 @@ def is_complex(dtype) -> bool:
 def is_float(dtype) -> bool:
     """True for every floating-point element type (numpy's and ml_dtypes')."""
     dt = np.dtype(dtype)
-    return dt.kind == "f" or (dt.kind == "V" and dt in _ML_FLOATS)
+    return dt.kind == "f" or (dt.kind == "V" and dt in _ml_floats())
 
 
-#: The float element types that ml_dtypes adds to numpy (bf16, the 4/6/8-bit floats), from hlokit.dtypes' table.
-_ML_FLOATS = {np.dtype(e.dtype) for e in ELEMENT_TYPES.values() if e.kind == "float" and np.dtype(e.dtype).isbuiltin == 2}
+_ML_FLOATS: list = []  # [the set], made by _ml_floats() on first use
+
+
+def _ml_floats() -> set[np.dtype]:
+    """The float element types that ml_dtypes adds to numpy (bf16, the 4/6/8-bit floats), from hlokit.dtypes'
+    table (read on first use: it imports ml_dtypes)."""
+    if not _ML_FLOATS:
+        _ML_FLOATS.append({np.dtype(e.dtype) for e in hdt.ELEMENT_TYPES.values()
+                           if e.kind == "float" and np.dtype(e.dtype).isbuiltin == 2})
+    return _ML_FLOATS[0]
 
 
 def is_unsigned(dtype) -> bool:
     """True for the unsigned integer types (ui2 .. ui64), not for i1."""
     dt = np.dtype(dtype)
-    return dt.kind == "u" or dt in SUB_BYTE_UINTS
+    return dt.kind == "u" or (dt.isbuiltin == 2 and dt in hdt.SUB_BYTE_UINTS)
 
 
 def is_integer(dtype) -> bool:
     """True for signed and unsigned integers (not for i1)."""
     dt = np.dtype(dtype)
-    return dt.kind in "iu" or dt in SUB_BYTE_INTS or dt in SUB_BYTE_UINTS
+    return dt.kind in "iu" or (dt.isbuiltin == 2 and (dt in hdt.SUB_BYTE_INTS or dt in hdt.SUB_BYTE_UINTS))
 
 
 def matches_type(value: Value, t: ir.Type) -> bool:
@@ -188,10 +193,11 @@ def from_dense_storage(raw: np.ndarray, dtype: np.dtype) -> np.ndarray:
     zero-extended; the element's own bytes otherwise) as an array of ``dtype``."""
     if dtype == np.bool_:
         return raw.view(np.uint8) != 0
-    if dtype in SUB_BYTE_INTS:
-        return raw.view(np.int8).astype(dtype)
-    if dtype in SUB_BYTE_UINTS:
-        return raw.view(np.uint8).astype(dtype)
+    if dtype.isbuiltin == 2:  # (an ml_dtypes type: its tables are built on first need)
+        if dtype in hdt.SUB_BYTE_INTS:
+            return raw.view(np.int8).astype(dtype)
+        if dtype in hdt.SUB_BYTE_UINTS:
+            return raw.view(np.uint8).astype(dtype)
     return raw.view(dtype)
 
 
@@ -201,10 +207,11 @@ def to_dense_storage(value: np.ndarray) -> bytes:
     a = np.asarray(value, order="C")
     if a.dtype == np.bool_:
         return a.astype(np.uint8).tobytes()
-    if a.dtype in SUB_BYTE_INTS:
-        return a.astype(np.int8).tobytes()
-    if a.dtype in SUB_BYTE_UINTS:
-        return a.astype(np.uint8).tobytes()
+    if a.dtype.isbuiltin == 2:
+        if a.dtype in hdt.SUB_BYTE_INTS:
+            return a.astype(np.int8).tobytes()
+        if a.dtype in hdt.SUB_BYTE_UINTS:
+            return a.astype(np.uint8).tobytes()
     return a.tobytes()
 
 
@@ -309,18 +316,19 @@ def _to_attr(array: np.ndarray, t: ir.Type | None) -> ir.DenseElementsAttr:
     dt = array.dtype
     if dt == np.bool_:
         return ir.DenseElementsAttr.get(array.astype(np.bool_), type=elem, shape=list(array.shape))
-    if dt in SUB_BYTE_INTS:
+    if dt.isbuiltin == 2 and dt in hdt.SUB_BYTE_INTS:
         data = array.astype(np.int8)
-    elif dt in SUB_BYTE_UINTS:
+    elif dt.isbuiltin == 2 and dt in hdt.SUB_BYTE_UINTS:
         data = array.astype(np.uint8)
-    elif dt.kind == "V" or dt in _ML_FLOATS:
+    elif dt.kind == "V" or (dt.isbuiltin == 2 and dt in _ml_floats()):
         data = array.view({1: np.uint8, 2: np.uint16}[dt.itemsize])
     else:
         data = array
     return ir.DenseElementsAttr.get(data, type=elem, shape=list(array.shape))
 
 
-_TOKEN_RE = re.compile(
+#: The literal elements of a dense attribute's text (compiled on first use: ``re.compile`` caches it).
+_TOKEN_PATTERN = (
     r"\(\s*([^,()]+?)\s*,\s*([^,()]+?)\s*\)"  # complex (re, im)
     r"|(true|false)"
     r"|(0x[0-9A-Fa-f]+)"
@@ -376,7 +384,7 @@ def parse_dense(text: str, dtype: np.dtype, shape: tuple[int, ...]) -> np.ndarra
             arr = np.broadcast_to(arr.reshape(()), shape)
         return np.array(arr.reshape(shape), dtype=dtype)
     values: list[Any] = []
-    for mm in _TOKEN_RE.finditer(body):
+    for mm in re.compile(_TOKEN_PATTERN).finditer(body):
         if mm.group(1) is not None:
             part = np.dtype(np.float32) if dtype == np.complex64 else np.dtype(np.float64)
             values.append(complex(float(_scalar(mm.group(1), part)), float(_scalar(mm.group(2), part))))
@@ -557,6 +565,11 @@ def format_result(value: Value, t: ir.Type, *, dense: bool = False) -> str:
     text = format_dense(value) if dense else format_value(value)
     if not isinstance(value, np.ndarray):
         return text
+    declared = str(t)
+    if "!quant." not in declared:  # (hlokit.quant, imported below, reads only such types)
+        return text
+    from hlokit.quant import quantized_type
+
     try:
         q = quantized_type(t)
     except UnsupportedTypeError:
@@ -564,7 +577,6 @@ def format_result(value: Value, t: ir.Type, *, dense: bool = False) -> str:
     if q is None:
         return text
     plain = value_type_str(value)
-    declared = str(t)
     if dense:
         head, sep, _ = text.rpartition(" : ")
         return f"{head}{sep}{declared}" if sep else text

@@ -1,7 +1,12 @@
 """Run time of LAPACK-legalized programs against jaxlib's LAPACK originals on XLA CPU (and on a GPU).
 
     python benchmarks/linalg.py [--platform cpu|cuda] [--repeat 20] [--budget 5] [--functions cholesky,...]
-                                [--sizes 16,64,256] [--batches 1,32] [--trials 1] [--dtype float32]
+                                [--sizes 16,64,256] [--batches 1,32] [--trials 1] [--dtype float32[,float64]]
+
+The issue-40 table (f32 and f64, n = 64 .. 1024, best of 3 with the spread, compile seconds), in one run:
+
+    OPENBLAS_NUM_THREADS=1 python benchmarks/linalg.py --functions cholesky,solve_triangular_lower,lu_factor,qr,eigh,svd \
+        --dtype float32,float64 --sizes 64,256,512,1024 --batches 1 --trials 3 --budget 2
 
 For each function of ``examples/linalg/export.py`` chosen (default: one per LAPACK routine family:
 potrf, trsm, getrf + trsm, geqrf + orgqr, syevd, gesdd), each n of ``--sizes`` and batch of ``--batches``,
@@ -12,7 +17,10 @@ Prints the median of ``--repeat`` timed runs of each (after one warm-up; compile
 runs, at least one, where ``--repeat`` runs would exceed ``--budget`` seconds) and the ratio
 legalized / original, then the XLA compile time of the legalized program (seconds). With ``--trials T``
 each run time is measured ``T`` times: the best (least) median is printed, with the spread
-``(worst - best) / best`` of each. On a GPU platform the original still runs on CPU (it cannot run on a GPU).
+``(worst - best) / best`` of each; a measurement whose first trial's warm-up run alone exceeds ``--budget``
+seconds is not repeated (spread printed as ``-``). ``--dtype`` takes a comma-separated list (one row per
+element type). jaxlib's OpenBLAS threads oversubscribe a loaded machine (run-to-run spreads of 10x), so the
+ratios of issue 40 are against single-thread LAPACK: set ``OPENBLAS_NUM_THREADS=1`` in the environment. On a GPU platform the original still runs on CPU (it cannot run on a GPU).
 """
 
 from __future__ import annotations
@@ -65,31 +73,41 @@ def main(argv=None) -> None:
     parser.add_argument("--batches", default="1,32", help="batch sizes, comma-separated (1: no batch dimension)")
     parser.add_argument("--trials", type=int, default=1, help="measure each T times: best median and spread")
     opts = parser.parse_args(argv)
-    print(f"{'function':24s} {'n':>4s} {'batch':>5s} {'LAPACK cpu (ms)':>16s} {'spread':>6s} "
+    print(f"{'function':24s} {'dtype':>8s} {'n':>4s} {'batch':>5s} {'LAPACK cpu (ms)':>16s} {'spread':>6s} "
           f"{'legalized ' + opts.platform + ' (ms)':>20s} {'spread':>6s} {'ratio':>7s} {'compile (s)':>11s}",
           flush=True)
     sizes = [int(n) for n in opts.sizes.split(",")]
     batches = [() if int(b) == 1 else (int(b),) for b in opts.batches.split(",")]
 
     def best(exe, args):
-        times = [median_time(exe, args, opts.repeat, opts.budget) for _ in range(max(1, opts.trials))]
+        times = []
+        for _ in range(max(1, opts.trials)):
+            t0 = time.perf_counter()
+            times.append(median_time(exe, args, opts.repeat, opts.budget))
+            if time.perf_counter() - t0 > 2 * opts.budget:
+                break
+        if len(times) == 1 and opts.trials > 1:
+            return times[0], math.nan
         return min(times), (max(times) - min(times)) / min(times)
 
-    for name in opts.functions.split(","):
+    def spread(s: float) -> str:
+        return f"{'-':>6s}" if math.isnan(s) else f"{s:6.0%}"
+
+    for dtype, name in [(d, f) for d in opts.dtype.split(",") for f in opts.functions.split(",")]:
         for n in sizes:
             for batch in batches:
-                text = export.lower(name, opts.dtype, batch, n)
+                text = export.lower(name, dtype, batch, n)
                 module = hlokit.parse(text, context=hlokit.make_context())
                 run_pipeline(module, "builtin.module(func.func(stablehlo-legalize-lapack-custom-calls))")
-                args = export.inputs(name, opts.dtype, batch, n, cond=10.0)
+                args = export.inputs(name, dtype, batch, n, cond=10.0)
                 t_orig, s_orig = best(backend.compile(text, "cpu"), args)
                 t0 = time.perf_counter()
                 exe = backend.compile(module, opts.platform)
                 t_compile = time.perf_counter() - t0
                 t_new, s_new = best(exe, args)
                 b = batch[0] if batch else 1
-                print(f"{name:24s} {n:4d} {b:5d} {t_orig * 1e3:16.3f} {s_orig:6.0%} {t_new * 1e3:20.3f} "
-                      f"{s_new:6.0%} {t_new / t_orig:7.2f} {t_compile:11.2f}", flush=True)
+                print(f"{name:24s} {dtype:>8s} {n:4d} {b:5d} {t_orig * 1e3:16.3f} {spread(s_orig)} "
+                      f"{t_new * 1e3:20.3f} {spread(s_new)} {t_new / t_orig:7.2f} {t_compile:11.2f}", flush=True)
 
 
 if __name__ == "__main__":

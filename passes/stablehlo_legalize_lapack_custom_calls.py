@@ -12,16 +12,18 @@ algorithms are a library, one module per family in :mod:`hlokit.passes.lapack`:
 ========================  ==============================================================================
 routine                   builder
 ========================  ==============================================================================
-potrf                     :func:`~hlokit.passes.lapack.cholesky.build_potrf` (``stablehlo.cholesky``)
+potrf                     :func:`~hlokit.passes.lapack.cholesky.build_potrf` (``stablehlo.cholesky``; blocked
+                          right-looking ``?potrf`` beyond order 64)
 trsm                      :func:`~hlokit.passes.lapack.triangular_solve.build_trsm`
                           (``stablehlo.triangular_solve``)
 getrf                     :func:`~hlokit.passes.lapack.lu.build_getrf` (blocked right-looking ``?getrf``: ``?getf2`` panels)
-geqrf, orgqr / ungqr,     :mod:`hlokit.passes.lapack.qr` (``?geqr2``, ``?org2r``, ``?laqp2``)
+geqrf, orgqr / ungqr,     :mod:`hlokit.passes.lapack.qr` (``?geqr2``, ``?org2r``; blocked ``?geqrf`` /
+                          ``?orgqr`` with the compact WY form beyond 64 reflectors; ``?laqp2``)
 geqp3
 gehrd                     :func:`~hlokit.passes.lapack.hessenberg.build_gehrd` (``?gehd2``)
 sytrd / hetrd, gtsv       :mod:`hlokit.passes.lapack.tridiagonal` (``?sytd2`` / ``?hetd2``, ``?gtsv``)
-syevd / heevd,            :mod:`hlokit.passes.lapack.jacobi` (two- and one-sided Jacobi)
-gesdd / gesvd
+syevd / heevd,            :mod:`hlokit.passes.lapack.jacobi` (two- and one-sided Jacobi);
+gesdd / gesvd             one-sided block Jacobi beyond order 64
 gees                      :func:`~hlokit.passes.lapack.schur.build_gees` (complex, ``zlahqr``),
                           :func:`~hlokit.passes.lapack.real_schur.build_gees_real` (real, Francis steps)
 geev                      :mod:`hlokit.passes.lapack.eig` (on :mod:`~hlokit.passes.lapack.balance` and

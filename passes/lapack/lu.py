@@ -67,6 +67,34 @@ def _rows_at(e: Emitter, x: V, idx: V) -> V:
     return e.reshape(rows, batch + [k, w]) if r else rows
 
 
+#: The pivot search as one variadic ``reduce`` over (|x|, position) pairs (else a ``maximum`` reduce, then a
+#: ``minimum`` reduce over the positions of the maximum).
+ARGMAX_VARIADIC = False
+
+
+def _first_max_position(e: Emitter, mag: V, pos: V, k: V) -> V:
+    """The position (LAPACK's order) of the first largest ``mag`` (real ``[*b, m]``; rows done hold -1) among
+    ``pos`` (i32 ``[*b, m]``): one variadic ``stablehlo.reduce`` over ``(mag, pos)`` pairs (StableHLO spec,
+    "reduce"), the larger magnitude winning, a tie going to the smaller position, a NaN winning over any
+    number (so a column with a NaN gives the position ``k``: no swap, as the two-pass search). ``[*b]``."""
+    shape = mag.shape
+    r = len(shape) - 1
+    big = shape[r]
+
+    def combine(va: V, ia: V, vb: V, ib: V) -> list[V]:
+        a_nan = e.compare("NE", va, va, "FLOAT")
+        b_nan = e.compare("NE", vb, vb, "FLOAT")
+        a_wins = e.or_(e.compare("GT", va, vb, "FLOAT"),
+                       e.and_(e.compare("EQ", va, vb, "FLOAT"), e.compare("LT", ia, ib, "SIGNED")))
+        a_wins = e.or_(e.and_(a_nan, e.or_(e.not_(b_nan), e.compare("LT", ia, ib, "SIGNED"))),
+                       e.and_(e.not_(b_nan), a_wins))
+        return [e.select(a_wins, va, vb), e.select(a_wins, ia, ib)]
+
+    v, p = e.reduce([mag, pos], [e.scalar(-math.inf, mag.t), e.scalar(big, "i32")], [r], combine)
+    nan = e.compare("NE", v, v, "FLOAT")
+    return e.select(nan, e.broadcast_in_dim(k, shape[:r], []), p)
+
+
 def _panel_step(e: Emitter, j0: V, k: V, lu: V, ipiv: V, info: V, pos: V, perm: V) -> list[V]:
     """Step ``k`` of ``?getf2`` (pivot position ``k``, panel column ``k - j0``) on the panel ``lu``
     (``[*b, m, w]``) whose rows stay where they are: ``pos`` (i32 ``[*b, m]``) is each stored row's position
@@ -95,10 +123,13 @@ def _panel_step(e: Emitter, j0: V, k: V, lu: V, ipiv: V, info: V, pos: V, perm: 
     mag = e.abs(e.real(col)) + e.abs(e.imag(col)) if is_complex else e.abs(col)
     live = e.compare("GE", pos, at(k, vec), "SIGNED")
     mag = e.select(live, mag, splat(e, -1.0, real, vec))
-    best = reduce_with(e, mag, r, -math.inf, "maximum")
-    is_best = e.compare("EQ", mag, per_row(best, vec), "FLOAT")
-    p = reduce_with(e, e.select(is_best, pos, splat(e, m, "i32", vec)), r, m, "minimum")
-    p = e.select(e.compare("EQ", p, splat(e, m, "i32", batch), "SIGNED"), at(k, batch), p)  # all NaN: no swap
+    if ARGMAX_VARIADIC:
+        p = _first_max_position(e, mag, pos, k)
+    else:
+        best = reduce_with(e, mag, r, -math.inf, "maximum")
+        is_best = e.compare("EQ", mag, per_row(best, vec), "FLOAT")
+        p = reduce_with(e, e.select(is_best, pos, splat(e, m, "i32", vec)), r, m, "minimum")
+        p = e.select(e.compare("EQ", p, splat(e, m, "i32", batch), "SIGNED"), at(k, batch), p)  # NaN: no swap
     ipiv = e.dynamic_update_slice(ipiv, e.reshape(p, batch + [1]), [zero_i] * r + [k])
     # Swap positions k and p: q (stored at p) moves to k, the row at k moves to p.
     q = e.reshape(_rows_at(e, e.reshape(perm, vec + [1]), e.reshape(p, batch + [1])), batch)  # perm[p]

@@ -1,27 +1,30 @@
 """Speed of ``hlokit-opt --chlo-legalize-to-stablehlo`` against jaxlib's upstream C++ pass.
 
-    python benchmarks/chlo_speed.py [--ops 10000] [--repeat 3]
+    python benchmarks/chlo_speed.py [--ops 10000] [--repeat 3] [--ours CMD]
 
 Generates a module with N CHLO ops (a mix of every elementwise CHLO op over f32/f64/f16/bf16/complex
-element types, the broadcast family, top_k, constant_like) and times the whole process — start-up,
-parse, pass, print — of
+element types, the broadcast family, top_k, constant_like: :func:`make_module`) and times the whole
+process — start-up, parse, pass, verification, print — of
 
 * ours:     ``hlokit-opt --chlo-legalize-to-stablehlo IN -o OUT`` (a subprocess);
 * upstream: a Python subprocess that parses with jaxlib, runs jaxlib's C++ ``chlo-legalize-to-stablehlo``
   and prints (an oracle only, never used by hlokit itself).
 
-Prints the best-of-``repeat`` wall times, the ratio ours/upstream for N and 2N ops, and the scaling
-factor time(2N)/time(N) of ours. Targets (issue 3): ratio <= 3, scaling <= 2.2.
+The measurement is :func:`passes_speed.compare` (the ``chlo`` program of ``benchmarks/passes_speed.py``,
+which also times the shape and deprecated-op passes and a model lowered by jax): best-of-``repeat`` wall
+and CPU times, interleaved, the ratio ours/upstream for N and 2N ops and the scaling time(2N)/time(N).
+Targets (issue 40): ratio <= 1.0, scaling <= 2.1. The whole-process time grows with the number of ops
+the expansions write (verification and printing are per output op, in C++ on both sides): the "ops out"
+column gives both sides' counts.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import subprocess
+import shlex
 import sys
 import tempfile
-import time
 
 # (op, operand element type, result element type, arity)
 _UNARY = [
@@ -33,23 +36,6 @@ _UNARY = [
 _PRED = [("is_inf", "f32"), ("is_neg_inf", "f32"), ("is_pos_inf", "f32")]
 _BINARY = ["broadcast_add", "broadcast_multiply", "broadcast_subtract", "broadcast_divide", "broadcast_maximum",
            "broadcast_power", "broadcast_atan2", "broadcast_remainder"]
-
-UPSTREAM_SCRIPT = r"""
-import sys
-from jaxlib.mlir import ir, passmanager
-from jaxlib.mlir._mlir_libs import _chlo, _stablehlo, _jax_mlir_ext
-ctx = ir.Context()
-reg = ir.DialectRegistry(); _jax_mlir_ext.register_dialects(reg); ctx.append_dialect_registry(reg)
-_stablehlo.register_dialect(ctx); _chlo.register_dialect(ctx)
-ctx.load_all_available_dialects()
-_stablehlo.register_stablehlo_passes()
-with ctx:
-    m = ir.Module.parse(open(sys.argv[1]).read())
-    pm = passmanager.PassManager.parse("builtin.module(func.func(chlo-legalize-to-stablehlo))")
-    pm.run(m.operation)
-    with open(sys.argv[2], "w") as f:
-        f.write(str(m))
-"""
 
 
 def make_module(n_ops: int, width: int = 16) -> str:
@@ -78,58 +64,20 @@ def make_module(n_ops: int, width: int = 16) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _time(cmd: list[str], repeat: int) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        dt = time.perf_counter() - t0
-        if proc.returncode != 0:
-            raise SystemExit(f"command failed: {' '.join(cmd)}\n{proc.stderr[-2000:]}")
-        best = min(best, dt)
-    return best
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--ops", type=int, default=10000)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--ours", default=None, metavar="CMD", help="the command that runs ours (default: the "
+                    "installed hlokit-opt)")
     args = ap.parse_args(argv)
-    hlokit_opt = os.path.join(os.path.dirname(sys.executable), "hlokit-opt")
-    if not os.path.exists(hlokit_opt):
-        hlokit_opt = "hlokit-opt"
-    results = {}
-    sizes = (args.ops, 2 * args.ops)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import passes_speed  # (imports this module for make_module)
+
+    if args.ours:
+        passes_speed.OURS[:] = shlex.split(args.ours)
     with tempfile.TemporaryDirectory() as tmp:
-        up_script = os.path.join(tmp, "upstream.py")
-        with open(up_script, "w") as f:
-            f.write(UPSTREAM_SCRIPT)
-        cmds = {}
-        for n in sizes:
-            src = os.path.join(tmp, f"in{n}.mlir")
-            with open(src, "w") as f:
-                f.write(make_module(n))
-            cmds[n] = ([hlokit_opt, "--chlo-legalize-to-stablehlo", src, "-o", os.path.join(tmp, f"ours{n}.mlir")],
-                       [sys.executable, up_script, src, os.path.join(tmp, f"up{n}.mlir")])
-        # interleave the four measurements and keep the best of each: load changes on a shared
-        # machine then hit all of them alike
-        best = {(n, w): float("inf") for n in sizes for w in (0, 1)}
-        for _ in range(args.repeat):
-            for n in sizes:
-                for w in (0, 1):
-                    best[(n, w)] = min(best[(n, w)], _time(cmds[n][w], 1))
-        for n in sizes:
-            with open(os.path.join(tmp, f"ours{n}.mlir")) as f:
-                leftover = f.read().count("chlo.")
-            ours, up = best[(n, 0)], best[(n, 1)]
-            results[n] = (ours, up)
-            print(f"{n:7d} CHLO ops: ours {ours:7.2f} s   upstream C++ {up:7.2f} s   ratio {ours / up:5.2f}"
-                  f"   (chlo ops left: {leftover})")
-    n1, n2 = args.ops, 2 * args.ops
-    scale = results[n2][0] / results[n1][0]
-    print(f"scaling ours: time({n2}) / time({n1}) = {scale:.2f}   (target <= 2.2; upstream: "
-          f"{results[n2][1] / results[n1][1]:.2f})")
-    print(f"ratio at {n1}: {results[n1][0] / results[n1][1]:.2f}   (target <= 3.0)")
+        passes_speed.compare("chlo", (args.ops, 2 * args.ops), args.repeat, tmp)
     return 0
 
 

@@ -41,6 +41,7 @@ from hlokit.dtypes import ELEMENT_TYPES, element_types
 from hlokit.passes.builder_templates import (
     TemplateCache,
     UnsupportedError,
+    body_ops,
     find_ops,
     instantiate,
     instantiate_before,
@@ -65,6 +66,7 @@ __all__ = [
     "instantiate",
     "instantiate_before",
     "find_ops",
+    "body_ops",
     "splice",
     "replace_with_constant",
     "set_compare_type",

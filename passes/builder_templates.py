@@ -6,6 +6,11 @@ then replaces each op by a clone of its template's body (:func:`instantiate`,
 :func:`instantiate_before`), gives the cloned ops the op's location (:func:`relocate`) and fills
 placeholders with a region of the op (:func:`splice`). Every name here is also importable from
 :mod:`hlokit.passes.builder`.
+
+Speed: the clones of one template share a :class:`_Layout` (kept in the :class:`TemplateCache`), and the
+ops of a clone are reached with one pre-order walk (:func:`body_ops`), which hands out plain
+``ir.Operation`` objects: iterating ``block.operations`` would build each op's OpView subclass, a lookup
+per op (a failed import per op for a dialect without Python module, such as ``shape`` or ``tensor``).
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ __all__ = [
     "instantiate",
     "instantiate_before",
     "find_ops",
+    "body_ops",
     "splice",
     "replace_with_constant",
     "set_compare_type",
@@ -51,6 +57,8 @@ class TemplateCache:
         self.ip = ir.InsertionPoint(self.scratch.body)
         self.texts: dict[tuple, str] = {}
         self.funcs: dict[tuple, ir.Operation] = {}
+        #: id(template) -> (template, what its clones share), see :func:`instantiate`.
+        self.layouts: dict[int, tuple] = {}
 
     @classmethod
     def per_context(cls, caches: dict, context: ir.Context) -> "TemplateCache":
@@ -94,28 +102,177 @@ def find_ops(root: ir.Operation, names) -> list[ir.Operation]:
     return found
 
 
-def instantiate(cache: TemplateCache, template: ir.Operation, op: ir.Operation,
-                prepare: Callable[[ir.Operation], None] | None = None) -> None:
-    """Replace ``op`` by a clone of ``template``'s body: the template's arguments become ``op``'s
-    operands, the values its ``func.return`` returns replace ``op``'s results; the top-level ops of the
-    body take ``op``'s location (as MLIR's rewrites do). ``prepare(clone)`` runs on the clone first
-    (e.g. :func:`splice`). Erases ``op``."""
+_ADVANCE, _SKIP, _PRE_ORDER = ir.WalkResult.ADVANCE, ir.WalkResult.SKIP, ir.WalkOrder.PRE_ORDER
+
+
+def body_ops(op: ir.Operation) -> list[ir.Operation]:
+    """The ops directly inside ``op``'s regions (every block of every region, in order; ops nested
+    deeper are not entered), as plain ``ir.Operation`` objects.
+
+    Iterating ``block.operations`` gives each op as its OpView subclass, which costs a lookup per op
+    (and, for a dialect without a Python module such as ``shape`` or ``tensor``, a failed import per op);
+    a pre-order walk that skips the nested regions hands out the plain operations at a fraction of it."""
+    out: list[ir.Operation] = []
+    started = False
+
+    def visit(o):
+        nonlocal started
+        if not started:  # ``op`` itself, first in pre-order
+            started = True
+            return _ADVANCE
+        out.append(o)
+        return _SKIP
+
+    op.walk(visit, _PRE_ORDER)
+    return out
+
+
+class _Layout:
+    """What every clone of one template shares: the pre-order positions of its top-level ops among all
+    its ops (``top``), whether it has arguments (``args``), per returned value whether an op of the body
+    (not an argument) makes it and its type (``made``, ``types``), and for a body of one op without
+    regions whose operands are arguments and whose results are returned (``single``: the op, the argument
+    of each operand, the result of each returned value) what lets :func:`instantiate` clone that op alone,
+    straight before the op it replaces."""
+
+    __slots__ = ("top", "args", "made", "types", "single")
+
+    def __init__(self, template: ir.Operation):
+        top_level = body_ops(template)
+        everything: list[ir.Operation] = []
+
+        def visit(o):
+            everything.append(o)
+            return _ADVANCE
+
+        template.walk(visit, _PRE_ORDER)
+        everything = everything[1:]  # (the func itself)
+        self.top = []
+        k = 0
+        for o in everything:  # the top-level ops keep their order among all ops in pre-order
+            hit = k < len(top_level) and o == top_level[k]
+            self.top.append(hit)
+            k += hit
+        args = list(template.regions[0].blocks[0].arguments)
+        self.args = len(args) > 0
+        returned = list(top_level[-1].operands)
+        self.made = [isinstance(v, ir.OpResult) for v in returned]
+        self.types = [v.type for v in returned]
+        # One op without regions, on the arguments only, returning its results: cloned on its own.
+        self.single = None
+        if len(top_level) == 2 and not len(top_level[0].regions):
+            only = top_level[0]
+            operand_args = [next((i for i, a in enumerate(args) if a == v), None) for v in only.operands]
+            results = list(only.results)
+            result_index = [next((i for i, r in enumerate(results) if r == v), None) for v in returned]
+            if None not in operand_args and None not in result_index:
+                self.single = (only, operand_args, result_index)
+
+
+def _layout(cache: TemplateCache, template: ir.Operation) -> _Layout:
+    """The layout of ``template``, computed on first use and kept in ``cache``."""
+    hit = cache.layouts.get(id(template))
+    if hit is None or hit[0] is not template:  # (the entry holds the template: its id is not reused)
+        hit = cache.layouts[id(template)] = (template, _Layout(template))
+    return hit[1]
+
+
+def _cloned_body(cache: TemplateCache, template: ir.Operation, loc: ir.Location | None,
+                 nested_loc: ir.Location | None, prepare) -> tuple[ir.Operation, list[ir.Operation], _Layout | None]:
+    """A clone of ``template`` in the scratch module and its top-level ops (the ``func.return`` last);
+    the top-level ops take ``loc`` and, with ``nested_loc``, every op takes it. Returns the clone, its
+    top-level ops and the template's :class:`_Layout` (None after ``prepare``, which may change the
+    body)."""
     clone = template.clone(ip=cache.ip)
     if prepare is not None:
         prepare(clone)
-    block = clone.regions[0].blocks[0]
-    for arg, operand in zip(block.arguments, op.operands):
-        arg.replace_all_uses_with(operand)
-    body = list(block.operations)
+        if nested_loc is not None:
+            relocate(clone, nested_loc)
+        ops = body_ops(clone)
+        if loc is not None:
+            for inner in ops[:-1]:
+                inner.location = loc
+        return clone, ops, None
+    layout = _layout(cache, template)
+    ops: list[ir.Operation] = []
+    if nested_loc is not None:
+        top = layout.top
+        i = -1
+
+        def visit(o):
+            nonlocal i
+            if i >= 0:
+                o.location = nested_loc
+                if top[i]:
+                    ops.append(o)
+            i += 1
+            return _ADVANCE
+    else:
+        started = False
+
+        def visit(o):
+            nonlocal started
+            if not started:
+                started = True
+                return _ADVANCE
+            if loc is not None:
+                o.location = loc
+            ops.append(o)
+            return _SKIP
+
+    clone.walk(visit, _PRE_ORDER)
+    return clone, ops, layout
+
+
+def instantiate(cache: TemplateCache, template: ir.Operation, op: ir.Operation,
+                prepare: Callable[[ir.Operation], None] | None = None, *, relocate_nested: bool = False) -> None:
+    """Replace ``op`` by a clone of ``template``'s body: the template's arguments become ``op``'s
+    operands, the values its ``func.return`` returns replace ``op``'s results; the top-level ops of the
+    body take ``op``'s location (as MLIR's rewrites do), and with ``relocate_nested`` the ops nested in
+    their regions too (:func:`relocate`). ``prepare(clone)`` runs on the clone first (e.g.
+    :func:`splice`). Erases ``op``.
+
+    The Python work per op is one clone, one walk over the clone's top-level ops (over all its ops with
+    ``relocate_nested``) and one ``move_before`` per top-level op: what the clones of one template share
+    (which values the body returns) is computed once per template (:class:`TemplateCache`)."""
     loc = op.location
+    if prepare is None:
+        layout = _layout(cache, template)
+        if layout.single is not None:
+            only, operand_args, result_index = layout.single
+            new = only.clone(ip=ir.InsertionPoint(op))
+            new.location = loc
+            given, operands = op.operands, new.operands
+            for j, a in enumerate(operand_args):
+                operands[j] = given[a]
+            made = new.results
+            for res, k, vt in zip(op.results, result_index, layout.types):
+                val = made[k]
+                t = res.type
+                if vt != t:
+                    val.set_type(t)
+                res.replace_all_uses_with(val)
+            op.erase()
+            return
+    clone, body, layout = _cloned_body(cache, template, loc, loc if relocate_nested else None, prepare)
+    if layout is None or layout.args:
+        for arg, operand in zip(clone.regions[0].blocks[0].arguments, op.operands):
+            arg.replace_all_uses_with(operand)
     for inner in body[:-1]:
-        inner.location = loc
         inner.move_before(op)
-    for res, val in zip(op.results, body[-1].operands):
-        if val.type != res.type and isinstance(val, ir.OpResult) and any(val.owner == o.operation for o in body[:-1]):
-            # Templates are written on plain shapes: give the value that replaces a result the result's
-            # exact type back (a ``#stablehlo.bounds<...>`` encoding of a bounded dynamic dimension).
-            val.set_type(res.type)
+    returned = body[-1].operands
+    if layout is None:  # (after ``prepare``: which returned values the body makes, and their types)
+        made = [isinstance(v, ir.OpResult) and any(v.owner == o for o in body[:-1]) for v in returned]
+        types = [v.type for v in returned]
+    else:
+        made, types = layout.made, layout.types
+    for res, val, own, vt in zip(op.results, returned, made, types):
+        if own:
+            t = res.type
+            if vt != t:
+                # Templates are written on plain shapes: give the value that replaces a result the result's
+                # exact type back (a ``#stablehlo.bounds<...>`` encoding of a bounded dynamic dimension).
+                val.set_type(t)
         res.replace_all_uses_with(val)
     op.erase()
     clone.erase()
@@ -126,14 +283,21 @@ def instantiate_before(cache: TemplateCache, template: ir.Operation, before: ir.
     """Clone ``template``'s body before ``before`` with its arguments bound to ``operands`` and return
     the values its ``func.return`` returns (``before`` is left as it is; the top-level ops take its
     location). For passes that rewire results themselves (value-to-value lowerings)."""
-    clone = template.clone(ip=cache.ip)
-    block = clone.regions[0].blocks[0]
-    for arg, operand in zip(block.arguments, operands):
-        arg.replace_all_uses_with(operand)
-    body = list(block.operations)
-    loc = before.location
+    layout = _layout(cache, template)
+    if layout.single is not None:
+        only, operand_args, result_index = layout.single
+        new = only.clone(ip=ir.InsertionPoint(before))
+        new.location = before.location
+        mine = new.operands
+        for j, a in enumerate(operand_args):
+            mine[j] = operands[a]
+        made = new.results
+        return [made[k] for k in result_index]
+    clone, body, layout = _cloned_body(cache, template, before.location, None, None)
+    if layout.args:
+        for arg, operand in zip(clone.regions[0].blocks[0].arguments, operands):
+            arg.replace_all_uses_with(operand)
     for inner in body[:-1]:
-        inner.location = loc
         inner.move_before(before)
     out = list(body[-1].operands)
     clone.erase()
@@ -143,13 +307,16 @@ def instantiate_before(cache: TemplateCache, template: ir.Operation, before: ir.
 def relocate(clone: ir.Operation, loc: ir.Location) -> None:
     """Give every op of a cloned template (a ``func.func``; nested ops included) the location ``loc``,
     so that errors and debug info point at the op the template replaces."""
+    started = False
 
     def visit(o):
-        o.location = loc
-        return ir.WalkResult.ADVANCE
+        nonlocal started
+        if started:
+            o.location = loc
+        started = True
+        return _ADVANCE
 
-    for inner in clone.regions[0].blocks[0].operations:
-        inner.operation.walk(visit)
+    clone.walk(visit, _PRE_ORDER)
 
 
 def splice(root: ir.Operation, callee: str, block: ir.Block) -> None:

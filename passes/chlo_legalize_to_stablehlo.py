@@ -67,6 +67,7 @@ class ChloLegalizeToStablehlo(TemplatePass):
     illegal_ops = frozenset(TABLE)
     static_shapes = False  # per op: OpSpec.dynamic_ok
     relocate = False
+    plan_per_signature = True  # (chlo.scan, with a region, is planned on its own)
     options = (
         Option("precision", str, "native",
                "native: f16/bf16/f32/complex<f32> special functions in f32 arithmetic; "

@@ -25,6 +25,7 @@ __all__ = ["check_no_escape", "SHAPE_TYPES"]
 SHAPE_TYPES = ("!shape.shape", "!shape.size")
 
 _YIELD = "shape.assuming_yield"
+_BUILTIN = (ir.ShapedType, ir.IndexType, ir.IntegerType, ir.FloatType)
 
 
 def _foreign_user(v: ir.Value, lowered: set[ir.Operation], depth: int = 0) -> ir.Operation | None:
@@ -59,7 +60,8 @@ def check_no_escape(ops: Iterable[ir.Operation], pass_name: str) -> None:
     lowered = set(ops)
     for op in ops:
         for i, r in enumerate(op.results):
-            if str(r.type) not in SHAPE_TYPES:
+            t = r.type
+            if isinstance(t, _BUILTIN) or str(t) not in SHAPE_TYPES:  # (a builtin type is never one: no text spelled)
                 continue
             user = _foreign_user(r, lowered)
             if user is not None:

@@ -76,6 +76,7 @@ from hlokit.passes.builder import (
     TemplateCache,
     UnsupportedError,
     V,
+    body_ops,
     instantiate_before,
     shape_prefix,
     unrealized_cast,
@@ -174,6 +175,7 @@ class _Planner:
         self.steps: list[_Step] = []
         self.value_of: dict[ir.Value, ir.Value] = {}  # shape.with_shape result -> its tensor
         self.scalar_consts: set[ir.Value] = set()  # non-index scalar constants (not shape values by themselves)
+        self.data_specs: dict[ir.Type, tuple] = {}  # _data_spec per (uniqued) type: its text spelled once
 
     # -- values ------------------------------------------------------------------------------------
     def err(self, op, msg: str) -> PassError:
@@ -214,7 +216,11 @@ class _Planner:
     def arg_spec(self, v: ir.Value, op) -> tuple[tuple[int, ...], str]:
         """Template argument spec of operand ``v``: its lowered type or, for a data tensor, its own."""
         if self.is_data(v):
-            return _data_spec(v.type)
+            t = v.type
+            spec = self.data_specs.get(t)
+            if spec is None:
+                spec = self.data_specs[t] = _data_spec(t)
+            return spec
         lo = self.lowered(v, op)
         return lo.shape, lo.t
 
@@ -257,9 +263,10 @@ class _Planner:
         self.steps.append(_Step(op, "alias", [src]))
 
     # -- the walk ----------------------------------------------------------------------------------
-    def walk_block(self, block: ir.Block) -> None:
-        for op in block.operations:
-            self.visit(op.operation)
+    def walk_ops(self, ops: Sequence[ir.Operation]) -> None:
+        """:meth:`visit` every op of ``ops`` (one region's, in order: :func:`~hlokit.passes.builder.body_ops`)."""
+        for op in ops:
+            self.visit(op)
 
     def visit(self, op: ir.Operation) -> None:
         name = op.name
@@ -287,10 +294,8 @@ class _Planner:
             elif name not in ("shape.assuming", "shape.assuming_all"):
                 raise self.err(op, "takes a !shape.witness: only shape.assuming and shape.assuming_all "
                                    "consume witnesses in a legalized program")
-        if name != "shape.assuming":
-            for region in op.regions:
-                for block in region.blocks:
-                    self.walk_block(block)
+        if name != "shape.assuming" and len(op.regions):
+            self.walk_ops(body_ops(op))
 
     def patch(self, op) -> None:
         idx = tuple(i for i in SHAPE_OPERANDS[op.name] if i < len(op.operands) and _index_typed(op.operands[i].type))
@@ -304,9 +309,13 @@ class _Planner:
 
 
 def _index_typed(t: ir.Type) -> bool:
-    if isinstance(t, ir.IndexType) or str(t) in ("!shape.shape", "!shape.size"):
+    """``index``, ``!shape.shape``, ``!shape.size`` or a shaped type of ``index`` elements (the type's text,
+    a few microseconds, is only spelled for a type that is neither index nor shaped)."""
+    if isinstance(t, ir.IndexType):
         return True
-    return isinstance(t, ir.ShapedType) and isinstance(ir.ShapedType(t).element_type, ir.IndexType)
+    if isinstance(t, ir.ShapedType):
+        return isinstance(ir.ShapedType(t).element_type, ir.IndexType)
+    return str(t) in ("!shape.shape", "!shape.size")
 
 
 def _rank_of(t: ir.Type, op, p: _Planner) -> list[int]:
@@ -754,9 +763,9 @@ def _constraint(p: _Planner, op) -> None:
 
 
 def _assuming(p: _Planner, op) -> None:
-    block = op.regions[0].blocks[0]
-    p.walk_block(block)
-    yielded = list(block.operations)[-1].operands
+    body = body_ops(op)
+    p.walk_ops(body)
+    yielded = body[-1].operands
     for r, v in zip(op.results, yielded):
         if v in p.low:
             p.low[r] = p.low[v]
@@ -872,8 +881,8 @@ class _Rewriter:
             if isinstance(owner, ir.Block):
                 last = self.block_casts.get(owner)
                 ip = ir.InsertionPoint.after(last) if last is not None else ir.InsertionPoint.at_block_begin(owner)
-                first = list(owner.operations)
-                loc = first[0].location if first else user.location
+                first = next(iter(owner.operations), None)
+                loc = first.location if first is not None else user.location
             else:
                 ip = ir.InsertionPoint.after(owner)
                 loc = owner.location
@@ -888,8 +897,7 @@ class _Rewriter:
         for step in steps:  # inline the assuming regions first (their ops are planned in order)
             if step.kind == "assuming":
                 op = step.op
-                block = op.regions[0].blocks[0]
-                body = list(block.operations)
+                body = body_ops(op)
                 for inner in body[:-1]:
                     inner.move_before(op)
                 for r, v in zip(op.results, body[-1].operands):
@@ -982,9 +990,7 @@ class ShapeLegalizeToStablehlo(Pass):
             raise PassError(f"shape-legalize-to-stablehlo: index-bitwidth must be 32 or 64, not {self.index_bitwidth}",
                             func_op.location)
         planner = _Planner(TemplateCache.of_pass(self, func_op.context), f"i{self.index_bitwidth}", bool(self.assertions))
-        for region in func_op.regions:
-            for block in region.blocks:
-                planner.walk_block(block)
+        planner.walk_ops(body_ops(func_op))
         if not planner.steps:
             return
         check_no_escape((s.op for s in planner.steps if s.kind != "patch"), self.argument)

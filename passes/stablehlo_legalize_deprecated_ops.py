@@ -198,6 +198,7 @@ class StablehloLegalizeDeprecatedOps(TemplatePass):
                       "refuse stablehlo.map and stablehlo.rng (deprecated, no replacement in this pass)"),)
     illegal_ops = frozenset(TABLE)
     static_shapes = False  # per op: Legalization.static
+    plan_per_signature = True
 
     def matches(self, op) -> bool:
         """The deprecated ops, and with ``fail-on-unused`` the ones refused."""

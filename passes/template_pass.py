@@ -53,7 +53,14 @@ Hooks a pass may override beyond the three above: :meth:`~TemplatePass.matches` 
 it removes, to refuse them with a message), :meth:`~TemplatePass.check`, :meth:`~TemplatePass.plan_op`
 (return None to leave an op as it is, or a function that rewrites the op in place),
 :meth:`~TemplatePass.instantiate`. Class data: :attr:`~TemplatePass.positional` (the op's position
-is part of its signature: ``stablehlo.rng``'s key), :attr:`~TemplatePass.relocate`.
+is part of its signature: ``stablehlo.rng``'s key), :attr:`~TemplatePass.relocate`,
+:attr:`~TemplatePass.plan_per_signature` (the ops of one name, operand / result types and attributes share
+one check and plan: the per-op work is then building that key from uniqued ``ir.Type`` / ``ir.Attribute``
+objects, no type text spelled).
+
+The driver's phases are methods, so that a profile names them: :meth:`~TemplatePass.find`,
+:meth:`~TemplatePass.plan` (check + build, every op) and :meth:`~TemplatePass.rewrite` (clone, move,
+rewire, erase; :func:`~hlokit.passes.builder.instantiate`).
 """
 
 from __future__ import annotations
@@ -71,7 +78,6 @@ from hlokit.passes.builder import (
     UnsupportedError,
     fill_shape,
     instantiate,
-    relocate,
 )
 from hlokit.passes.registry import Pass, fail
 
@@ -122,6 +128,26 @@ class OpInfo:
                       [f"tensor<$S{t}>" for t in self.result_elems], self.index)
 
 
+if hasattr(getattr(ir, "OpResultList", None), "types"):
+    def _result_types(op: ir.Operation) -> tuple:
+        """The result types of ``op`` (``ir.Type`` objects; one call)."""
+        return tuple(op.results.types)
+else:  # (bindings without OpResultList.types)
+    def _result_types(op: ir.Operation) -> tuple:
+        """The result types of ``op`` (``ir.Type`` objects)."""
+        return tuple([r.type for r in op.results])
+
+if hasattr(getattr(ir, "OpAttributeMap", None), "items"):
+    def _attribute_items(op: ir.Operation) -> tuple:
+        """``(name, ir.Attribute)`` for every attribute of ``op``, in the order MLIR keeps them (by name)."""
+        return tuple(op.attributes.items())
+else:  # (bindings without OpAttributeMap.items)
+    def _attribute_items(op: ir.Operation) -> tuple:
+        """``(name, ir.Attribute)`` for every attribute of ``op``, in the order MLIR keeps them (by name)."""
+        attrs = op.attributes
+        return tuple([(a.name, a.attr) for a in map(attrs.__getitem__, range(len(attrs)))])
+
+
 def _shape(t: ir.RankedTensorType) -> list[int]:
     """The shape of ``t`` as ints, ``-1`` for a dynamic dimension (MLIR's dynamic size is negative)."""
     return [d if d >= 0 else -1 for d in t.shape]
@@ -149,6 +175,11 @@ class TemplatePass(Pass):
     #: Every op of the expansion, nested ones included, takes the rewritten op's location; with False only
     #: the top-level ones do (nested ops keep the template's name location, the op name).
     relocate: ClassVar[bool] = True
+    #: What :meth:`plan_op` gives an op depends only on its name, operand and result types and attributes
+    #: (not on its location, position, uses or regions): the ops of one such key (a tuple of uniqued
+    #: ``ir.Type`` / ``ir.Attribute`` objects, no text) are checked and planned once. Ops with regions are
+    #: always planned one by one; :attr:`positional` passes never share plans.
+    plan_per_signature: ClassVar[bool] = False
 
     # -- what a pass declares -------------------------------------------------------------------------
     def attributes(self, op: ir.Operation) -> tuple:
@@ -314,10 +345,8 @@ class TemplatePass(Pass):
         the Emitter cannot write, e.g. one with a ``!stablehlo.token`` result)."""
         if callable(template):
             template(op)
-        elif self.relocate:
-            instantiate(cache, template, op, prepare=lambda clone: relocate(clone, op.location))
         else:
-            instantiate(cache, template, op)
+            instantiate(cache, template, op, relocate_nested=self.relocate)
 
     def run_on_operation(self, root: ir.Operation) -> None:
         """:meth:`run_on_anchors` on the one anchor ``root``."""
@@ -329,12 +358,30 @@ class TemplatePass(Pass):
         plan = []
         for root in roots:
             found = self.find(root)
-            if not found:
-                continue
-            cache = self.template_cache(root.context)
-            for index, op in enumerate(found):  # every op checked and its template built before any rewrite
+            if found:
+                plan += self.plan(self.template_cache(root.context), found)
+        self.rewrite(plan)
+
+    def plan(self, cache: TemplateCache, found: Sequence[ir.Operation]) -> list[tuple]:
+        """:meth:`plan_op` for every op of ``found`` (one anchor's, in order): ``(cache, op, template)``
+        for each op to rewrite. With :attr:`plan_per_signature` the ops of one key share one plan."""
+        plan = []
+        shared = self.plan_per_signature and not self.positional
+        plans: dict[tuple, object] = {}
+        for index, op in enumerate(found):  # every op checked and its template built before any rewrite
+            if shared and not len(op.regions):
+                key = (op.name, tuple([v.type for v in op.operands]), _result_types(op), _attribute_items(op))
+                template = plans.get(key, plans)
+                if template is plans:
+                    template = plans[key] = self.plan_op(cache, op, index)
+            else:
                 template = self.plan_op(cache, op, index)
-                if template is not None:
-                    plan.append((cache, op, template))
-        for cache, op, template in plan:  # in walk order (see find)
+            if template is not None:
+                plan.append((cache, op, template))
+        return plan
+
+    def rewrite(self, plan: Sequence[tuple]) -> None:
+        """:meth:`instantiate` every ``(cache, op, template)`` of ``plan``, in order (the walk order of
+        :meth:`find`)."""
+        for cache, op, template in plan:
             self.instantiate(cache, op, template)

@@ -350,10 +350,13 @@ def run(argv: Sequence[str]) -> int:
     argv = ["--check-numerics=interpreter" if a in ("--check-numerics", "-check-numerics") else a for a in argv]
     args, unknown = _parser().parse_known_args(argv)
     check_output_path(args.output)
-    from hlokit.triage import bisect  # (--check-numerics: hlokit.triage.bisect holds the logic)
+    numerics = (args.check_numerics, args.max_ulp, args.rtol, args.atol, args.inputs, args.seed, args.check_numerics_dir)
+    tolerance = None
+    if any(v is not None for v in numerics):  # (hlokit.triage.bisect, ~10 ms to import, only when asked for)
+        from hlokit.triage import bisect
 
-    tolerance = bisect.check_options(args.check_numerics, max_ulp=args.max_ulp, rtol=args.rtol, atol=args.atol,
-                                     inputs=args.inputs, seed=args.seed, directory=args.check_numerics_dir)
+        tolerance = bisect.check_options(args.check_numerics, max_ulp=args.max_ulp, rtol=args.rtol, atol=args.atol,
+                                         inputs=args.inputs, seed=args.seed, directory=args.check_numerics_dir)
     flag_elements = _pass_flags(unknown)
     if args.pass_pipeline and flag_elements:
         raise hlokit.HlokitError("--pass-pipeline cannot be combined with pass flags")

@@ -21,9 +21,8 @@ from hlokit.passes import run_pipeline
 from test_chlo_numerics import ulp_error
 
 #: max ULP of the f32 result per op (measured max over ~1M-point sweeps and every f32 of each op's hardest
-#: ranges, see passes/chlo/trig32.py: 1.08 tan beyond 6400 (XLA's own f32 tan; below: 0.89), <= 0.85
-#: the others)
-BOUND = {"sinh": 1.0, "cosh": 1.0, "tan": 1.25, "asin": 1.0, "acos": 1.0, "atan": 1.0, "asinh": 1.0,
+#: ranges, see passes/chlo/trig32.py: 1.41 tan (XLA's own f32 tan, next to the poles), <= 0.85 the others)
+BOUND = {"sinh": 1.0, "cosh": 1.0, "tan": 1.5, "asin": 1.0, "acos": 1.0, "atan": 1.0, "asinh": 1.0,
          "acosh": 1.0, "atanh": 1.0, "bessel_i1e": 1.0}
 #: f16 / bf16 (through f32, one final rounding): every value within half an ULP (measured 0.500)
 HALF_BOUND = 0.51

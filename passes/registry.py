@@ -22,8 +22,12 @@ legalization pass is a :class:`~hlokit.passes.template_pass.TemplatePass` (one t
 every op checked before any rewrite); :class:`PatternPass` runs MLIR rewrite patterns.
 
 Every pass module is named in :data:`PASS_MODULES` and imported by name on first use (no directory
-discovery): a new pass is one module plus one line there. :func:`register_pass` refuses a second pass
-under the same ``argument``.
+discovery), and every flag it registers in :data:`BUILTIN_PASSES` / :data:`BUILTIN_PIPELINES` (flag -> module):
+:func:`get_pass` and :func:`get_pipeline` import only the module of the flag asked for (a one-pass
+``hlokit-opt`` run loads one pass module, not all of them), and :func:`pass_names` answers without importing
+any; :func:`all_passes` loads them all. A new pass is one module plus its lines there (a test keeps the tables
+equal to what the modules register). :func:`register_pass` refuses a second pass under the same ``argument``,
+a builtin flag included.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import shlex
+import sys
 from typing import Any, Callable, ClassVar, Sequence
 
 from jaxlib.mlir import ir
@@ -47,8 +52,11 @@ __all__ = [
     "register_pass",
     "get_pass",
     "parse_options",
+    "BUILTIN_PASSES",
+    "BUILTIN_PIPELINES",
     "load_builtin_passes",
     "load_pass_plugin",
+    "pass_names",
 ]
 
 
@@ -181,17 +189,23 @@ def register_pass(cls: type[Pass]) -> type[Pass]:
     Raises ValueError when ``argument`` is empty or already registered (by any class)."""
     if not cls.argument:
         raise ValueError(f"{cls.__name__} has no 'argument'")
-    if cls.argument in PASSES or cls.argument in PIPELINES:
-        first = PASSES[cls.argument].__name__ if cls.argument in PASSES else "a named pipeline"
+    builtin = BUILTIN_PASSES.get(cls.argument) or BUILTIN_PIPELINES.get(cls.argument)
+    if cls.argument in PASSES or cls.argument in PIPELINES or (builtin and cls.__module__ != builtin):
+        first = (PASSES[cls.argument].__name__ if cls.argument in PASSES else
+                 "a named pipeline" if cls.argument in PIPELINES else f"builtin {builtin}")
         raise ValueError(f"pass '{cls.argument}' registered twice ({first} and {cls.__name__})")
     PASSES[cls.argument] = cls
     return cls
 
 
 def get_pass(argument: str) -> type[Pass] | None:
-    """The registered Python pass named ``argument``, or None."""
-    load_builtin_passes()
-    return PASSES.get(argument)
+    """The registered Python pass named ``argument``, or None (a builtin pass's module is imported first, and
+    no other: :data:`BUILTIN_PASSES`)."""
+    cls = PASSES.get(argument)
+    if cls is None and argument in BUILTIN_PASSES:
+        importlib.import_module(BUILTIN_PASSES[argument])
+        cls = PASSES.get(argument)
+    return cls
 
 
 def parse_options(cls: type[Pass], text: str) -> dict[str, Any]:
@@ -230,7 +244,8 @@ def register_pipeline(argument: str, summary: str, text: str) -> PassPipeline:
     Raises ValueError when the name is empty or already names a pass or a pipeline."""
     if not argument:
         raise ValueError("a pipeline needs a name")
-    if argument in PIPELINES or argument in PASSES:
+    builtin = BUILTIN_PASSES.get(argument) or BUILTIN_PIPELINES.get(argument)
+    if argument in PIPELINES or argument in PASSES or (builtin and builtin != _caller_module()):
         raise ValueError(f"pipeline '{argument}' registered twice (the name is already taken)")
     pipeline = PassPipeline(argument, summary, text)
     PIPELINES[argument] = pipeline
@@ -238,9 +253,13 @@ def register_pipeline(argument: str, summary: str, text: str) -> PassPipeline:
 
 
 def get_pipeline(argument: str) -> PassPipeline | None:
-    """The registered named pipeline ``argument``, or None."""
-    load_builtin_passes()
-    return PIPELINES.get(argument)
+    """The registered named pipeline ``argument``, or None (a builtin pipeline's module is imported first, and
+    no other: :data:`BUILTIN_PIPELINES`)."""
+    pipeline = PIPELINES.get(argument)
+    if pipeline is None and argument in BUILTIN_PIPELINES:
+        importlib.import_module(BUILTIN_PIPELINES[argument])
+        pipeline = PIPELINES.get(argument)
+    return pipeline
 
 
 def all_pipelines() -> dict[str, PassPipeline]:
@@ -267,18 +286,65 @@ PASS_MODULES: tuple[str, ...] = (
     "hlokit.passes.stablehlo_lower_to_core",
 )
 
+_P = "hlokit.passes."
+
+#: Every builtin pass flag -> the module of :data:`PASS_MODULES` that registers it, in the order a full load
+#: registers them (:func:`all_passes` lists them in this order). ``tests/pytest/test_opt_startup.py`` checks that
+#: it equals what the modules register.
+BUILTIN_PASSES: dict[str, str] = {
+    "chlo-legalize-to-stablehlo": _P + "chlo_legalize_to_stablehlo",
+    "stablehlo-legalize-dot-to-dot-general": _P + "stablehlo_legalize_dot_to_dot_general",
+    "stablehlo-legalize-deprecated-ops": _P + "stablehlo_legalize_deprecated_ops",
+    "stablehlo-legalize-lapack-custom-calls": _P + "stablehlo_legalize_lapack_custom_calls",
+    "stablehlo-legalize-tpu-custom-calls": _P + "stablehlo_legalize_tpu_custom_calls",
+    "stablehlo-legalize-tpu-only-custom-calls": _P + "stablehlo_legalize_tpu_custom_calls",
+    "stablehlo-expand-rng-bit-generator": _P + "stablehlo_expand_rng_bit_generator",
+    "stablehlo-legalize-cuda-custom-calls": _P + "stablehlo_legalize_gpu_custom_calls",
+    "stablehlo-legalize-rocm-custom-calls": _P + "stablehlo_legalize_gpu_custom_calls",
+    "shape-legalize-to-stablehlo": _P + "shape_legalize_to_stablehlo",
+    "stablehlo-expand-cholesky": _P + "stablehlo_expand_cholesky",
+    "stablehlo-expand-triangular-solve": _P + "stablehlo_expand_triangular_solve",
+    "stablehlo-expand-rng": _P + "stablehlo_expand_rng",
+    "stablehlo-expand-batch-norm": _P + "stablehlo_expand_batch_norm",
+    "stablehlo-legalize-quant-to-math": _P + "stablehlo_legalize_quant_to_math",
+}
+
+#: Every builtin named pipeline -> the module of :data:`PASS_MODULES` that registers it (as
+#: :data:`BUILTIN_PASSES`).
+BUILTIN_PIPELINES: dict[str, str] = {
+    "stablehlo-lower-to-core": _P + "stablehlo_lower_to_core",
+}
+
 _LOADED = False
+
+
+def _caller_module() -> str:
+    """``__name__`` of the module that called the caller of this function (who registers a pipeline)."""
+    return sys._getframe(2).f_globals.get("__name__", "")
 
 
 def load_builtin_passes() -> None:
     """Import every module of :data:`PASS_MODULES` once (each registers itself); a missing module
-    raises ImportError."""
+    raises ImportError. :data:`PASSES` and :data:`PIPELINES` are then in the order of :data:`BUILTIN_PASSES` and
+    :data:`BUILTIN_PIPELINES`, other passes (plugins', tests') after them in registration order, as if every
+    module had been imported before any pass was asked for."""
     global _LOADED
     if _LOADED:
         return
     for name in PASS_MODULES:
         importlib.import_module(name)
+    for table, builtin in ((PASSES, BUILTIN_PASSES), (PIPELINES, BUILTIN_PIPELINES)):
+        ordered = {a: table[a] for a in builtin if a in table}
+        ordered.update((a, v) for a, v in table.items() if a not in ordered)
+        table.clear()
+        table.update(ordered)
     _LOADED = True
+
+
+def pass_names() -> list[str]:
+    """The flags of every Python pass (builtin ones from :data:`BUILTIN_PASSES`, then the other registered ones),
+    in :func:`all_passes`' order, importing no pass module (e.g. to check ``--mlir-print-ir-before=`` names)."""
+    return [*BUILTIN_PASSES, *(a for a in PASSES if a not in BUILTIN_PASSES)]
 
 
 #: The plugin loader, :func:`hlokit.passes.plugins.load_pass_plugin`, registered when that module is imported

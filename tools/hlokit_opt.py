@@ -25,18 +25,14 @@ import sys
 import textwrap
 from typing import Sequence
 
-import numpy as np
-
 import hlokit
-from hlokit import dtypes
 from hlokit.passes import all_passes, all_pipelines, build_pass_manager, get_pass, parse_pipeline, run_pass_manager
 from hlokit.passes import instrument
 from hlokit.passes.pipeline import PipelineElement
 from hlokit.passes.plugins import load_pass_plugin, loaded_plugins, plugin_of
-from hlokit.passes.refine import entry_function, refine_arguments
+from hlokit.passes.registry import pass_names
 from hlokit.passes import reproducer
 from hlokit.tools.common import check_output_path, finish, process_chunks, tool_main
-from hlokit.tools.run_signature import argument_names
 
 #: Upstream C++ passes that --help names (hlokit's own passes of the same flag are listed above them).
 #: Only those MLIR's pipeline parser accepts are shown (:func:`runnable_upstream_passes`):
@@ -100,10 +96,12 @@ def _upstream_epilog() -> str:
 
 
 class _Parser(argparse.ArgumentParser):
-    """Builds the list of upstream passes only when the help is printed (it needs an MLIR context)."""
+    """Builds the epilog (hlokit's passes, with their summaries, and the upstream ones) only when the help is
+    printed: listing the passes imports every pass module, and the upstream list needs an MLIR context."""
 
     def format_help(self) -> str:
-        self.epilog = self.epilog.replace("{upstream}", _upstream_epilog())
+        if self.epilog is None:
+            self.epilog = _epilog()
         return super().format_help()
 
 
@@ -134,26 +132,31 @@ def _plugin_listing() -> str:
     return "\n".join(lines) + "\n\n" if lines else ""
 
 
-def _parser() -> argparse.ArgumentParser:
+def _epilog() -> str:
+    """The help's epilog: hlokit's passes and pipelines, the plugins', the upstream ones (imports every pass)."""
     passes = {a: c for a, c in all_passes().items() if plugin_of(a) is None}
     pipelines = {a: p for a, p in all_pipelines().items() if plugin_of(a) is None}
     width = max([len(a) for a in [*passes, *pipelines]] + [10]) + 4
     listing = "\n".join(f"  --{a:<{width}}{cls.summary}" for a, cls in passes.items())
     named = "\n".join(f"  --{a:<{width}}{p.summary}" for a, p in pipelines.items())
+    return (
+        "hlokit's Python passes (also valid inside --pass-pipeline):\n"
+        f"{listing}\n\n"
+        "hlokit's named pipelines (also valid inside --pass-pipeline):\n"
+        f"{named}\n\n"
+        f"{_plugin_listing()}"
+        f"{_upstream_epilog()}"
+        "Pass options: --<name>='opt1=v1 opt2=v2' or <name>{opt1=v1} in a pipeline."
+    )
+
+
+def _parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="hlokit-opt",
         allow_abbrev=False,
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Parse, verify, transform and print StableHLO / CHLO programs.",
-        epilog=(
-            "hlokit's Python passes (also valid inside --pass-pipeline):\n"
-            f"{listing}\n\n"
-            "hlokit's named pipelines (also valid inside --pass-pipeline):\n"
-            f"{named}\n\n"
-            f"{_plugin_listing()}"
-            "{upstream}"
-            "Pass options: --<name>='opt1=v1 opt2=v2' or <name>{opt1=v1} in a pipeline."
-        ),
+        epilog=None,  # (built by _Parser.format_help)
     )
     p.add_argument("input", nargs="?", default="-", help="input file (MLIR text or bytecode; '-' = stdin)")
     p.add_argument("-o", dest="output", default="-", metavar="FILE", help="output file (written only on success)")
@@ -221,6 +224,9 @@ def split_types(text: str) -> list[str]:
 
 def _argument_table(module, name: str):
     """(@main's argument types, {NAME: index} for arg_<i> and jax's names, a listing for messages)."""
+    from hlokit.passes.refine import entry_function
+    from hlokit.tools.run_signature import argument_names
+
     fn = entry_function(module, "main")
     if fn is None:
         raise hlokit.HlokitError("--refine-arguments: the module has no @main function (stablehlo-refine-arguments "
@@ -268,7 +274,10 @@ def refinement_types(spec: str, module, name: str) -> list:
     does not parse, a type that cannot be the argument's (another element type or rank, a dynamic or
     contradicted dimension), an unknown or repeated NAME, an unreadable ``.npz``, and an argument left with a
     symbolic shape."""
+    import numpy as np
     from jaxlib.mlir import ir
+
+    from hlokit import dtypes
 
     types, by_name, listing = _argument_table(module, name)
     given: dict[int, ir.Type] = {}
@@ -375,7 +384,7 @@ def run(argv: Sequence[str]) -> int:
         elements, implicit = flag_elements, True
     # Build once up front so a bad pipeline is reported before any input is read.
     build_pass_manager(elements, context=ctx, implicit_nesting=implicit)
-    printing = instrument.from_arguments(args, list(all_passes()))
+    printing = instrument.from_arguments(args, pass_names())  # (imports no pass module)
 
     def one_chunk(text, offset, name):
         chunk_elements, nesting, config = elements, implicit, None
@@ -385,6 +394,8 @@ def run(argv: Sequence[str]) -> int:
             nesting = False
         module = hlokit.parse(text, context=ctx, source_name=name, line_offset=offset)
         if args.refine_arguments is not None:
+            from hlokit.passes.refine import refine_arguments  # (only for --refine-arguments)
+
             types = refinement_types(args.refine_arguments, module, name)
             with module.context:
                 refine_arguments(module, types, source_name=name)

@@ -28,7 +28,7 @@ from hlokit.diagnostics import (
     VerifyError,
     diagnostics_from_mlir_error,
 )
-from hlokit import exported, worker
+from hlokit import exported
 from hlokit.jax_private import register_upstream_dialects
 
 # The bindings import a dialect's Python module (its op classes) the first time an op of that dialect is handed to
@@ -411,6 +411,8 @@ def check_bytecode(data: bytes, *, source_name: str = "-", timeout: float | None
     call); only when it finishes there is it read in this process. The error names the crash's signal, the time
     limit, or the reader's own diagnostics. ``timeout`` (seconds) defaults to :func:`bytecode_time_limit`.
     """
+    from hlokit import worker  # (subprocess, json, threading: imported when bytecode is first read)
+
     limit = timeout if timeout is not None else bytecode_time_limit(len(data))
     what = "corrupt MLIR bytecode"
     try:
@@ -575,6 +577,8 @@ def run_contained(job: str, payload: bytes = b"", *, what: str, source_name: str
     s"``; an exception raised by the job comes back as :class:`ContainedError` with its message (an
     :class:`~hlokit.diagnostics.HlokitError`'s rendered diagnostics).
     """
+    from hlokit import worker  # (imported on first use: most processes never start the worker)
+
     try:
         return worker.run_job(job, payload, options=options, timeout=timeout)
     except worker.WorkerTimeout:

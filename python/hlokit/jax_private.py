@@ -35,7 +35,6 @@ Inventory (checked with jax/jaxlib 0.10.2 and 0.11.2):
 from __future__ import annotations
 
 import importlib
-import importlib.metadata
 
 from hlokit.diagnostics import HlokitError
 
@@ -69,7 +68,11 @@ USES: tuple[tuple[str, str], ...] = (
 
 
 def versions() -> str:
-    """``jax X (jaxlib Y)`` of the installed releases (read from the package metadata: imports nothing)."""
+    """``jax X (jaxlib Y)`` of the installed releases (read from the package metadata: imports nothing).
+
+    ``importlib.metadata`` is imported here, on the first call, not with this module (about 10 ms of every
+    process's start-up otherwise; issue 40)."""
+    import importlib.metadata
 
     def version(dist: str) -> str:
         try:

@@ -25,16 +25,16 @@
 // NONE-NOT: rng_bit_generator
 // NONE-NOT: custom_call
 
-// CHLO: the broadcast made explicit, erf as its rational approximations (exponential of -x^2, a division
-// of polynomials); the deprecated dot and einsum as dot_general, broadcast as broadcast_in_dim.
+// CHLO: the broadcast made explicit, erf of f32 as polynomials in f32 arithmetic (no f64: the default
+// precision=native); the deprecated dot and einsum as dot_general, broadcast as broadcast_in_dim.
 // CHECK-LABEL: func.func @chlo_and_deprecated
 // CHECK-SAME: (%[[A:.*]]: tensor<4xf32>, %[[B:.*]]: tensor<2x4xf32>, %[[M:.*]]: tensor<4x3xf32>, %[[E:.*]]: tensor<2x3xf32>)
 // CHECK: %[[BA:.*]] = stablehlo.broadcast_in_dim %[[A]], dims = [1] : (tensor<4xf32>) -> tensor<2x4xf32>
 // CHECK: stablehlo.add %[[BA]], %[[B]] : tensor<2x4xf32>
-// CHECK: stablehlo.exponential
-// CHECK: stablehlo.divide
-// CHECK: %[[ERF:.*]] = stablehlo.convert %{{.*}} : (tensor<2x4xf64>) -> tensor<2x4xf32>
-// CHECK: %[[D:.*]] = stablehlo.dot_general %[[ERF]], %[[M]], contracting_dims = [1] x [0] : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x3xf32>
+// CHECK-NOT: f64
+// CHECK: stablehlo.multiply
+// CHECK-NOT: f64
+// CHECK: %[[D:.*]] = stablehlo.dot_general %[[ERF:[0-9a-z_]+]], %[[M]], contracting_dims = [1] x [0] : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x3xf32>
 // CHECK: %[[P:.*]] = stablehlo.dot_general %[[D]], %[[E]], batching_dims = [0, 1] x [0, 1], contracting_dims = [] x [] : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
 // CHECK: %[[BC:.*]] = stablehlo.broadcast_in_dim %[[ERF]], dims = [1, 2] : (tensor<2x4xf32>) -> tensor<5x2x4xf32>
 // CHECK: return %[[P]], %[[BC]] : tensor<2x3xf32>, tensor<5x2x4xf32>

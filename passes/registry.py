@@ -198,14 +198,20 @@ def register_pass(cls: type[Pass]) -> type[Pass]:
     return cls
 
 
+def _builtin_lookup(registered: dict, builtins: dict[str, str], argument: str):
+    """``registered[argument]``, importing the builtin module that registers ``argument`` first (and no other
+    module) when it is not registered yet; None for a name neither registered nor builtin."""
+    found = registered.get(argument)
+    if found is None and argument in builtins:
+        importlib.import_module(builtins[argument])
+        found = registered.get(argument)
+    return found
+
+
 def get_pass(argument: str) -> type[Pass] | None:
     """The registered Python pass named ``argument``, or None (a builtin pass's module is imported first, and
     no other: :data:`BUILTIN_PASSES`)."""
-    cls = PASSES.get(argument)
-    if cls is None and argument in BUILTIN_PASSES:
-        importlib.import_module(BUILTIN_PASSES[argument])
-        cls = PASSES.get(argument)
-    return cls
+    return _builtin_lookup(PASSES, BUILTIN_PASSES, argument)
 
 
 def parse_options(cls: type[Pass], text: str) -> dict[str, Any]:
@@ -255,11 +261,7 @@ def register_pipeline(argument: str, summary: str, text: str) -> PassPipeline:
 def get_pipeline(argument: str) -> PassPipeline | None:
     """The registered named pipeline ``argument``, or None (a builtin pipeline's module is imported first, and
     no other: :data:`BUILTIN_PIPELINES`)."""
-    pipeline = PIPELINES.get(argument)
-    if pipeline is None and argument in BUILTIN_PIPELINES:
-        importlib.import_module(BUILTIN_PIPELINES[argument])
-        pipeline = PIPELINES.get(argument)
-    return pipeline
+    return _builtin_lookup(PIPELINES, BUILTIN_PIPELINES, argument)
 
 
 def all_pipelines() -> dict[str, PassPipeline]:

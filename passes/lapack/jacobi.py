@@ -46,6 +46,19 @@ def _tournament(e: Emitter, x: V, dim: int) -> V:
     return e.concatenate([slice_dim(e, x, dim, lo, hi) for lo, hi in parts if hi > lo], dim)
 
 
+
+def _rotate_round(e: Emitter, h: V, v: V, c: V, s: V, r: int, half: int, shape, t: str) -> tuple[V, V]:
+    """One round of the parallel Jacobi method on the pairs (p, p + half): ``h`` rotated from both sides and
+    ``v`` from the right by the rotations (c, s), the entries the rotations annihilate set to exact zeros,
+    then both permuted into the next round's pairs (:func:`_tournament`). Returns (h, v)."""
+    h = _rotate(e, _rotate(e, h, c, s, r + 1), c, s, r)
+    diff = e.iota(shape, r, "i32") - e.iota(shape, r + 1, "i32")
+    pair = e.or_(e.compare("EQ", diff, e.const(half, diff), "SIGNED"),
+                 e.compare("EQ", diff, e.const(-half, diff), "SIGNED"))
+    h = e.select(pair, splat(e, 0, t, shape), h)
+    v = _rotate(e, v, c, s, r + 1)
+    return _tournament(e, _tournament(e, h, r + 1), r), _tournament(e, v, r + 1)
+
 def _rotation(e: Emitter, app: V, aqq: V, apq: V) -> tuple[V, V]:
     """The Jacobi rotations ``(c, s)`` (both in ``apq``'s element type, ``c`` real-valued) of the
     Hermitian 2x2 blocks ``[[app, apq], [conj(apq), aqq]]`` (``_rotation`` of the numpy mirror)."""
@@ -155,15 +168,8 @@ def build_syevd(e: Emitter, a: V, lower: bool) -> list[V]:
         app, aqq = slice_dim(e, d, r, 0, half), slice_dim(e, d, r, half, nn)
         apq = diagonal_of(e, slice_dim(e, slice_dim(e, h, r, 0, half), r + 1, half, nn))
         c, s = _rotation(e, app, aqq, apq)
-        h = _rotate(e, _rotate(e, h, c, s, r + 1), c, s, r)
-        rws, cls = e.iota(full, r, "i32"), e.iota(full, r + 1, "i32")
-        diff = rws - cls
-        pair = e.or_(e.compare("EQ", diff, e.const(half, diff), "SIGNED"),
-                     e.compare("EQ", diff, e.const(-half, diff), "SIGNED"))
-        h = e.select(pair, splat(e, 0, t, full), h)
-        v = _rotate(e, v, c, s, r + 1)
-        h = _tournament(e, _tournament(e, h, r + 1), r)
-        return [i + 1, h, _tournament(e, v, r + 1)]
+        h, v = _rotate_round(e, h, v, c, s, r, half, full, t)
+        return [i + 1, h, v]
 
     def sweep(k: V, h: V, v: V, tol2: V) -> list[V]:
         out = e.while_([e.scalar(0, "i32"), h, v],
@@ -351,14 +357,8 @@ def _pair_step(e: Emitter, h: V, v: V, rel_tol: float) -> tuple[V, V, V]:
     rotated = any_true(e, big)
     apq = e.select(big, apq, splat(e, 0, t, apq.shape))
     c, s = _rotation(e, app, aqq, apq)
-    h = _rotate(e, _rotate(e, h, c, s, r + 1), c, s, r)
-    rws, cls = e.iota(shape, r, "i32"), e.iota(shape, r + 1, "i32")
-    diff = rws - cls
-    pair = e.or_(e.compare("EQ", diff, e.const(half, diff), "SIGNED"),
-                 e.compare("EQ", diff, e.const(-half, diff), "SIGNED"))
-    h = e.select(pair, splat(e, 0, t, shape), h)
-    v = _rotate(e, v, c, s, r + 1)
-    return _tournament(e, _tournament(e, h, r + 1), r), _tournament(e, v, r + 1), rotated
+    h, v = _rotate_round(e, h, v, c, s, r, half, shape, t)
+    return h, v, rotated
 
 
 def _rotate_columns(e: Emitter, x: V, j5: V) -> V:

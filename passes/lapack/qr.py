@@ -57,23 +57,28 @@ def _segments(count: int, parts: int) -> list[tuple[int, int]]:
     return [(cuts[i], cuts[i + 1] - cuts[i]) for i in range(parts) if cuts[i + 1] > cuts[i]]
 
 
+def _householder_step(e: Emitter, a: V, tau: V, k: V, kc: V) -> tuple[V, V]:
+    """One unblocked Householder QR step (LAPACK ``geqr2``): the reflector that zeroes column ``kc`` of ``a``
+    below row ``k``, its scalar stored at ``tau[k]``, applied from the left to the columns right of ``kc``,
+    the reflector's vector stored below the diagonal of column ``kc``. Returns (a, tau)."""
+    shape = a.shape
+    col = column_of(e, a, kc)
+    v, t, beta = householder(e, col, k)
+    tau = with_entry(e, tau, k, t)
+    cols = e.iota(shape, len(shape) - 1, "i32")
+    a = e.select(e.compare("GT", cols, e.broadcast_in_dim(kc, shape, []), "SIGNED"),
+                 reflect_left(e, a, v, conj(e, t)), a)
+    return with_column(e, a, kc, store_reflector(e, col, k, v, beta)), tau
+
+
 def _panel_loop(e: Emitter, panel: V, tau: V, j0: V | None, end: V | int, k0: V | None = None) -> list[V]:
     """Unblocked ``?geqr2`` on the columns ``k`` in ``[j0, end)`` of ``panel`` (``[*b, m, w]``, column ``c``
     of the panel is column ``j0 + c`` of the matrix; the reflector of column ``k`` starts at row ``k``;
     ``j0`` None: the whole matrix, ``k`` from ``k0``, a 0-d i32 0): a ``stablehlo.while`` carrying
     ``(k, panel, tau)``; ``tau`` (``[*b, K]``) written at ``k``."""
-    shape = panel.shape
-    r = len(shape) - 2
-
     def body(k: V, qr: V, tau_: V) -> list[V]:
         kc = k if j0 is None else k - j0
-        col = column_of(e, qr, kc)
-        v, t, beta = householder(e, col, k)
-        tau_ = with_entry(e, tau_, k, t)
-        cols = e.iota(shape, r + 1, "i32")
-        qr = e.select(e.compare("GT", cols, e.broadcast_in_dim(kc, shape, []), "SIGNED"),
-                      reflect_left(e, qr, v, conj(e, t)), qr)
-        qr = with_column(e, qr, kc, store_reflector(e, col, k, v, beta))
+        qr, tau_ = _householder_step(e, qr, tau_, k, kc)
         return [k + 1, qr, tau_]
 
     def cond(k: V, *_) -> V:
@@ -380,13 +385,7 @@ def build_geqp3(e: Emitter, a: V, jpvt: V) -> list[V]:
         pvt = e.select(e.and_(free, e.compare("LT", pvt, splat(e, n, "i32", batch), "SIGNED")), pvt, kb)
         a_ = _swap_columns(e, a_, k, pvt)
         p, vn1, vn2 = (_swap_entries(e, x, k, pvt) for x in (p, vn1, vn2))
-        col = column_of(e, a_, k)
-        v, t, beta = householder(e, col, k)
-        tau = with_entry(e, tau, k, t)
-        full = e.iota(shape, r + 1, "i32")
-        a_ = e.select(e.compare("GT", full, e.broadcast_in_dim(k, shape, []), "SIGNED"),
-                      reflect_left(e, a_, v, conj(e, t)), a_)
-        a_ = with_column(e, a_, k, store_reflector(e, col, k, v, beta))
+        a_, tau = _householder_step(e, a_, tau, k, k)
         # partial norms of the columns right of k, from row k + 1 down
         row_k = row_of(e, a_, k)
         zero = splat(e, 0, rt, vec)

@@ -17,6 +17,9 @@ import scipy.special as sc
 import hlokit
 from hlokit.backend import compile as xla_compile
 from hlokit.passes import run_pipeline
+from chlo_native import assert_specials_match_wide
+from chlo_native import lowered as _lowered
+from chlo_native import run as _run
 from test_chlo_numerics import ulp_error
 
 #: max ULP of the f32 result per op (measured over every f32 of the domain down to 1e-8: 0.83 erf,
@@ -39,19 +42,6 @@ TYPES = {"f16": np.float16, "bf16": ml_dtypes.bfloat16, "f32": np.float32}
 @pytest.fixture(scope="module")
 def ctx():
     return hlokit.make_context()
-
-
-def _lowered(ctx, op: str, t: str, n: int, precision: str = "native"):
-    text = (f"func.func @main(%a: tensor<{n}x{t}>) -> tensor<{n}x{t}> {{\n"
-            f"  %0 = chlo.{op} %a : tensor<{n}x{t}> -> tensor<{n}x{t}>\n"
-            f"  return %0 : tensor<{n}x{t}>\n}}\n")
-    m = hlokit.parse(text, context=ctx)
-    run_pipeline(m, f"builtin.module(func.func(chlo-legalize-to-stablehlo{{precision={precision}}}))")
-    return m
-
-
-def _run(ctx, op: str, t: str, xs: np.ndarray, precision: str = "native") -> np.ndarray:
-    return np.asarray(xla_compile(_lowered(ctx, op, t, xs.size, precision))(xs)[0])
 
 
 def _reference(op: str, xs: np.ndarray) -> np.ndarray:
@@ -142,15 +132,7 @@ def test_half_types_exhaustive(ctx, op, t):
 @pytest.mark.parametrize("op", OPS)
 def test_special_values_match_wide(ctx, op):
     xs = np.array(EDGE + [-1.5, 1.5, 100.0, -100.0, 1e10, -1e10, 1e-39, -1e-39], np.float32)
-    nat = _run(ctx, op, "f32", xs)
-    wide = _run(ctx, op, "f32", xs, "wide")
-    np.testing.assert_array_equal(np.isnan(nat), np.isnan(wide))
-    np.testing.assert_array_equal(np.isinf(nat), np.isinf(wide))
-    fin = np.isfinite(wide)
-    np.testing.assert_array_equal(nat[~fin & ~np.isnan(wide)], wide[~fin & ~np.isnan(wide)])
-    zero = wide == 0
-    np.testing.assert_array_equal(np.signbit(nat[zero]), np.signbit(wide[zero]))
-    assert ulp_error(nat, wide.astype(np.float64), np.float32).max() <= BOUND[op] + 0.5
+    assert_specials_match_wide(_run(ctx, op, "f32", xs), _run(ctx, op, "f32", xs, "wide"), BOUND[op])
 
 
 @pytest.mark.parametrize("op", OPS)

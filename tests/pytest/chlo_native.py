@@ -1,0 +1,39 @@
+"""Shared by the tests of the f32 CHLO kernels (test_chlo_native_*.py): one unary CHLO op lowered with
+``chlo-legalize-to-stablehlo{precision=...}`` and run on XLA CPU, and the special-value comparison of the
+native lowering against the wide one."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import hlokit
+from hlokit.backend import compile as xla_compile
+from hlokit.passes import run_pipeline
+from test_chlo_numerics import ulp_error
+
+
+def lowered(ctx, op: str, t: str, n: int, precision: str = "native"):
+    """The module of ``chlo.<op>`` on ``tensor<n x t>``, legalized with ``precision``."""
+    text = (f"func.func @main(%a: tensor<{n}x{t}>) -> tensor<{n}x{t}> {{\n"
+            f"  %0 = chlo.{op} %a : tensor<{n}x{t}> -> tensor<{n}x{t}>\n"
+            f"  return %0 : tensor<{n}x{t}>\n}}\n")
+    m = hlokit.parse(text, context=ctx)
+    run_pipeline(m, f"builtin.module(func.func(chlo-legalize-to-stablehlo{{precision={precision}}}))")
+    return m
+
+
+def run(ctx, op: str, t: str, xs: np.ndarray, precision: str = "native") -> np.ndarray:
+    """``chlo.<op>(xs)`` through :func:`lowered` on XLA CPU."""
+    return np.asarray(xla_compile(lowered(ctx, op, t, xs.size, precision))(xs)[0])
+
+
+def assert_specials_match_wide(nat: np.ndarray, wide: np.ndarray, bound: float) -> None:
+    """NaN and inf positions, infinities and the signs of zeros of the native results equal the wide ones;
+    the finite ones are within ``bound`` + 0.5 ULP of them."""
+    np.testing.assert_array_equal(np.isnan(nat), np.isnan(wide))
+    np.testing.assert_array_equal(np.isinf(nat), np.isinf(wide))
+    inf = ~np.isfinite(wide) & ~np.isnan(wide)
+    np.testing.assert_array_equal(nat[inf], wide[inf])
+    zero = wide == 0
+    np.testing.assert_array_equal(np.signbit(nat[zero]), np.signbit(wide[zero]))
+    assert ulp_error(nat, wide.astype(np.float64), np.float32).max() <= bound + 0.5

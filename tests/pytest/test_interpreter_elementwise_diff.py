@@ -167,7 +167,9 @@ EXACT_FLOAT = {
 }
 APPROX_FLOAT = {  # XLA's CPU approximations (our results are correctly rounded from f64)
     "exponential": 2, "log": 2, "log_plus_one": 2, "logistic": 2, "sine": 2,
-    "cosine": 2, "tan": 3, "tanh": 3, "cbrt": 2, "rsqrt": 2, "atan2": 3, "power": 3,
+    "cosine": 2, "tan": 3, "cbrt": 2,
+    # XLA's f32 tanh returns +-1 from |x| ~ 7.9053 on, where the correctly rounded tanh is 5 ULP below 1 (x = 8: 4)
+    "tanh": 5, "rsqrt": 2, "atan2": 3, "power": 3,
     "exponential_minus_one": 3,  # jaxlib 0.10: <= 2 ULP; jaxlib 0.11's XLA expm1 (f32) is up to 3 ULP from numpy's
 }
 UNARY = ["abs", "negate", "sqrt", "ceil", "floor", "round_nearest_even", "round_nearest_afz", "sign",

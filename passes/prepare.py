@@ -102,6 +102,19 @@ POLICY: tuple[Rule, ...] = (
 )
 
 
+#: Options an engine runs a pass with, ``(engine, flag) -> option text``. The interpreter evaluates CHLO's
+#: special functions through f64 (``precision=wide``): numpy is as fast in f64 as in f32, the f64 kernels
+#: are smaller (a 4-layer transformer's erfc: 0.29 s against 0.56 s per call) and correctly rounded, and
+#: the interpreter is the reference. Programs prepared for XLA keep the default (f32 arithmetic).
+ENGINE_PASS_OPTIONS: dict[tuple[str, str], str] = {("interpreter", "chlo-legalize-to-stablehlo"): "precision=wide"}
+
+
+def _pipeline_element(engine: str, flag: str) -> str:
+    """``flag`` as a pipeline element for ``engine``, with its :data:`ENGINE_PASS_OPTIONS` (``flag{...}``)."""
+    options = ENGINE_PASS_OPTIONS.get((engine, flag))
+    return f"{flag}{{{options}}}" if options else flag
+
+
 @dataclasses.dataclass(frozen=True)
 class Legalization:
     """One pass an engine needs on a platform (a :class:`Rule` resolved against the pass's declarations):
@@ -324,7 +337,8 @@ def prepare(
             if copy:  # (printed with its locations: errors and results name the input's lines)
                 module = parse(module.operation.get_asm(enable_debug_info=True), context=ctx, source_name=name)
                 copied = True
-            run_pipeline(module, f"builtin.module({','.join(a.flag for a in actions)})", source_name=name)
+            elements = ",".join(_pipeline_element(engine, a.flag) for a in actions)
+            run_pipeline(module, f"builtin.module({elements})", source_name=name)
         finally:
             ctx.allow_unregistered_dialects = saved
     return Prepared(module, engine, platform, actions, copied)

@@ -271,3 +271,26 @@ def test_hlokit_interpret_legalizes_what_a_new_lowering_step_declares(fresh_regi
     registry.PIPELINES["stablehlo-lower-to-core"] = pipeline  # without the step: the call reaches the interpreter
     with pytest.raises(hlokit.InterpreterError, match="test_negate"):
         hlokit.interpret(text, [x])
+
+
+def test_interpreter_legalizes_chlo_special_functions_through_f64():
+    """ENGINE_PASS_OPTIONS: the interpreter's chlo-legalize-to-stablehlo runs with precision=wide (f64
+    kernels), while the pass's own default (what hlokit-opt and XLA-bound pipelines get) is f32."""
+    import math
+
+    from hlokit.interpreter import interpret
+    from hlokit.passes import run_pipeline
+
+    text = ("func.func @main(%x: tensor<3xf32>) -> tensor<3xf32> {\n"
+            "  %0 = chlo.erfc %x : tensor<3xf32> -> tensor<3xf32>\n"
+            "  return %0 : tensor<3xf32>\n}\n")
+    prepared = prep.prepare(hlokit.parse(text), engine="interpreter")
+    assert [a.flag for a in prepared.actions] == ["chlo-legalize-to-stablehlo"]
+    assert "f64" in str(prepared.module)
+    default = hlokit.parse(text)
+    run_pipeline(default, "builtin.module(func.func(chlo-legalize-to-stablehlo))")
+    assert "f64" not in str(default)
+    xs = np.array([0.5, 3.0, 9.0], np.float32)
+    got = interpret(text, [xs])[0]
+    want = np.array([math.erfc(float(x)) for x in xs], np.float32)  # f64 erfc rounded once to f32
+    np.testing.assert_array_equal(got, want)

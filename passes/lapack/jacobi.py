@@ -27,7 +27,7 @@ from hlokit.passes.lapack.matrix import (
 )
 from hlokit.passes.lapack.qr import build_geqrf, build_orgqr
 
-__all__ = ["MAX_SWEEPS", "SVD_BLOCK_MIN", "EIGH_BLOCK_MIN", "jacobi_block_size", "block_eigh", "block_svd_tall",
+__all__ = ["MAX_SWEEPS", "SVD_BLOCK_MIN", "SVD_POLAR_MIN", "sort_columns", "orthonormal_columns", "EIGH_BLOCK_MIN", "jacobi_block_size", "block_eigh", "block_svd_tall",
            "build_syevd", "build_gesdd"]
 
 
@@ -110,7 +110,7 @@ def _off2(e: Emitter, h: V) -> V:
     return e.reduce_sum(e.select(eye, splat(e, 0, rt, shape), abs2(e, h)), [r, r + 1])
 
 
-def _sort_columns(e: Emitter, keys: V, x: V, direction: str) -> tuple[V, V]:
+def sort_columns(e: Emitter, keys: V, x: V, direction: str) -> tuple[V, V]:
     """Sort ``keys`` ``[*b, n]`` (``direction`` ``"LT"`` ascending, ``"GT"`` descending; stable) and the
     columns of ``x`` ``[*b, m, n]`` with them: one ``stablehlo.sort`` of ``x`` with the keys broadcast
     over its rows. Returns ``(sorted keys, x with permuted columns)``."""
@@ -154,7 +154,7 @@ def build_syevd(e: Emitter, a: V, lower: bool) -> list[V]:
         h = e.select(e.compare("EQ", rows, cols, "SIGNED"), to_elem(e, e.real(h), t), h)
     if n > EIGH_BLOCK_MIN:
         w, v = block_eigh(e, h)
-        w, v = _sort_columns(e, w, v, "LT")
+        w, v = sort_columns(e, w, v, "LT")
         return [v, w, _nan_info(e, w)]
     nn = n + n % 2
     half = nn // 2
@@ -186,16 +186,18 @@ def build_syevd(e: Emitter, a: V, lower: bool) -> list[V]:
     w = e.real(d) if t in COMPLEX_TYPES else d
     w = slice_dim(e, w, r, 0, n)
     v = slice_dim(e, slice_dim(e, v, r, 0, n), r + 1, 0, n)
-    w, v = _sort_columns(e, w, v, "LT")
+    w, v = sort_columns(e, w, v, "LT")
     return [v, w, _nan_info(e, w)]
 
 
-def _orthonormal(e: Emitter, x: V) -> V:
+def orthonormal_columns(e: Emitter, x: V, blocked: bool = False) -> V:
     """``Q diag(phase(diag R))`` of the Householder QR of ``x`` ``[*b, m, p]`` (``m >= p``): ``x`` to
-    rounding where its columns are orthonormal, an orthonormal completion where a column is zero."""
-    # Unblocked (one loop each): a small part of the SVD's run time, a third of its compile time if blocked.
-    qr, tau = build_geqrf(e, x, block_size=max(x.shape[-2:]))
-    q = build_orgqr(e, qr, tau, block_size=max(x.shape[-2:]))
+    rounding where its columns are orthonormal, an orthonormal completion where a column is zero.
+    ``blocked``: the blocked QR of :mod:`hlokit.passes.lapack.qr` (else one unblocked loop each)."""
+    # Unblocked for the Jacobi SVD: a small part of its run time, a third of its compile time if blocked.
+    size = None if blocked else max(x.shape[-2:])
+    qr, tau = build_geqrf(e, x, block_size=size)
+    q = build_orgqr(e, qr, tau, block_size=size)
     shape = x.shape
     r = len(shape) - 2
     p = shape[r + 1]
@@ -218,6 +220,14 @@ def _svd_tall(e: Emitter, a: V, mode: str) -> tuple[V, V | None, V | None]:
     half = nn // 2
     eps = float(finfo(rt).eps)
     tol = math.sqrt(m) * eps
+    if n > SVD_POLAR_MIN:
+        from hlokit.passes.lapack.polar import polar_svd
+
+        def eigh(e_: Emitter, h: V) -> tuple[V, V]:
+            v_, w_, _ = build_syevd(e_, h, lower=True)
+            return v_, w_
+
+        return polar_svd(e, a, eigh, mode)
     if n > SVD_BLOCK_MIN:
         u, v = block_svd_tall(e, a)
         return _finish_svd(e, u, v, m, mode)
@@ -260,14 +270,14 @@ def _finish_svd(e: Emitter, u: V, v: V, m: int, mode: str) -> tuple[V, V | None,
     sv = e.sqrt(e.reduce_sum(abs2(e, u), [r]))
     if mode == "N":
         return e.sort([sv], r, lambda a_, b_: e.compare("GT", a_, b_, "TOTALORDER"))[0], None, None
-    sv, uv = _sort_columns(e, sv, e.concatenate([u, v], r), "GT")
+    sv, uv = sort_columns(e, sv, e.concatenate([u, v], r), "GT")
     u, v = slice_dim(e, uv, r, 0, m), slice_dim(e, uv, r, m, m + n)
     zero = e.compare("EQ", sv, splat(e, 0, rt, sv.shape), "FLOAT")
     scale = to_elem(e, e.select(zero, splat(e, 1, rt, sv.shape), sv), t)
     u = u / e.broadcast_in_dim(scale, u.shape, list(range(r)) + [r + 1])
     if mode == "A":
         u = pad_dim(e, u, r + 1, m - n)
-    return sv, _orthonormal(e, u), v
+    return sv, orthonormal_columns(e, u), v
 
 
 def build_gesdd(e: Emitter, a: V, mode: str, result_shapes: list[list[int]]) -> list[V]:
@@ -324,6 +334,10 @@ def build_gesdd(e: Emitter, a: V, mode: str, result_shapes: list[list[int]]) -> 
 #: SVDs of up to this many columns (``min(m, n)``) run the scalar one-sided Jacobi of
 #: :mod:`hlokit.passes.lapack.jacobi`; wider ones :func:`block_svd_tall`.
 SVD_BLOCK_MIN = 64
+
+#: SVDs of more columns than this run the QDWH-SVD of :mod:`hlokit.passes.lapack.polar` (polar factor by
+#: QR / Cholesky-based Halley steps, then the eigendecomposition of the Hermitian factor).
+SVD_POLAR_MIN = 64
 
 #: eigh of up to this order runs the scalar two-sided Jacobi; larger ones :func:`block_eigh`.
 EIGH_BLOCK_MIN = 64

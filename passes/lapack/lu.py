@@ -1,24 +1,28 @@
 """LU factorization with partial pivoting: LAPACK ``getrf`` as a blocked, right-looking algorithm.
 
-:func:`build_getrf` gives LAPACK's factors, 1-based pivots and ``info``. The columns are taken in blocks of
-``nb`` (:func:`getrf_block_size`); block ``j`` (columns ``j0 .. j0 + jb``) is
+:func:`build_getrf` gives LAPACK's factors, 1-based pivots and ``info``. Rows are never moved while a
+window is factored: the loops carry each stored row's position after LAPACK's swaps (``pos``) and its
+inverse (``perm``), and one ``gather`` per window puts the rows in LAPACK's order at the end. The columns
+are taken in blocks of ``nb`` (:func:`getrf_block_size`); block ``j`` (pivot positions ``j0 .. j0 + nb``) is
 
-1. the **panel** ``A[j0:, j0:j0+jb]`` factored by the unblocked right-looking ``?getf2``
-   (:func:`_factor_panel`, a ``stablehlo.while`` over its columns): the pivot is the first maximum of
-   ``|x|`` (``|re| + |im|`` for complex, as LAPACK's ``i?amax``) on or below the diagonal, the pivot row is
-   read by a ``gather`` (it differs per batch element), ``info`` is the 1-based index of the first exactly
-   zero pivot (whose column is then left unscaled); the panel's rows stay where they are, the loop carries
-   each row's position after LAPACK's swaps and the inverse permutation;
-2. that permutation applied to the rows ``j0:`` of the other columns as one ``gather`` (LAPACK ``?laswp``);
-3. ``U12 = L11^-1 A12`` by one ``stablehlo.triangular_solve`` (unit lower; LAPACK ``?trsm``);
-4. the trailing update ``A22 -= L21 U12`` by one ``dot_general`` (LAPACK ``?gemm``).
+1. the **panel** (the block's columns, all rows) factored by the unblocked right-looking ``?getf2``
+   (:func:`_column_loop`, a ``stablehlo.while`` over its columns, :func:`_panel_step`): the pivot is the
+   first maximum of ``|x|`` (``|re| + |im|`` for complex, as LAPACK's ``i?amax``) among the rows not done,
+   the pivot row is read by a ``gather`` (it differs per batch element), ``info`` is the 1-based index of
+   the first exactly zero pivot (whose column is then left unscaled); a panel wider than ``LEAF`` columns
+   is itself blocked (:func:`_factor_block`: the column loop on ``LEAF`` columns, then step 2 on the rest
+   of the panel);
+2. the columns right of the block updated (:func:`_update_right`): the ``nb`` pivot rows gathered (LAPACK
+   ``?laswp``), ``U12 = L11^-1 A12`` by one ``stablehlo.triangular_solve`` (``?trsm``), then one
+   ``dot_general`` (``?gemm``) subtracts ``L21 U12`` from the rows below and ``(L11 - I) U12`` from the
+   pivot rows (which turns them into ``U12``), the rows done and the columns left masked.
 
-The whole blocks are one ``stablehlo.while`` (:func:`_looped_blocks`: full-height panels, the
-triangular solve and the product masked to the trailing rows and columns, so every block has one shape
-and the program, and XLA's compile time, do not grow with ``n``); the ``min(m, n) mod nb`` columns left
-over are one more block of static shape. A matrix with ``min(m, n) <= 64`` is one panel: the unblocked
-``?getf2`` over the whole matrix and one gather. The blocked algorithm performs the same eliminations in
-another order, so its pivots are those of ``?getf2`` up to rounding.
+The whole blocks run in ``SEGMENTS`` ``stablehlo.while`` loops (:func:`_window`), each on the trailing
+window ``A[J:, J:]`` where its first block starts (rows in LAPACK's order there), so the products shrink
+with the matrix while each loop keeps one shape and the program, and XLA's compile time, do not grow with
+``n``; the ``min(m, n) mod nb`` columns left over are one more block of static shape, and a matrix with
+``min(m, n) <= nb`` is one column loop. The blocked algorithm performs the same eliminations in another
+order, so its pivots are those of ``?getf2`` up to rounding.
 Sources: LAPACK's ``dgetrf`` / ``dgetf2`` / ``dlaswp`` documentation; Golub & Van Loan, *Matrix
 Computations*, 4th ed., §3.4 (Alg. 3.4.1 and the block version §3.4.7 "Block Gaussian elimination"); XLA's
 ``xla/hlo/builder/lib/lu_decomposition.cc`` and JAX's ``_lu_blocked`` in ``jax/_src/lax/linalg.py`` are the
@@ -30,22 +34,11 @@ from __future__ import annotations
 
 import math
 
+from hlokit.dtypes import ELEMENT_TYPES
 from hlokit.passes.builder import COMPLEX_TYPES, Emitter, Transpose, UnsupportedError, V
 from hlokit.passes.lapack.matrix import dot, reduce_with, splat
 
 __all__ = ["build_getrf", "getrf_block_size", "build_lu_pivots_to_permutation"]
-
-
-def getrf_block_size(k: int) -> int:
-    """The column block ``nb`` of :func:`build_getrf` for a matrix with ``min(m, n) = k``.
-
-    Up to 64 columns the whole matrix is one panel (the unblocked ``?getf2``: no extra ops); beyond,
-    ``nb = 64``. Measured on XLA CPU, f32, 2 shared cores (``benchmarks/linalg.py`` and a sweep of
-    ``block_size``): n = 256, nb 16 / 32 / 64 / 128: 2.8 / 2.2 / 2.0 / 2.7 ms; n = 512: 16.2 / 11.4 / 9.3 /
-    16.5 ms; n = 1024: 157 / 110 / 68 / 76 ms. A narrower block makes more steps of the block loop (each a
-    full-height gather and product), a wider one a longer panel loop over wider rows.
-    """
-    return 64 if k > 64 else max(k, 1)
 
 
 def _rows_at(e: Emitter, x: V, idx: V) -> V:
@@ -67,32 +60,30 @@ def _rows_at(e: Emitter, x: V, idx: V) -> V:
     return e.reshape(rows, batch + [k, w]) if r else rows
 
 
-#: The pivot search as one variadic ``reduce`` over (|x|, position) pairs (else a ``maximum`` reduce, then a
-#: ``minimum`` reduce over the positions of the maximum).
-ARGMAX_VARIADIC = False
+#: Column block ``nb`` of the block loops.
+BLOCK = 32
+#: From ``min(m, n) = WIDE_MIN`` on, f64 and complex elements take blocks of ``WIDE_BLOCK``.
+WIDE_MIN = 768
+WIDE_BLOCK = 64
+#: Width ``w`` of the column loop inside a block wider than it (a ``dot_general`` updates the rest of the
+#: block after each ``w`` columns).
+LEAF = 32
+#: The whole blocks run in this many ``stablehlo.while`` loops, each on the trailing window where it starts.
+SEGMENTS = 3
 
 
-def _first_max_position(e: Emitter, mag: V, pos: V, k: V) -> V:
-    """The position (LAPACK's order) of the first largest ``mag`` (real ``[*b, m]``; rows done hold -1) among
-    ``pos`` (i32 ``[*b, m]``): one variadic ``stablehlo.reduce`` over ``(mag, pos)`` pairs (StableHLO spec,
-    "reduce"), the larger magnitude winning, a tie going to the smaller position, a NaN winning over any
-    number (so a column with a NaN gives the position ``k``: no swap, as the two-pass search). ``[*b]``."""
-    shape = mag.shape
-    r = len(shape) - 1
-    big = shape[r]
-
-    def combine(va: V, ia: V, vb: V, ib: V) -> list[V]:
-        a_nan = e.compare("NE", va, va, "FLOAT")
-        b_nan = e.compare("NE", vb, vb, "FLOAT")
-        a_wins = e.or_(e.compare("GT", va, vb, "FLOAT"),
-                       e.and_(e.compare("EQ", va, vb, "FLOAT"), e.compare("LT", ia, ib, "SIGNED")))
-        a_wins = e.or_(e.and_(a_nan, e.or_(e.not_(b_nan), e.compare("LT", ia, ib, "SIGNED"))),
-                       e.and_(e.not_(b_nan), a_wins))
-        return [e.select(a_wins, va, vb), e.select(a_wins, ia, ib)]
-
-    v, p = e.reduce([mag, pos], [e.scalar(-math.inf, mag.t), e.scalar(big, "i32")], [r], combine)
-    nan = e.compare("NE", v, v, "FLOAT")
-    return e.select(nan, e.broadcast_in_dim(k, shape[:r], []), p)
+def getrf_block_size(k: int, elem: str = "f32") -> int:
+    """The column block ``nb`` of :func:`build_getrf` for a matrix with ``min(m, n) = k`` of element type
+    ``elem``: ``BLOCK`` (32), for f64 and complex from ``k = WIDE_MIN`` (768) on ``WIDE_BLOCK`` (64, two
+    column loops of ``LEAF`` columns), or ``k`` itself when it is not larger (the whole matrix one column
+    loop, ``?getf2``). A narrower block makes more passes of the trailing update over the window
+    (bandwidth-bound in f64), a wider one a longer column loop over wider rows and more code to compile.
+    Measured on XLA CPU (2 shared cores, best of 12-40 interleaved runs), f64 blocks of 32 against 64:
+    n = 256: 1.97 / 2.53 ms, n = 512: 12.5 / 13.3 ms, n = 1024: 82 / 73 ms; f32 blocks of 64 (two loops of
+    32) ran no faster than blocks of 32."""
+    big = ELEMENT_TYPES[elem].dtype.itemsize >= 8 if elem in ELEMENT_TYPES else True
+    nb = WIDE_BLOCK if big and k >= WIDE_MIN else BLOCK
+    return nb if k > nb else max(k, 1)
 
 
 def _panel_step(e: Emitter, j0: V, k: V, lu: V, ipiv: V, info: V, pos: V, perm: V) -> list[V]:
@@ -123,13 +114,10 @@ def _panel_step(e: Emitter, j0: V, k: V, lu: V, ipiv: V, info: V, pos: V, perm: 
     mag = e.abs(e.real(col)) + e.abs(e.imag(col)) if is_complex else e.abs(col)
     live = e.compare("GE", pos, at(k, vec), "SIGNED")
     mag = e.select(live, mag, splat(e, -1.0, real, vec))
-    if ARGMAX_VARIADIC:
-        p = _first_max_position(e, mag, pos, k)
-    else:
-        best = reduce_with(e, mag, r, -math.inf, "maximum")
-        is_best = e.compare("EQ", mag, per_row(best, vec), "FLOAT")
-        p = reduce_with(e, e.select(is_best, pos, splat(e, m, "i32", vec)), r, m, "minimum")
-        p = e.select(e.compare("EQ", p, splat(e, m, "i32", batch), "SIGNED"), at(k, batch), p)  # NaN: no swap
+    best = reduce_with(e, mag, r, -math.inf, "maximum")
+    is_best = e.compare("EQ", mag, per_row(best, vec), "FLOAT")
+    p = reduce_with(e, e.select(is_best, pos, splat(e, m, "i32", vec)), r, m, "minimum")
+    p = e.select(e.compare("EQ", p, splat(e, m, "i32", batch), "SIGNED"), at(k, batch), p)  # NaN: no swap
     ipiv = e.dynamic_update_slice(ipiv, e.reshape(p, batch + [1]), [zero_i] * r + [k])
     # Swap positions k and p: q (stored at p) moves to k, the row at k moves to p.
     q = e.reshape(_rows_at(e, e.reshape(perm, vec + [1]), e.reshape(p, batch + [1])), batch)  # perm[p]
@@ -159,118 +147,147 @@ def _panel_step(e: Emitter, j0: V, k: V, lu: V, ipiv: V, info: V, pos: V, perm: 
     return [k + 1, lu, ipiv, info, pos, perm]
 
 
-def _factor_panel(e: Emitter, panel: V, steps: int, j0: V | None = None, ipiv: V | None = None,
-                  info: V | None = None) -> list[V]:
-    """``?getf2`` of ``panel`` (``[*b, m, w]``, column ``c`` at position ``j0 + c``) over its first ``steps``
-    columns, rows left in place: a ``stablehlo.while`` over ``k`` in ``[j0, j0 + steps)`` carrying
-    ``(k, lu, ipiv, info, pos, perm)`` (:func:`_panel_step`; rows start at positions ``0 .. m - 1``, those
-    before ``j0`` done). Returns ``[lu, ipiv, info, perm]``: ``lu`` the factored panel with its rows **not**
-    yet permuted, ``ipiv`` i32 ``[*b, steps]`` (or the given one, written at ``k``) the **0-based** pivot
-    positions (LAPACK's swap sequence), ``info`` i32 ``[*b]`` the 1-based first zero pivot (position
-    ``k + 1``) or 0 (or the given one), ``perm`` i32 ``[*b, m]`` the row permutation: row ``i`` of the
-    factored panel in LAPACK's order is row ``perm[i]`` of ``lu``."""
-    shape = panel.shape
-    batch, m = shape[:-2], shape[-2]
-    j0 = e.scalar(0, "i32") if j0 is None else j0
-    ipiv = splat(e, 0, "i32", batch + [steps]) if ipiv is None else ipiv
-    info = splat(e, 0, "i32", batch) if info is None else info
-    ident = e.iota(batch + [m], len(batch), "i32")
-    end = j0 + e.scalar(steps, "i32")
-    out = e.while_(
-        [j0, panel, ipiv, info, ident, ident],
-        lambda k, *_: e.compare("LT", k, end, "SIGNED"),
-        lambda k, *carry: _panel_step(e, j0, k, *carry),
-    )
-    lu, ipiv, info, _, perm = out[1:]
-    return [lu, ipiv, info, perm]
-
-
-def _looped_blocks(e: Emitter, a: V, nb: int, count: int) -> list[V]:
-    """The first ``count`` column blocks of width ``nb`` of blocked LU as one ``stablehlo.while`` over the
-    blocks, all of one shape (full-height panels, ``triangular_solve`` and ``dot_general`` on every
-    column, masked to the trailing ones): a program whose size does not grow with ``n``. Returns
-    ``[lu, ipiv (0-based, [*b, min(m, n)], written for the blocks done), info]``."""
-    shape = a.shape
-    r = len(shape) - 2
-    batch, m, n = shape[:r], shape[r], shape[r + 1]
-    zero_i = e.scalar(0, "i32")
-    zeros = [zero_i] * r
-
-    def body(blk: V, lu: V, ipiv: V, info: V) -> list[V]:
-        j0 = blk * e.scalar(nb, "i32")
-        panel = e.dynamic_slice(lu, zeros + [zero_i, j0], batch + [m, nb])
-        panel, ipiv, info, perm = _factor_panel(e, panel, nb, j0, ipiv, info)
-        lu = _rows_at(e, e.dynamic_update_slice(lu, panel, zeros + [zero_i, j0]), perm)
-        j1 = j0 + e.scalar(nb, "i32")
-        l11 = e.dynamic_slice(lu, zeros + [j0, j0], batch + [nb, nb])
-        a12 = e.dynamic_slice(lu, zeros + [j0, zero_i], batch + [nb, n])
-        u12 = e.triangular_solve(l11, a12, left_side=True, lower=True, unit_diagonal=True,
-                                 transpose_a=Transpose.NO_TRANSPOSE)
-        right = e.compare("GE", e.iota(batch + [nb, n], r + 1, "i32"), e.broadcast_in_dim(j1, batch + [nb, n], []),
-                          "SIGNED")
-        u12 = e.select(right, u12, splat(e, 0, lu.t, batch + [nb, n]))
-        lu = e.dynamic_update_slice(lu, e.select(right, u12, a12), zeros + [j0, zero_i])
-        l21 = e.dynamic_slice(lu, zeros + [zero_i, j0], batch + [m, nb])
-        below = e.compare("GE", e.iota(batch + [m, nb], r, "i32"), e.broadcast_in_dim(j1, batch + [m, nb], []),
-                          "SIGNED")
-        l21 = e.select(below, l21, splat(e, 0, lu.t, batch + [m, nb]))
-        return [blk + e.scalar(1, "i32"), lu - dot(e, l21, u12, r, r + 1, r), ipiv, info]
-
-    kmax = min(m, n)
-    init = [zero_i, a, splat(e, 0, "i32", batch + [kmax]), splat(e, 0, "i32", batch)]
-    out = e.while_(init, lambda blk, *_: e.compare("LT", blk, e.scalar(count, "i32"), "SIGNED"), body)
+def _column_loop(e: Emitter, x: V, q0: V, steps: int, ipiv: V, info: V, pos: V, perm: V) -> list[V]:
+    """``?getf2`` on ``x`` (``[*b, m, w]``, rows in place) for the pivot positions ``q0 .. q0 + steps`` (column
+    ``c`` of ``x`` is position ``q0 + c``): a ``stablehlo.while`` of :func:`_panel_step`. Returns
+    ``[x, ipiv, info, pos, perm]``."""
+    end = q0 + e.scalar(steps, "i32")
+    out = e.while_([q0, x, ipiv, info, pos, perm], lambda k, *_: e.compare("LT", k, end, "SIGNED"),
+                   lambda k, *carry: _panel_step(e, q0, k, *carry))
     return out[1:]
 
 
-def build_getrf(e: Emitter, a: V, block_size: int | None = None, looped: bool = True) -> list[V]:
-    """``getrf`` of ``a`` (``[*batch, m, n]``, static shape): ``[lu, ipiv (1-based, i32 [*batch, min(m, n)]),
-    info (i32 [*batch])]``.
+def _update_right(e: Emitter, x: V, c: V, q0: V, b: int, pos: V, perm: V) -> V:
+    """``x`` (``[*b, m, nx]``, rows in place) after its factored column block ``x[..., c:c+b]`` (pivot
+    positions ``q0 .. q0 + b``; ``perm`` i32 ``[*b, m]`` the stored row at each position, ``pos`` its
+    inverse) is applied to the columns right of it: the pivot rows gathered (``?laswp``), ``U12 = L11^-1 A12``
+    by one ``triangular_solve`` (``?trsm``), and every row not done updated by one ``dot_general``
+    (``?gemm``): the rows below by ``L21 U12``, the pivot rows by the strictly lower part of ``L11``
+    (``A12 - (L11 - I) U12 = U12``), with the columns of ``U12`` left of ``c + b`` zero."""
+    shape = x.shape
+    r = len(shape) - 2
+    batch, m, nx = shape[:r], shape[r], shape[r + 1]
+    zero_i = e.scalar(0, "i32")
+    zb = [zero_i] * r
+    rows = _rows_at(e, x, e.dynamic_slice(perm, zb + [q0], batch + [b]))  # [*b, b, nx]
+    l11 = e.dynamic_slice(rows, zb + [zero_i, c], batch + [b, b])
+    u12 = e.triangular_solve(l11, rows, left_side=True, lower=True, unit_diagonal=True,
+                             transpose_a=Transpose.NO_TRANSPOSE)
+    c1 = c + e.scalar(b, "i32")
+    right = e.compare("GE", e.iota(batch + [b, nx], r + 1, "i32"), e.broadcast_in_dim(c1, batch + [b, nx], []),
+                      "SIGNED")
+    u12 = e.select(right, u12, splat(e, 0, x.t, batch + [b, nx]))
+    fac = e.dynamic_slice(x, zb + [zero_i, c], batch + [m, b])
+    # Row i takes L's column t where its position is past pivot q0 + t.
+    past = e.compare("GT", e.broadcast_in_dim(pos, batch + [m, b], list(range(r + 1))),
+                     e.iota(batch + [m, b], r + 1, "i32") + e.broadcast_in_dim(q0, batch + [m, b], []), "SIGNED")
+    l21 = e.select(past, fac, splat(e, 0, x.t, batch + [m, b]))
+    live = e.and_(e.compare("GE", e.broadcast_in_dim(pos, shape, list(range(r + 1))),
+                            e.broadcast_in_dim(q0, shape, []), "SIGNED"),
+                  e.compare("GE", e.iota(shape, r + 1, "i32"), e.broadcast_in_dim(c1, shape, []), "SIGNED"))
+    return e.select(live, x - dot(e, l21, u12, r, r + 1, r), x)
+
+
+def _factor_block(e: Emitter, x: V, c: V, nb: int, w: int, ipiv: V, info: V, pos: V, perm: V) -> list[V]:
+    """The column block ``x[..., c:c+nb]`` (pivot positions ``c .. c + nb``) of the window ``x`` (rows in
+    place) factored: a ``stablehlo.while`` over its ``nb / LEAF`` sub-blocks, each by the column loop
+    (:func:`_column_loop`) and applied to the rest of the block (:func:`_update_right`). Returns
+    ``[x, ipiv, info, pos, perm]``."""
+    shape = x.shape
+    r = len(shape) - 2
+    batch, m = shape[:r], shape[r]
+    zero_i = e.scalar(0, "i32")
+    zb = [zero_i] * r
+    panel = e.dynamic_slice(x, zb + [zero_i, c], batch + [m, nb])
+    if w >= nb or nb % w:
+        panel, ipiv, info, pos, perm = _column_loop(e, panel, c, nb, ipiv, info, pos, perm)
+    else:
+        def body(s: V, panel: V, ipiv: V, info: V, pos: V, perm: V) -> list[V]:
+            cw = s * e.scalar(w, "i32")
+            leaf = e.dynamic_slice(panel, zb + [zero_i, cw], batch + [m, w])
+            leaf, ipiv, info, pos, perm = _column_loop(e, leaf, c + cw, w, ipiv, info, pos, perm)
+            panel = e.dynamic_update_slice(panel, leaf, zb + [zero_i, cw])
+            panel = _update_right(e, panel, cw, c + cw, w, pos, perm)
+            return [s + e.scalar(1, "i32"), panel, ipiv, info, pos, perm]
+
+        count = e.scalar(nb // w, "i32")
+        out = e.while_([zero_i, panel, ipiv, info, pos, perm],
+                       lambda s, *_: e.compare("LT", s, count, "SIGNED"), body)
+        panel, ipiv, info, pos, perm = out[1:]
+    return [e.dynamic_update_slice(x, panel, zb + [zero_i, c]), ipiv, info, pos, perm]
+
+
+def _window(e: Emitter, x: V, nb: int, count: int, tail: int) -> list[V]:
+    """Blocked LU of the first ``count * nb + tail`` columns of the window ``x`` (``[*b, m, n]``): a
+    ``stablehlo.while`` over ``count`` blocks of ``nb`` (:func:`_factor_block`, then :func:`_update_right`
+    on the window), then a static ``tail`` block, rows in place throughout. Returns ``[x (rows still in
+    place), ipiv (0-based window positions, [*b, count * nb + tail]), info (1-based window column or 0),
+    perm]``."""
+    shape = x.shape
+    r = len(shape) - 2
+    batch, m = shape[:r], shape[r]
+    zero_i = e.scalar(0, "i32")
+    ident = e.iota(batch + [m], r, "i32")
+    state = [x, splat(e, 0, "i32", batch + [count * nb + tail]), splat(e, 0, "i32", batch), ident, ident]
+    if count:
+        def body(blk: V, x: V, ipiv: V, info: V, pos: V, perm: V) -> list[V]:
+            c = blk * e.scalar(nb, "i32")
+            x, ipiv, info, pos, perm = _factor_block(e, x, c, nb, LEAF, ipiv, info, pos, perm)
+            return [blk + e.scalar(1, "i32"), _update_right(e, x, c, c, nb, pos, perm), ipiv, info, pos, perm]
+
+        out = e.while_([zero_i, *state], lambda blk, *_: e.compare("LT", blk, e.scalar(count, "i32"), "SIGNED"),
+                       body)
+        state = out[1:]
+    if tail:
+        c = e.scalar(count * nb, "i32")
+        x, ipiv, info, pos, perm = _factor_block(e, state[0], c, tail, tail, *state[1:])
+        if shape[r + 1] > count * nb + tail:
+            x = _update_right(e, x, c, c, tail, pos, perm)
+        state = [x, ipiv, info, pos, perm]
+    x, ipiv, info, _, perm = state
+    return [x, ipiv, info, perm]
+
+
+def build_getrf(e: Emitter, a: V, block_size: int | None = None) -> list[V]:
+    """``getrf`` of ``a`` (``[*batch, m, n]``, static shape, f32 / f64 / complex): ``[lu, ipiv (1-based, i32
+    [*batch, min(m, n)]), info (i32 [*batch])]``.
 
     Blocked right-looking LU with partial pivoting in column blocks of ``block_size`` (default
-    :func:`getrf_block_size`): per block a panel loop (``?getf2``, :func:`_factor_panel`), one ``gather``
-    applying its row swaps to the other columns, one ``triangular_solve`` for ``U12`` and one
-    ``dot_general`` for the trailing update (see the module docstring). ``info`` is the 1-based index of
-    the first exactly zero pivot, 0 if none (LAPACK's ``dgetrf`` documentation).
+    :func:`getrf_block_size`), rows left in place inside each of ``SEGMENTS`` windows (see the module
+    docstring). ``info`` is the 1-based index of the first exactly zero pivot, 0 if none (LAPACK's
+    ``dgetrf`` documentation). The pivots are LAPACK's up to rounding ties; the factors satisfy LAPACK's
+    backward-error bound ``|P A - L U| <= c n eps |L| |U|`` (Higham, *Accuracy and Stability of Numerical
+    Algorithms*, Thm 9.3).
     """
     shape = a.shape
     r = len(shape) - 2
     batch, m, n = shape[:r], shape[r], shape[r + 1]
     kmax = min(m, n)
-    nb = max(1, int(block_size or getrf_block_size(kmax)))
-    if kmax <= nb or 0 in batch or m == 0:
-        lu, ipiv, info, perm = _factor_panel(e, a, kmax)
-        return [_rows_at(e, lu, perm), ipiv + splat(e, 1, "i32", batch + [kmax]), info]
-    full = kmax // nb if looped else 0
-    if full:
-        lu, ipiv0, info = _looped_blocks(e, a, nb, full)
-        ipivs = [e.slice(ipiv0, [0] * r + [0], batch + [full * nb]) + splat(e, 1, "i32", batch + [full * nb])]
-    else:
-        lu, ipivs, info = a, [], splat(e, 0, "i32", batch)
-    start = [0] * r
-    for j0 in range(full * nb, kmax, nb):
-        jb = min(nb, kmax - j0)
-        panel, ipiv, pinfo, perm = _factor_panel(e, e.slice(lu, start + [j0, j0], batch + [m, j0 + jb]), jb)
-        ipivs.append(ipiv + splat(e, j0 + 1, "i32", batch + [jb]))
-        fresh = e.and_(e.compare("EQ", info, splat(e, 0, "i32", batch), "SIGNED"),
-                       e.compare("NE", pinfo, splat(e, 0, "i32", batch), "SIGNED"))
-        info = e.select(fresh, pinfo + splat(e, j0, "i32", batch), info)
-        # Rows j0: of every column, the panel's factors in place, permuted by one gather (?laswp).
-        slab = e.slice(lu, start + [j0, 0], batch + [m, n])
-        slab = e.dynamic_update_slice(slab, panel, [e.scalar(0, "i32")] * (r + 1) + [e.scalar(j0, "i32")])
-        slab = _rows_at(e, slab, perm)
-        if j0 + jb < n:
-            l11 = e.slice(slab, start + [0, j0], batch + [jb, j0 + jb])
-            u12 = e.triangular_solve(l11, e.slice(slab, start + [0, j0 + jb], batch + [jb, n]),
-                                     left_side=True, lower=True, unit_diagonal=True,
-                                     transpose_a=Transpose.NO_TRANSPOSE)
-            right = u12
-            if m - j0 > jb:
-                l21 = e.slice(slab, start + [jb, j0], batch + [m - j0, j0 + jb])
-                a22 = e.slice(slab, start + [jb, j0 + jb], batch + [m - j0, n])
-                right = e.concatenate([u12, a22 - dot(e, l21, u12, r, r + 1, r)], r)
-            slab = e.concatenate([e.slice(slab, start + [0, 0], batch + [m - j0, j0 + jb]), right], r + 1)
-        lu = e.concatenate([e.slice(lu, start + [0, 0], batch + [j0, n]), slab], r) if j0 else slab
-    return [lu, e.concatenate(ipivs, r) if len(ipivs) > 1 else ipivs[0], info]
+    if kmax == 0 or 0 in batch:
+        return [a, splat(e, 0, "i32", batch + [kmax]), splat(e, 0, "i32", batch)]
+    nb = max(1, int(block_size or getrf_block_size(kmax, a.t)))
+    full, tail = divmod(kmax, nb) if kmax > nb else (0, kmax)
+    segs = max(1, min(SEGMENTS, full))
+    counts = [full * (s + 1) // segs - full * s // segs for s in range(segs)]
+    z = [0] * r
+    ipivs, info = [], splat(e, 0, "i32", batch)
+    zero = splat(e, 0, "i32", batch)
+    j = 0
+    for s, count in enumerate(counts):
+        last = s == len(counts) - 1
+        win = e.slice(a, z + [j, j], batch + [m, n]) if j else a
+        x, ipiv, winfo, perm = _window(e, win, nb, count, tail if last else 0)
+        width = count * nb + (tail if last else 0)
+        ipivs.append(ipiv + splat(e, j + 1, "i32", batch + [width]))
+        fresh = e.and_(e.compare("EQ", info, zero, "SIGNED"), e.compare("NE", winfo, zero, "SIGNED"))
+        info = e.select(fresh, winfo + splat(e, j, "i32", batch), info)
+        x = _rows_at(e, x, perm)
+        if j:  # the L columns left of the window take its row swaps (?laswp)
+            left = _rows_at(e, e.slice(a, z + [j, 0], batch + [m, j]), perm)
+            x = e.concatenate([e.slice(a, z + [0, 0], batch + [j, n]), e.concatenate([left, x], r + 1)], r)
+        a = x
+        j += width
+    return [a, e.concatenate(ipivs, r) if len(ipivs) > 1 else ipivs[0], info]
 
 
 def build_lu_pivots_to_permutation(e: Emitter, pivots: V, permutation_size: int) -> V:

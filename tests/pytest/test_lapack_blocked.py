@@ -18,10 +18,9 @@ import hlokit
 import hlokit.passes.stablehlo_legalize_lapack_custom_calls  # noqa: F401  (registers the pass)
 from hlokit import backend
 from hlokit.passes import run_pipeline
-from hlokit.passes.lapack import cholesky, jacobi, lu, qr
+from hlokit.passes.lapack import cholesky, jacobi, qr
 
 from test_lapack_decompositions import CONDS, _tall_wide_text, check, export
-from test_lapack_lu_blocked import _check as check_getrf, _matrix
 
 PIPELINE = "builtin.module(func.func(stablehlo-legalize-lapack-custom-calls))"
 C = 16.0
@@ -167,15 +166,6 @@ def test_expand_cholesky_blocked(small_blocks):
         assert "stablehlo.cholesky" not in str(m)
         got, want = np.asarray(backend.compile(str(m))(a)), np.asarray(backend.compile(text)(a))
         assert np.abs(got - want).max() <= C * 10 * np.finfo(np.float32).eps * 100 * np.abs(want).max()
-
-
-def test_lu_variadic_pivot_search_gives_lapacks_pivots(monkeypatch):
-    # The one-reduce (value, position) pivot search: the same pivots as LAPACK, info of a zero column.
-    monkeypatch.setattr(lu, "ARGMAX_VARIADIC", True)
-    a = _matrix("float64", (2, 70, 70), seed=8)
-    a[1, :, 20] = 0.0
-    got = check_getrf("float64", a, (2,), 70, 70)
-    assert list(got[2]) == [0, 21]
 
 
 @pytest.mark.parametrize("name, dtype, n", [("qr", "float32", 80), pytest.param("svd", "float64", 72, marks=SLOW),

@@ -72,8 +72,9 @@ def _check(dtype, a, batch, m, n):
 
 
 def test_block_size_grows_with_the_matrix():
-    assert getrf_block_size(4) == 4 and getrf_block_size(64) == 64
-    assert getrf_block_size(65) == 64 and getrf_block_size(256) == 64 and getrf_block_size(1024) == 64
+    assert getrf_block_size(4, "f64") == 4 and getrf_block_size(32, "f64") == 32
+    assert getrf_block_size(65, "f64") == 32 and getrf_block_size(1024, "complex<f32>") == 64
+    assert getrf_block_size(20, "f32") == 20 and getrf_block_size(1024, "f32") == 32
 
 
 @pytest.mark.parametrize("dtype, batch, m, n", [

@@ -4,7 +4,7 @@ blocked ``?orgqr``), ``geqp3`` (``?laqp2``).
 * :func:`build_geqrf` -- Householder QR with LAPACK's reflector conventions (:func:`householder`), so
   ``R``'s signs and phases are LAPACK's; beyond :data:`QR_UNBLOCKED` reflectors blocked, the trailing
   columns updated per block through the compact WY form ``I - V T V^H`` (Schreiber & Van Loan, SIAM J.
-  Sci. Stat. Comput. 10 (1989)) as two ``dot_general``\ s and a ``triangular_solve``.
+  Sci. Stat. Comput. 10 (1989)) as two ``dot_general`` ops and a ``triangular_solve``.
 * :func:`build_orgqr` -- the explicit ``Q`` by backward accumulation of the reflectors (blocked the same
   way beyond :data:`QR_UNBLOCKED`).
 * :func:`build_geqp3` -- QR with column pivoting: LAPACK's moves of the fixed columns, then the pivot of
@@ -27,7 +27,8 @@ from hlokit.passes.lapack.matrix import (
     row_of, slice_dim, splat, with_column, with_entry,
 )
 
-__all__ = ["build_geqrf", "build_orgqr", "build_geqp3", "qr_block_size", "QR_UNBLOCKED"]
+__all__ = ["build_geqrf", "build_orgqr", "build_geqp3", "qr_block_size", "QR_UNBLOCKED", "block_reflector",
+           "apply_block", "segment_runs"]
 
 
 def qr_block_size(k: int) -> int:
@@ -413,3 +414,7 @@ def build_geqp3(e: Emitter, a: V, jpvt: V) -> list[V]:
         step,
     )
     return [a, jpvt, tau]
+
+
+# The compact WY building blocks under public names, for the other blocked algorithms (``tridiagonal_blocked``).
+block_reflector, apply_block, segment_runs = _block_reflector, _apply_block, _segments

@@ -3,7 +3,10 @@
 * :func:`build_sytrd` -- Householder reduction of a symmetric / Hermitian matrix to tridiagonal form
   (unblocked ``?sytd2`` / ``?hetd2``: ``y = tau A v``, ``w = y - (tau / 2) (y^H v) v`` and the rank-2
   update), the same reflectors and ``tau`` as LAPACK (``jax.lax.linalg.tridiagonal``); the upper triangle
-  is the lower one's loop on the matrix with rows and columns reversed.
+  is the lower one's loop on the matrix with rows and columns reversed; beyond a size the blocked
+  ``?sytrd`` of :mod:`.tridiagonal_blocked`.
+* :func:`sytrd_for_eigh` -- the lower reduction with ``tau``, ``d`` and ``off`` for an eigensolver;
+  :func:`apply_sytrd_q` (``?ormtr``) and :func:`build_orgtr` (``?orgtr``) from :mod:`.tridiagonal_blocked`.
 * :func:`build_gtsv` -- a tridiagonal system by Gaussian elimination with LAPACK ``?gtsv``'s partial
   pivoting and back substitution (``jax.lax.linalg.tridiagonal_solve``): the same row swaps, factors and
   ``info``.
@@ -15,24 +18,14 @@ Computations*, 4th ed., §8.3.1 and §4.3.6; XLA's ``xla/hlo/builder/lib/tridiag
 from __future__ import annotations
 
 from hlokit.passes.builder import COMPLEX_TYPES, V, Emitter
+from hlokit.passes.lapack import tridiagonal_blocked as blocked
 from hlokit.passes.lapack.householder import householder, store_reflector
 from hlokit.passes.lapack.matrix import (
-    adjoint, column_of, conj, diagonal_of, entry_at, real_type, reverse, splat, to_elem, with_column,
-    with_entry,
+    column_of, conj, diagonal_of, entry_at, real_type, reverse, splat, to_elem, with_column, with_entry,
 )
+from hlokit.passes.lapack.tridiagonal_blocked import apply_sytrd_q, build_orgtr, hermitian_from_lower
 
-__all__ = ["build_sytrd", "build_gtsv"]
-
-
-def _hermitian_from_lower(e: Emitter, x: V) -> V:
-    """The Hermitian matrix whose lower triangle is ``x``'s (the diagonal's imaginary part dropped)."""
-    shape = x.shape
-    r = len(shape) - 2
-    rows, cols = e.iota(shape, r, "i32"), e.iota(shape, r + 1, "i32")
-    full = e.select(e.compare("GE", rows, cols, "SIGNED"), x, adjoint(e, x))
-    if x.t in COMPLEX_TYPES:
-        full = e.select(e.compare("EQ", rows, cols, "SIGNED"), to_elem(e, e.real(full), x.t), full)
-    return full
+__all__ = ["build_sytrd", "build_gtsv", "sytrd_for_eigh", "apply_sytrd_q", "build_orgtr"]
 
 
 def _sytrd_lower(e: Emitter, a: V) -> list[V]:
@@ -50,7 +43,7 @@ def _sytrd_lower(e: Emitter, a: V) -> list[V]:
     def body(k: V, x: V, ev: V, tau: V) -> list[V]:
         col = column_of(e, x, k)
         v, t, beta = householder(e, col, k + e.scalar(1, "i32"))
-        full = _hermitian_from_lower(e, x)
+        full = hermitian_from_lower(e, x)
         # y = t A v on the trailing block (v is zero up to k); w = y - (t / 2) (y^H v) v; A -= v w^H + w v^H
         y = e.broadcast_in_dim(t, batch + [n], bd) * e.dot_general(full, v, bd, bd, [r + 1], [r])
         trailing_rows = e.compare("GT", e.iota(batch + [n], r, "i32"), e.broadcast_in_dim(k, batch + [n], []), "SIGNED")
@@ -88,7 +81,10 @@ def build_sytrd(e: Emitter, a: V, lower: bool) -> list[V]:
     Householder vectors of ``Q`` in the triangle that was read (the other triangle is the input's);
     ``tau`` ``[*b, n - 1]``; ``info`` 0.
 
-    ``lower``: a ``stablehlo.while`` over ``k < n - 1`` (unblocked ``?sytd2`` / ``?hetd2``): the reflector
+    Beyond order :data:`~hlokit.passes.lapack.tridiagonal_blocked.SYTRD_UNBLOCKED` the blocked ``?sytrd`` /
+    ``?hetrd`` (:func:`~hlokit.passes.lapack.tridiagonal_blocked.sytrd_lower_blocked`: ``?latrd`` panels and
+    rank-``2 nb`` updates as ``dot_general`` ops; the same reflectors to rounding). Up to it, ``lower``: a
+    ``stablehlo.while`` over ``k < n - 1`` (unblocked ``?sytd2`` / ``?hetd2``): the reflector
     of ``a[k+1:, k]`` (:func:`householder`), ``y = tau A v``, ``w = y - (tau / 2) (y^H v) v`` and the
     rank-2 update ``A - v w^H - w v^H`` of the trailing block's lower triangle. Upper: LAPACK's reduction
     of the upper triangle, last column first, is this one on the matrix with rows and columns reversed
@@ -106,11 +102,30 @@ def build_sytrd(e: Emitter, a: V, lower: bool) -> list[V]:
             a = e.reshape(a, shape)
         empty = [splat(e, 0, real_type(a.t), batch + [0]), splat(e, 0, a.t, batch + [0])]
         return [a, d, *empty, info]
-    if lower:
+    if n > blocked.SYTRD_UNBLOCKED and 0 not in batch:
+        src = a if lower else reverse(e, a, [r, r + 1])
+        x, d, ev, tau = blocked.sytrd_lower_blocked(e, hermitian_from_lower(e, src))
+        rows, cols = e.iota(shape, r, "i32"), e.iota(shape, r + 1, "i32")
+        x = e.select(e.compare("GE", rows, cols, "SIGNED"), x, src)  # (the other triangle is the input's)
+    elif lower:
         return [*_sytrd_lower(e, a), info]
-    flipped = reverse(e, a, [r, r + 1])
-    x, d, ev, tau = _sytrd_lower(e, flipped)
+    else:
+        x, d, ev, tau = _sytrd_lower(e, reverse(e, a, [r, r + 1]))
+    if lower:
+        return [x, d, ev, tau, info]
     return [reverse(e, x, [r, r + 1]), reverse(e, d, [r]), reverse(e, ev, [r]), reverse(e, tau, [r]), info]
+
+
+def sytrd_for_eigh(e: Emitter, h: V) -> tuple[V, V, V, V]:
+    """The reduction ``Q^H H Q = T`` of the Hermitian ``h`` (``[*b, n, n]``; only its lower triangle is
+    read, a complex diagonal's imaginary part ignored) for an eigensolver: ``(packed, tau, d, off)`` --
+    ``packed`` ``[*b, n, n]`` and ``tau`` ``[*b, n - 1]`` as ``?sytrd`` / ``?hetrd`` uplo 'L' return them
+    (for :func:`apply_sytrd_q` with ``lower=True``: eigenvectors ``Z`` of ``T`` give ``H``'s as ``Q Z``),
+    ``d`` ``[*b, n]`` and ``off`` ``[*b, n - 1]`` (real) the diagonal and off-diagonal of the real symmetric
+    ``T``. Blocked beyond order :data:`~hlokit.passes.lapack.tridiagonal_blocked.SYTRD_UNBLOCKED`
+    (:func:`build_sytrd`)."""
+    packed, d, off, tau, _ = build_sytrd(e, h, True)
+    return packed, tau, d, off
 
 
 def build_gtsv(e: Emitter, dl: V, d: V, du: V, b: V) -> list[V]:

@@ -198,7 +198,8 @@ def _factor_block(e: Emitter, x: V, c: V, nb: int, w: int, ipiv: V, info: V, pos
     batch, m = shape[:r], shape[r]
     zero_i = e.scalar(0, "i32")
     zb = [zero_i] * r
-    panel = e.dynamic_slice(x, zb + [zero_i, c], batch + [m, nb])
+    whole = nb == shape[-1]  # the block is all of x (a dynamic_slice of every column would clamp c to 0)
+    panel = x if whole else e.dynamic_slice(x, zb + [zero_i, c], batch + [m, nb])
     if w >= nb or nb % w:
         panel, ipiv, info, pos, perm = _column_loop(e, panel, c, nb, ipiv, info, pos, perm)
     else:
@@ -214,7 +215,7 @@ def _factor_block(e: Emitter, x: V, c: V, nb: int, w: int, ipiv: V, info: V, pos
         out = e.while_([zero_i, panel, ipiv, info, pos, perm],
                        lambda s, *_: e.compare("LT", s, count, "SIGNED"), body)
         panel, ipiv, info, pos, perm = out[1:]
-    return [e.dynamic_update_slice(x, panel, zb + [zero_i, c]), ipiv, info, pos, perm]
+    return [panel if whole else e.dynamic_update_slice(x, panel, zb + [zero_i, c]), ipiv, info, pos, perm]
 
 
 def _window(e: Emitter, x: V, nb: int, count: int, tail: int) -> list[V]:
@@ -278,14 +279,17 @@ def build_getrf(e: Emitter, a: V, block_size: int | None = None) -> list[V]:
         win = e.slice(a, z + [j, j], batch + [m, n]) if j else a
         x, ipiv, winfo, perm = _window(e, win, nb, count, tail if last else 0)
         width = count * nb + (tail if last else 0)
-        ipivs.append(ipiv + splat(e, j + 1, "i32", batch + [width]))
-        fresh = e.and_(e.compare("EQ", info, zero, "SIGNED"), e.compare("NE", winfo, zero, "SIGNED"))
-        info = e.select(fresh, winfo + splat(e, j, "i32", batch), info)
         x = _rows_at(e, x, perm)
         if j:  # the L columns left of the window take its row swaps (?laswp)
             left = _rows_at(e, e.slice(a, z + [j, 0], batch + [m, j]), perm)
             x = e.concatenate([e.slice(a, z + [0, 0], batch + [j, n]), e.concatenate([left, x], r + 1)], r)
         a = x
+        ipivs.append(ipiv + splat(e, j + 1, "i32", batch + [width]))
+        if j:  # the first window's info is the matrix's; a later one counts only where none came before
+            fresh = e.and_(e.compare("EQ", info, zero, "SIGNED"), e.compare("NE", winfo, zero, "SIGNED"))
+            info = e.select(fresh, winfo + splat(e, j, "i32", batch), info)
+        else:
+            info = winfo
         j += width
     return [a, e.concatenate(ipivs, r) if len(ipivs) > 1 else ipivs[0], info]
 

@@ -140,29 +140,27 @@ func.func @getrf_c64_batched(%arg0: tensor<2x4x4xcomplex<f32>>) -> (tensor<2x4x4
 
 // -----
 
-// getrf of more than 64 columns is blocked (nb = 64): a while over the whole blocks, each a
-// full-height panel loop (rows at positions before the block are done), one gather applying the panel's
-// row swaps to every column (?laswp), U12 by one triangular_solve (unit lower L11) and the trailing update
-// by one dot_general, masked to the trailing rows / columns; the 16 columns left over are one more panel
-// of static shape.
+// getrf of more than 32 columns is blocked (nb = 32), rows left in place: windows (here two: 80 x 80 with one
+// block, then the trailing 48 x 48 with one block and the 16 columns left over), each a while over its whole
+// blocks: a full-height column loop of the block (?getf2), its pivot rows gathered (?laswp), U12 by one
+// triangular_solve (unit lower L11) and the rows not done updated by one dot_general; after each window one
+// gather puts its rows in LAPACK's order and the L columns left of it take its swaps.
 // CHECK-LABEL: func.func @getrf_f32_blocked
-// CHECK: %[[B:.*]]:4 = stablehlo.while({{.*}}) : tensor<i32>, tensor<80x80xf32>, tensor<80xi32>, tensor<i32>
-// CHECK: cond
-// CHECK: stablehlo.compare LT, %{{.*}}, %{{.*}}, SIGNED
-// CHECK: do
-// CHECK: stablehlo.dynamic_slice {{.*}} sizes = [80, 64]
-// CHECK: stablehlo.while({{.*}}) : tensor<i32>, tensor<80x64xf32>, tensor<80xi32>, tensor<i32>, tensor<80xi32>, tensor<80xi32>
+// CHECK: stablehlo.while({{.*}}) : tensor<i32>, tensor<80x80xf32>, tensor<32xi32>, tensor<i32>, tensor<80xi32>, tensor<80xi32>
+// CHECK: stablehlo.dynamic_slice {{.*}} sizes = [80, 32]
+// CHECK: stablehlo.while({{.*}}) : tensor<i32>, tensor<80x32xf32>, tensor<32xi32>, tensor<i32>, tensor<80xi32>, tensor<80xi32>
 // CHECK: applies stablehlo.maximum
-// CHECK: "stablehlo.gather"({{.*}}) {{.*}} -> tensor<1x64xf32>
 // CHECK: stablehlo.return
-// CHECK: "stablehlo.gather"({{.*}}) {{.*}} : (tensor<80x80xf32>, tensor<80x1xi32>) -> tensor<80x80xf32>
-// CHECK: "stablehlo.triangular_solve"({{.*}}) <{left_side = true, lower = true, transpose_a = #stablehlo<transpose NO_TRANSPOSE>, unit_diagonal = true}> : (tensor<64x64xf32>, tensor<64x80xf32>) -> tensor<64x80xf32>
-// CHECK: stablehlo.dot_general {{.*}} : (tensor<80x64xf32>, tensor<64x80xf32>) -> tensor<80x80xf32>
+// CHECK: "stablehlo.gather"({{.*}}) {{.*}} -> tensor<32x80xf32>
+// CHECK: "stablehlo.triangular_solve"({{.*}}) <{left_side = true, lower = true, transpose_a = #stablehlo<transpose NO_TRANSPOSE>, unit_diagonal = true}> : (tensor<32x32xf32>, tensor<32x80xf32>) -> tensor<32x80xf32>
+// CHECK: stablehlo.dot_general {{.*}} : (tensor<80x32xf32>, tensor<32x80xf32>) -> tensor<80x80xf32>
 // CHECK: stablehlo.subtract
 // CHECK: stablehlo.return
-// CHECK: stablehlo.while({{.*}}) : tensor<i32>, tensor<16x16xf32>, tensor<16xi32>, tensor<i32>, tensor<16xi32>, tensor<16xi32>
-// CHECK: %[[LU:.*]] = stablehlo.concatenate %{{.*}}, %{{.*}}, dim = 0 : (tensor<64x80xf32>, tensor<16x80xf32>) -> tensor<80x80xf32>
-// CHECK: %[[IPIV:.*]] = stablehlo.concatenate %{{.*}}, %{{.*}}, dim = 0 : (tensor<64xi32>, tensor<16xi32>) -> tensor<80xi32>
+// CHECK: "stablehlo.gather"({{.*}}) {{.*}} -> tensor<80x80xf32>
+// CHECK: stablehlo.while({{.*}}) : tensor<i32>, tensor<48x48xf32>, tensor<48xi32>, tensor<i32>, tensor<48xi32>, tensor<48xi32>
+// CHECK: stablehlo.while({{.*}}) : tensor<i32>, tensor<48x16xf32>, tensor<48xi32>, tensor<i32>, tensor<48xi32>, tensor<48xi32>
+// CHECK: %[[LU:.*]] = stablehlo.concatenate %{{.*}}, %{{.*}}, dim = 0 : (tensor<32x80xf32>, tensor<48x80xf32>) -> tensor<80x80xf32>
+// CHECK: %[[IPIV:.*]] = stablehlo.concatenate %{{.*}}, %{{.*}}, dim = 0 : (tensor<32xi32>, tensor<48xi32>) -> tensor<80xi32>
 // CHECK: return %[[LU]], %[[IPIV]], %{{.*}} : tensor<80x80xf32>, tensor<80xi32>, tensor<i32>
 func.func @getrf_f32_blocked(%arg0: tensor<80x80xf32>) -> (tensor<80x80xf32>, tensor<80xi32>, tensor<i32>) {
   %0:3 = stablehlo.custom_call @lapack_sgetrf_ffi(%arg0) {backend_config = "", mhlo.backend_config = {}, mhlo.frontend_attributes = {num_batch_dims = "0"}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [0], operand_index = 0, operand_tuple_indices = []>], result_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<0> : tensor<1xindex>, dense<> : tensor<0xindex>]} : (tensor<80x80xf32>) -> (tensor<80x80xf32>, tensor<80xi32>, tensor<i32>)

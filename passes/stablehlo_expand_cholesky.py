@@ -3,8 +3,10 @@
 Semantics: StableHLO specification, "cholesky" (https://openxla.org/stablehlo/spec#cholesky), and XLA's
 operation semantics, "Cholesky" (https://openxla.org/xla/operation_semantics#cholesky): ``a`` is a batch
 of Hermitian positive-definite matrices ``[*batch, n, n]``; the result holds ``L`` with ``a = L L^H``
-(``lower = true``) or ``U`` with ``a = U^H U``; only that triangle of ``a`` is read. The algorithm follows
-XLA's own expander (openxla/xla ``xla/hlo/transforms/expanders/cholesky_expander.cc``): see
+(``lower = true``) or ``U`` with ``a = U^H U``; only that triangle of ``a`` is read. Up to order 16 the
+algorithm follows XLA's own expander (openxla/xla ``xla/hlo/transforms/expanders/cholesky_expander.cc``);
+beyond, blocked left-looking forms (LAPACK ``?potrf``) whose diagonal blocks are factored and inverted
+by a small column loop and whose other work is matrix products: see
 :func:`hlokit.passes.lapack.cholesky.build_cholesky`. What the spec leaves implementation-defined is
 given as XLA gives it:
 

@@ -7,9 +7,11 @@ Semantics: StableHLO specification, "triangular_solve"
 (``transpose_a`` NO_TRANSPOSE, TRANSPOSE, ADJOINT), ``a`` is read in its ``lower`` (else upper)
 triangle only, and ``unit_diagonal`` takes its diagonal as ones without reading it. The algorithms are
 those of XLA's expander (openxla/xla ``xla/service/triangular_solve_expander.cc``): substitution
-(``SolveDirectly``) up to 32 rows, inverted diagonal blocks of 16 rows and one block loop
-(``SolveByInvertingDiagonalBlocks``) above; see :func:`hlokit.passes.lapack.triangular_solve.build_triangular_solve`
-and the run-time table in ``docs/lapack.md``. Every combination of the four attributes
+(``SolveDirectly``) up to 32 rows, inverted diagonal blocks of 32 rows above
+(``SolveByInvertingDiagonalBlocks``; the blocks inverted together by recursion on halves, no loop; the
+block substitution unrolled up to 256 rows, one loop beyond); see
+:func:`hlokit.passes.lapack.triangular_solve.build_triangular_solve` and the run-time table in
+``docs/lapack.md``. Every combination of the four attributes
 is supported.
 
 A zero on the diagonal of ``a`` (a singular system; the spec leaves the result undefined) gives inf /

@@ -410,7 +410,7 @@ def test_expansions_use_core_ops_only():
             "stablehlo.or", "stablehlo.broadcast_in_dim", "stablehlo.reshape", "stablehlo.transpose",
             "stablehlo.real", "stablehlo.imag", "stablehlo.complex", "stablehlo.reduce", "stablehlo.return",
             "stablehlo.convert", "stablehlo.reverse", "stablehlo.pad", "stablehlo.slice", "stablehlo.and",
-            "func.func", "func.return", "builtin.module"}
+            "stablehlo.concatenate", "func.func", "func.return", "builtin.module"}
     text = cholesky_program("complex<f32>", [[2, 12, 12], [2, 3, 3]], [False, True])
     text2 = trsm_program("bf16", (2,), 10, 3, COMBOS)
     text3 = trsm_program("complex<f32>", (), 40, 3, COMBOS)

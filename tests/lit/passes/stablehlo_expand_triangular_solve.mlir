@@ -96,22 +96,24 @@ func.func @unrolled_f16(%a: tensor<2x2xf16>, %b: tensor<2x1xf16>) -> tensor<2x1x
 
 // -----
 
-// Over 32 rows: blocked. Upper is made lower by reversing rows and columns; 40 rows are padded to three
-// blocks of 16; one loop inverts the three diagonal blocks together (16 steps), a second loop over the
-// blocks computes X_p = inv(M_pp) (B_p - M_p,<p X) with two dot_general.
+// Over 32 rows: blocked, no loop. Upper is made lower by reversing rows and columns; 40 rows are padded to
+// two blocks of 32; the two diagonal blocks are masked to their lower triangle and inverted together by
+// recursion on halves (batched products, no loop); then X_0 = inv(M_00) B_0 and
+// X_1 = inv(M_11) (B_1 - M_10 X_0), each product small enough to be a broadcast multiply and a reduce.
 // CHECK-LABEL: func.func @blocked_upper
 // CHECK: %[[RA:.*]] = stablehlo.reverse %arg0, dims = [0, 1] : tensor<40x40xf32>
 // CHECK: %[[RB:.*]] = stablehlo.reverse %arg1, dims = [0] : tensor<40x3xf32>
-// CHECK: stablehlo.pad %[[RA]], %{{.*}}, low = [0, 0], high = [8, 8], interior = [0, 0] : (tensor<40x40xf32>, tensor<f32>) -> tensor<48x48xf32>
-// CHECK: %[[PB:.*]] = stablehlo.pad %[[RB]], %{{.*}}, low = [0, 0], high = [8, 0], interior = [0, 0] : (tensor<40x3xf32>, tensor<f32>) -> tensor<48x3xf32>
-// CHECK: stablehlo.reduce({{.*}}) applies stablehlo.add across dimensions = [2] : (tensor<3x16x3x16xf32>, tensor<f32>) -> tensor<3x16x16xf32>
-// CHECK: %[[INV:.*]]:5 = stablehlo.while({{.*}}) : tensor<i32>, tensor<3x16x16xf32>, tensor<3x16x16xf32>, tensor<3x16x16xf32>, tensor<3x16x1xf32>
-// CHECK: stablehlo.dot_general {{.*}} : (tensor<3x1x16xf32>, tensor<3x16x16xf32>) -> tensor<3x1x16xf32>
-// CHECK: %[[X:.*]]:5 = stablehlo.while({{.*}}, %{{.*}} = %[[PB]], %{{.*}} = %[[INV]]#1) : tensor<i32>, tensor<48x3xf32>, tensor<48x48xf32>, tensor<48x3xf32>, tensor<3x16x16xf32>
-// CHECK: stablehlo.dynamic_slice {{.*}} sizes = [16, 48]
-// CHECK: stablehlo.dot_general {{.*}} : (tensor<16x48xf32>, tensor<48x3xf32>) -> tensor<16x3xf32>
-// CHECK: stablehlo.dot_general {{.*}} : (tensor<16x16xf32>, tensor<16x3xf32>) -> tensor<16x3xf32>
-// CHECK: %[[S:.*]] = stablehlo.slice %[[X]]#1 [0:40, 0:3]
+// CHECK: %[[PA:.*]] = stablehlo.pad %[[RA]], %{{.*}}, low = [0, 0], high = [24, 24], interior = [0, 0] : (tensor<40x40xf32>, tensor<f32>) -> tensor<64x64xf32>
+// CHECK: %[[PB:.*]] = stablehlo.pad %[[RB]], %{{.*}}, low = [0, 0], high = [24, 0], interior = [0, 0] : (tensor<40x3xf32>, tensor<f32>) -> tensor<64x3xf32>
+// CHECK: stablehlo.concatenate {{.*}} -> tensor<2x32x32xf32>
+// CHECK-NOT: stablehlo.while
+// CHECK: stablehlo.divide
+// CHECK: %[[B1:.*]] = stablehlo.slice %[[PB]] [32:64, 0:3]
+// CHECK: %[[M10:.*]] = stablehlo.slice %[[PA]] [32:64, 0:32]
+// CHECK: stablehlo.reduce({{.*}}) applies stablehlo.add across dimensions = [1] : (tensor<32x32x3xf32>, tensor<f32>) -> tensor<32x3xf32>
+// CHECK: stablehlo.subtract %[[B1]]
+// CHECK: %[[X:.*]] = stablehlo.concatenate {{.*}}, dim = 0 : (tensor<32x3xf32>, tensor<32x3xf32>) -> tensor<64x3xf32>
+// CHECK: %[[S:.*]] = stablehlo.slice %[[X]] [0:40, 0:3]
 // CHECK: %[[R:.*]] = stablehlo.reverse %[[S]], dims = [0] : tensor<40x3xf32>
 // CHECK: return %[[R]]
 func.func @blocked_upper(%a: tensor<40x40xf32>, %b: tensor<40x3xf32>) -> tensor<40x3xf32> {

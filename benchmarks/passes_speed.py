@@ -213,6 +213,8 @@ def hlokit_opt_path() -> str:
 
 #: The command that runs ours (``--ours``: e.g. another checkout's hlokit-opt, for a before / after table).
 OURS: list[str] = []
+#: A second command timed in the same interleaved runs (``--base``: the "before" of a before / after table).
+BASE: list[str] = []
 
 
 def compare(which: str, sizes: tuple[int, ...], repeat: int, tmp: str) -> dict:
@@ -228,11 +230,14 @@ def compare(which: str, sizes: tuple[int, ...], repeat: int, tmp: str) -> dict:
             f.write(MAKERS[which](n))
         cmds[n] = ([*(OURS or [hlokit_opt_path()]), f"--{flag}", src, "-o", os.path.join(tmp, f"{which}{n}.ours.mlir")],
                    [sys.executable, up_script, flag, src, os.path.join(tmp, f"{which}{n}.up.mlir")])
+        if BASE:
+            cmds[n] += ([*BASE, f"--{flag}", src, "-o", os.path.join(tmp, f"{which}{n}.base.mlir")],)
+    sides = (0, 1, 2) if BASE else (0, 1)
     best, spread, cpu = {}, {}, {}
-    times = {(n, w): [] for n in sizes for w in (0, 1)}
+    times = {(n, w): [] for n in sizes for w in sides}
     for _ in range(repeat):
         for n in sizes:
-            for w in (0, 1):
+            for w in sides:
                 times[(n, w)].append(_time(cmds[n][w]))
     results = {}
     for key, ts in times.items():
@@ -252,6 +257,11 @@ def compare(which: str, sizes: tuple[int, ...], repeat: int, tmp: str) -> dict:
               f"(+{spread[(n, 1)]:.2f})  ratio {ours / up:5.2f}  (CPU {cpu[(n, 0)]:.2f} / {cpu[(n, 1)]:.2f} s: "
               f"{cpu[(n, 0)] / cpu[(n, 1)]:.2f})   ops out ours/C++ {outs[0][0]}/{outs[1][0]}"
               f"   left ours/C++ {outs[0][1]}/{outs[1][1]}", flush=True)
+        if BASE:
+            base = best[(n, 2)]
+            print(f"{'':10s} {'':7s}         base {base:6.2f} s (+{spread[(n, 2)]:.2f})  ratio {base / up:5.2f}  (CPU "
+                  f"{cpu[(n, 2)]:.2f} s: {cpu[(n, 2)] / cpu[(n, 1)]:.2f})   ours / base: wall {ours / base:.2f}, CPU "
+                  f"{cpu[(n, 0)] / cpu[(n, 2)]:.2f}", flush=True)
     if len(sizes) == 2:
         n1, n2 = sizes
         print(f"{which:10s} scaling time(2N)/time(N): ours {results[n2][0] / results[n1][0]:.2f} (target <= 2.1), "
@@ -327,9 +337,13 @@ def main(argv=None) -> int:
     ap.add_argument("--breakdown", action="store_true", help="time the phases of ours in one process instead")
     ap.add_argument("--ours", default=None, metavar="CMD", help="the command that runs ours (default: the "
                     "installed hlokit-opt), e.g. 'python run_checkout.py OLD_TREE' for a before / after table")
+    ap.add_argument("--base", default=None, metavar="CMD", help="a second command of ours timed in the same "
+                    "interleaved runs (the 'before' of a before / after table: e.g. 'python run_checkout.py OLD_TREE')")
     args = ap.parse_args(argv)
     if args.ours:
         OURS[:] = shlex.split(args.ours)
+    if args.base:
+        BASE[:] = shlex.split(args.base)
     which = [w.strip() for w in args.passes.split(",") if w.strip()]
     for w in which:
         if w not in MAKERS:

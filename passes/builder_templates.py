@@ -4,13 +4,20 @@ A template is a private ``func.func`` whose body is the expansion of one op sign
 :class:`~hlokit.passes.builder.Emitter` and parsed once per context into a :class:`TemplateCache`. A pass
 then replaces each op by a clone of its template's body (:func:`instantiate`,
 :func:`instantiate_before`), gives the cloned ops the op's location (:func:`relocate`) and fills
-placeholders with a region of the op (:func:`splice`). Every name here is also importable from
+placeholders with a region of the op (:func:`splice`). Every name here but :func:`single_rewriter` (a
+helper of :class:`~hlokit.passes.template_pass.TemplatePass`) is also importable from
 :mod:`hlokit.passes.builder`.
 
 Speed: the clones of one template share a :class:`_Layout` (kept in the :class:`TemplateCache`), and the
 ops of a clone are reached with one pre-order walk (:func:`body_ops`), which hands out plain
 ``ir.Operation`` objects: iterating ``block.operations`` would build each op's OpView subclass, a lookup
 per op (a failed import per op for a dialect without Python module, such as ``shape`` or ``tensor``).
+Every Python binding call costs about 0.3 to 1 microsecond, so the layout also says when fewer calls do:
+a body of one op without regions is created anew with ``ir.Operation.create`` (name, attributes and
+result types read once per template); a body of 2 to :data:`REPLAY_MAX_OPS` ops without regions is
+created op by op by :func:`instantiate_before` (no clone, walk or move); a body of one op with regions
+that read none of the template's arguments is cloned alone, straight before the op. Each writes the same
+ops, operands, types and locations as the clone of the whole body (``tests/pytest/test_pass_speed_paths.py``).
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ __all__ = [
     "instantiate_before",
     "find_ops",
     "body_ops",
+    "single_rewriter",
     "splice",
     "replace_with_constant",
     "set_compare_type",
@@ -135,7 +143,7 @@ class _Layout:
     of each operand, the result of each returned value) what lets :func:`instantiate` clone that op alone,
     straight before the op it replaces."""
 
-    __slots__ = ("top", "args", "made", "types", "single")
+    __slots__ = ("top", "args", "made", "types", "single", "create", "held", "replay")
 
     def __init__(self, template: ir.Operation):
         top_level = body_ops(template)
@@ -160,6 +168,20 @@ class _Layout:
         self.types = [v.type for v in returned]
         # One op without regions, on the arguments only, returning its results: cloned on its own.
         self.single = None
+        self.create = None
+        self.held = None
+        self.replay = _replay_program(top_level, args, returned)
+        if len(top_level) == 2 and len(top_level[0].regions):
+            # One op with regions whose nested ops use none of the template's arguments (values of its own
+            # regions only): cloned on its own, regions and all, straight before the op it replaces.
+            only = top_level[0]
+            operand_args = [next((i for i, a in enumerate(args) if a == v), None) for v in only.operands]
+            results = list(only.results)
+            result_index = [next((i for i, r in enumerate(results) if r == v), None) for v in returned]
+            inner = [o for o, t in zip(everything[1:], self.top[1:]) if not t]  # (pre-order: nested in ``only``)
+            if (None not in operand_args and None not in result_index
+                    and not any(v == a for o in inner for v in o.operands for a in args)):
+                self.held = (only, operand_args, result_index)
         if len(top_level) == 2 and not len(top_level[0].regions):
             only = top_level[0]
             operand_args = [next((i for i, a in enumerate(args) if a == v), None) for v in only.operands]
@@ -167,6 +189,59 @@ class _Layout:
             result_index = [next((i for i, r in enumerate(results) if r == v), None) for v in returned]
             if None not in operand_args and None not in result_index:
                 self.single = (only, operand_args, result_index)
+                # What creates the op anew (one binding call, cheaper than a clone and its operand updates):
+                # its name, attributes and result types, and whether the returned values are its results in
+                # order (then the replaced op's result types are the new op's).
+                self.create = (only.name, _attributes_of(only), [r.type for r in results],
+                               result_index == list(range(len(results))))
+
+
+#: Largest body (ops besides the ``func.return``) that :func:`instantiate_before` creates op by op instead
+#: of cloning the template: each created op is one binding call, where a clone costs a walk, a location and a
+#: move per op on top of the clone.
+REPLAY_MAX_OPS = 8
+
+
+def _replay_program(top_level: list[ir.Operation], args: list, returned: list) -> tuple | None:
+    """For a body of 2 to :data:`REPLAY_MAX_OPS` ops without regions: per op ``(name, attributes, result
+    types, operand refs)`` and the refs of the returned values, a ref being ``(0, i)`` (argument ``i``) or
+    ``(1, j, k)`` (result ``k`` of op ``j``). None for any other body."""
+    body = top_level[:-1]
+    if not 2 <= len(body) <= REPLAY_MAX_OPS or any(len(o.regions) for o in body):
+        return None
+    known = [(a, (0, i)) for i, a in enumerate(args)]
+
+    def ref(v):
+        return next((r for w, r in known if w == v), None)
+
+    program = []
+    for j, o in enumerate(body):
+        refs = [ref(v) for v in o.operands]
+        if None in refs:
+            return None
+        results = list(o.results)
+        program.append((o.name, _attributes_of(o), [r.type for r in results], refs))
+        known += [(r, (1, j, k)) for k, r in enumerate(results)]
+    out = [ref(v) for v in returned]
+    return None if None in out else (program, out)
+
+
+def _replay(program: tuple, operands: Sequence[ir.Value], loc: ir.Location, ip: ir.InsertionPoint) -> list[ir.Value]:
+    """Create the ops of a :func:`_replay_program` at ``ip`` (in order, at ``loc``) over ``operands``; the
+    values the body returns."""
+    made: list = []
+    for name, attrs, types, refs in program[0]:
+        args = [operands[r[1]] if r[0] == 0 else made[r[1]][r[2]] for r in refs]
+        made.append(ir.Operation.create(name, results=types, operands=args, attributes=attrs, loc=loc, ip=ip).results)
+    return [operands[r[1]] if r[0] == 0 else made[r[1]][r[2]] for r in program[1]]
+
+
+def _attributes_of(op: ir.Operation) -> dict[str, ir.Attribute]:
+    """Every attribute of ``op`` by name (inherent ones included)."""
+    attrs = op.attributes
+    if hasattr(attrs, "items"):
+        return dict(attrs.items())
+    return {a.name: a.attr for a in map(attrs.__getitem__, range(len(attrs)))}  # (bindings without items())
 
 
 def _layout(cache: TemplateCache, template: ir.Operation) -> _Layout:
@@ -175,6 +250,36 @@ def _layout(cache: TemplateCache, template: ir.Operation) -> _Layout:
     if hit is None or hit[0] is not template:  # (the entry holds the template: its id is not reused)
         hit = cache.layouts[id(template)] = (template, _Layout(template))
     return hit[1]
+
+
+def single_rewriter(cache: TemplateCache, template: ir.Operation,
+                    result_types: Sequence[ir.Type]) -> Callable[[ir.Operation], None] | None:
+    """For a template whose body is one op without regions, over the template's arguments, returning that
+    op's results in order: ``rewrite(op)``, which does what :func:`instantiate` does to an op whose results
+    have ``result_types`` (the op created anew before ``op`` at its location, with those result types; its
+    operands taken from ``op``'s by index; ``op``'s results replaced, ``op`` erased), with what the ops of
+    one signature share (name, attributes, types, operand map) bound once. None for any other template."""
+    layout = _layout(cache, template)
+    if layout.single is None or not layout.create[3]:
+        return None
+    operand_args = layout.single[1]
+    name, attrs = layout.create[:2]
+    types = list(result_types)
+    n = len(types)
+
+    def rewrite(op: ir.Operation) -> None:
+        given = op.operands
+        new = ir.Operation.create(name, results=types, operands=[given[a] for a in operand_args],
+                                  attributes=attrs, loc=op.location, ip=ir.InsertionPoint(op))
+        if n == 1:
+            op.result.replace_all_uses_with(new.result)
+        else:
+            made, results = new.results, op.results
+            for i in range(n):
+                results[i].replace_all_uses_with(made[i])
+        op.erase()
+
+    return rewrite
 
 
 def _cloned_body(cache: TemplateCache, template: ir.Operation, loc: ir.Location | None,
@@ -234,17 +339,38 @@ def instantiate(cache: TemplateCache, template: ir.Operation, op: ir.Operation,
 
     The Python work per op is one clone, one walk over the clone's top-level ops (over all its ops with
     ``relocate_nested``) and one ``move_before`` per top-level op: what the clones of one template share
-    (which values the body returns) is computed once per template (:class:`TemplateCache`)."""
+    (which values the body returns) is computed once per template (:class:`TemplateCache`). A body of one
+    op is created anew instead, or (with regions that read no argument) cloned alone (module docstring)."""
     loc = op.location
     if prepare is None:
         layout = _layout(cache, template)
         if layout.single is not None:
-            only, operand_args, result_index = layout.single
+            _, operand_args, result_index = layout.single
+            name, attrs, types, in_order = layout.create
+            given, results = op.operands, op.results
+            if in_order:  # (the op's own result types: a bounded dimension's encoding kept)
+                types = results.types
+            made = ir.Operation.create(name, results=types, operands=[given[a] for a in operand_args],
+                                       attributes=attrs, loc=loc, ip=ir.InsertionPoint(op)).results
+            for res, k, vt in zip(results, result_index, layout.types):
+                val = made[k]
+                if not in_order:
+                    t = res.type
+                    if vt != t:
+                        val.set_type(t)
+                res.replace_all_uses_with(val)
+            op.erase()
+            return
+        if layout.held is not None:
+            only, operand_args, result_index = layout.held
             new = only.clone(ip=ir.InsertionPoint(op))
-            new.location = loc
             given, operands = op.operands, new.operands
             for j, a in enumerate(operand_args):
                 operands[j] = given[a]
+            if relocate_nested:
+                relocate(new, loc, include_root=True)
+            else:
+                new.location = loc
             made = new.results
             for res, k, vt in zip(op.results, result_index, layout.types):
                 val = made[k]
@@ -285,14 +411,13 @@ def instantiate_before(cache: TemplateCache, template: ir.Operation, before: ir.
     location). For passes that rewire results themselves (value-to-value lowerings)."""
     layout = _layout(cache, template)
     if layout.single is not None:
-        only, operand_args, result_index = layout.single
-        new = only.clone(ip=ir.InsertionPoint(before))
-        new.location = before.location
-        mine = new.operands
-        for j, a in enumerate(operand_args):
-            mine[j] = operands[a]
-        made = new.results
+        _, operand_args, result_index = layout.single
+        name, attrs, types, _ = layout.create
+        made = ir.Operation.create(name, results=types, operands=[operands[a] for a in operand_args], attributes=attrs,
+                                   loc=before.location, ip=ir.InsertionPoint(before)).results
         return [made[k] for k in result_index]
+    if layout.replay is not None:
+        return _replay(layout.replay, operands, before.location, ir.InsertionPoint(before))
     clone, body, layout = _cloned_body(cache, template, before.location, None, None)
     if layout.args:
         for arg, operand in zip(clone.regions[0].blocks[0].arguments, operands):
@@ -304,10 +429,11 @@ def instantiate_before(cache: TemplateCache, template: ir.Operation, before: ir.
     return out
 
 
-def relocate(clone: ir.Operation, loc: ir.Location) -> None:
+def relocate(clone: ir.Operation, loc: ir.Location, *, include_root: bool = False) -> None:
     """Give every op of a cloned template (a ``func.func``; nested ops included) the location ``loc``,
-    so that errors and debug info point at the op the template replaces."""
-    started = False
+    so that errors and debug info point at the op the template replaces (``include_root``: ``clone`` too,
+    for a cloned op rather than a function)."""
+    started = include_root
 
     def visit(o):
         nonlocal started

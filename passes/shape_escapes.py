@@ -8,6 +8,9 @@ to ``!shape.*`` would leave a program that no backend runs. Upstream's conversio
 ``ShapeLegalizeToStablehlo.cpp``, whose patterns require tensor-typed results) fails such an op with
 ``failed to legalize operation '<op>' that was explicitly marked illegal``; :func:`check_no_escape`
 reproduces that failure, located at the op, before the pass changes anything.
+
+Also the type tests that the pass shares with this check (:func:`index_typed`, :func:`data_spec`,
+:func:`result_types`).
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from jaxlib.mlir import ir
 
 from hlokit.diagnostics import PassError
 
-__all__ = ["check_no_escape", "SHAPE_TYPES"]
+__all__ = ["check_no_escape", "SHAPE_TYPES", "index_typed", "data_spec", "result_types"]
 
 #: Shape-dialect types that the pass lowers to integer tensors and that have no form outside it.
 #: (``!shape.witness`` and ``!shape.value_shape`` are refused by the planner where they are used.)
@@ -26,6 +29,36 @@ SHAPE_TYPES = ("!shape.shape", "!shape.size")
 
 _YIELD = "shape.assuming_yield"
 _BUILTIN = (ir.ShapedType, ir.IndexType, ir.IntegerType, ir.FloatType)
+
+
+def index_typed(t: ir.Type) -> bool:
+    """``index``, ``!shape.shape``, ``!shape.size`` or a shaped type of ``index`` elements (the type's text,
+    a few microseconds, is only spelled for a type that is neither index nor shaped)."""
+    if isinstance(t, ir.IndexType):
+        return True
+    if isinstance(t, ir.ShapedType):
+        return isinstance(ir.ShapedType(t).element_type, ir.IndexType)
+    return str(t) in SHAPE_TYPES
+
+
+def data_spec(t: ir.Type) -> tuple[tuple[int, ...], str]:
+    """(shape, element type text) of a ranked tensor type that stays as it is (encoding kept); -1: a
+    dynamic dimension."""
+    rt = ir.RankedTensorType(t)
+    et = str(rt.element_type)
+    if rt.encoding is not None:
+        et += f", {rt.encoding}"
+    return tuple(-1 if ir.ShapedType.is_dynamic_size(d) else d for d in rt.shape), et
+
+
+if hasattr(getattr(ir, "OpResultList", None), "types"):
+    def result_types(op: ir.Operation) -> list[ir.Type]:
+        """The result types of ``op`` (one binding call)."""
+        return op.results.types
+else:  # (bindings without OpResultList.types)
+    def result_types(op: ir.Operation) -> list[ir.Type]:
+        """The result types of ``op``."""
+        return [r.type for r in op.results]
 
 
 def _foreign_user(v: ir.Value, lowered: set[ir.Operation], depth: int = 0) -> ir.Operation | None:

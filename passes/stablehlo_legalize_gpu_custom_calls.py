@@ -50,7 +50,7 @@ from hlokit.passes.lapack.gpu_conventions import (
     rewrite_legacy_syev,
 )
 from hlokit.passes.lapack.cholesky import build_potrf
-from hlokit.passes.lapack.jacobi import build_syevd
+from hlokit.passes.lapack.spectral import build_syevd
 from hlokit.passes.lapack.lu import build_getrf, build_lu_pivots_to_permutation
 from hlokit.passes.lapack.qr import build_geqrf, build_orgqr
 from hlokit.passes.lapack.tridiagonal import build_gtsv, build_sytrd

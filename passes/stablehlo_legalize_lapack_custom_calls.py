@@ -13,17 +13,19 @@ algorithms are a library, one module per family in :mod:`hlokit.passes.lapack`:
 routine                   builder
 ========================  ==============================================================================
 potrf                     :func:`~hlokit.passes.lapack.cholesky.build_potrf` (``stablehlo.cholesky``; blocked
-                          right-looking ``?potrf`` beyond order 64)
+                          left-looking ``?potrf`` beyond order 16, diagonal blocks with their inverse)
 trsm                      :func:`~hlokit.passes.lapack.triangular_solve.build_trsm`
-                          (``stablehlo.triangular_solve``)
-getrf                     :func:`~hlokit.passes.lapack.lu.build_getrf` (blocked right-looking ``?getrf``: ``?getf2`` panels)
+                          (``stablehlo.triangular_solve``; beyond order 32 the blocked expansion)
+getrf                     :func:`~hlokit.passes.lapack.lu.build_getrf` (blocked right-looking ``?getrf``, rows in
+                          place, ``?getf2`` column loops, trailing windows)
 geqrf, orgqr / ungqr,     :mod:`hlokit.passes.lapack.qr` (``?geqr2``, ``?org2r``; blocked ``?geqrf`` /
                           ``?orgqr`` with the compact WY form beyond 64 reflectors; ``?laqp2``)
 geqp3
 gehrd                     :func:`~hlokit.passes.lapack.hessenberg.build_gehrd` (``?gehd2``)
-sytrd / hetrd, gtsv       :mod:`hlokit.passes.lapack.tridiagonal` (``?sytd2`` / ``?hetd2``, ``?gtsv``)
-syevd / heevd,            :mod:`hlokit.passes.lapack.jacobi` (two- and one-sided Jacobi);
-gesdd / gesvd             one-sided block Jacobi beyond order 64
+sytrd / hetrd, gtsv       :mod:`hlokit.passes.lapack.tridiagonal` (``?sytd2`` / ``?hetd2``, blocked ``?sytrd``
+                          beyond order 32, ``?gtsv``)
+syevd / heevd,            :mod:`hlokit.passes.lapack.spectral`: Jacobi up to order 64; beyond, blocked
+gesdd / gesvd             ``?sytrd`` + divide and conquer + ``?ormtr`` (eigh), QDWH polar + eigh (SVD)
 gees                      :func:`~hlokit.passes.lapack.schur.build_gees` (complex, ``zlahqr``),
                           :func:`~hlokit.passes.lapack.real_schur.build_gees_real` (real, Francis steps)
 geev                      :mod:`hlokit.passes.lapack.eig` (on :mod:`~hlokit.passes.lapack.balance` and
@@ -52,7 +54,7 @@ from hlokit.passes.builder import COMPLEX_TYPES, V, Emitter, TemplateCache, Unsu
 from hlokit.passes.lapack.cholesky import build_potrf
 from hlokit.passes.lapack.eig import build_geev, build_geev_real
 from hlokit.passes.lapack.hessenberg import build_gehrd
-from hlokit.passes.lapack.jacobi import build_gesdd, build_syevd
+from hlokit.passes.lapack.spectral import build_gesdd, build_syevd
 from hlokit.passes.lapack.lu import build_getrf
 from hlokit.passes.lapack.qr import build_geqp3, build_geqrf, build_orgqr
 from hlokit.passes.lapack.real_schur import build_gees_real
@@ -177,7 +179,7 @@ def _rewrite_orgqr(e: Emitter, args: list[V], config: dict[str, str], results: l
 
 
 def _rewrite_syevd(e: Emitter, args: list[V], config: dict[str, str], results: list[list[int]]) -> list[V]:
-    return build_syevd(e, args[0], config["uplo"] == "L")
+    return build_syevd(e, args[0], config["uplo"] == "L", vectors=config["mode"] == "V")
 
 
 def _rewrite_gtsv(e: Emitter, args: list[V], config: dict[str, str], results: list[list[int]]) -> list[V]:

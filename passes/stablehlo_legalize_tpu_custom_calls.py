@@ -22,7 +22,7 @@ pivots, permutation)                    0-based ``i32`` pivots ``[*b, min(m, n)]
                                         ``i32`` ``[*b, m]`` (:func:`~hlokit.passes.lapack.lu.
                                         build_lu_pivots_to_permutation`), as XLA's ``LuDecomposition``
                                         (``xla/hlo/builder/lib/lu_decomposition.h``)
-``Eigh`` (a) -> (vectors, values)       :func:`~hlokit.passes.lapack.jacobi.build_syevd` on the triangle that
+``Eigh`` (a) -> (vectors, values)       :func:`~hlokit.passes.lapack.spectral.build_syevd` on the triangle that
                                         ``backend_config`` names (``"lower,sort,max_iter,tol"``); values
                                         ascending (also with ``sort`` 0: any order is valid then), vectors
                                         in the columns (XLA's ``SelfAdjointEig``,
@@ -73,7 +73,7 @@ from hlokit import attributes
 from hlokit.hlo_sharding import parse_tiled
 from hlokit.passes.builder import V, Emitter, TemplateCache, UnsupportedError
 from hlokit.passes.builder_templates import instantiate_before
-from hlokit.passes.lapack.jacobi import build_syevd
+from hlokit.passes.lapack.spectral import build_syevd
 from hlokit.passes.lapack.lu import build_getrf, build_lu_pivots_to_permutation
 from hlokit.passes.lapack.matrix import real_type
 from hlokit.passes.lapack.qr import build_geqrf, build_orgqr

@@ -17,7 +17,7 @@ from jaxlib.mlir import ir
 from hlokit import attributes
 from hlokit.dtypes import element_types
 from hlokit.passes.builder import V, Emitter, UnsupportedError
-from hlokit.passes.lapack.jacobi import build_gesdd, build_syevd
+from hlokit.passes.lapack.spectral import build_gesdd, build_syevd
 from hlokit.passes.lapack.matrix import adjoint, splat
 
 __all__ = [
@@ -108,7 +108,7 @@ def rewrite_gesvd(e: Emitter, args: list[V], config: dict, info) -> list[V]:
     ``[a, s, u, vt, info]``, or ``[a, s, vt, u, info]`` when ``transposed`` (JAX gives the call row-major
     layouts then: the kernel factors ``A^T``, and its ``U`` / ``V^H`` are the logical ``V^H`` / ``U`` of ``A``).
     With ``compute_uv`` false the two are 0-d or unread: zeros of the call's types. The SVD is
-    :func:`~hlokit.passes.lapack.jacobi.build_gesdd` (``s`` descending, ``info`` 1 where ``s`` has a NaN)."""
+    :func:`~hlokit.passes.lapack.spectral.build_gesdd` (``s`` descending, ``info`` 1 where ``s`` has a NaN)."""
     (a,) = args
     shapes = _five_results(info, "gesvd")
     transposed = config.get("transposed", False)
@@ -154,7 +154,7 @@ def decode_legacy_syev(data: bytes, op) -> dict:
 
 def rewrite_legacy_syev(e: Emitter, args: list[V], config: dict, info) -> list[V]:
     """Legacy ``syevd`` / ``syevj``: results ``[v, w, info, workspace]`` (``info`` of the batch shape; the
-    workspace, which JAX does not read, zeros) from :func:`~hlokit.passes.lapack.jacobi.build_syevd`."""
+    workspace, which JAX does not read, zeros) from :func:`~hlokit.passes.lapack.spectral.build_syevd`."""
     (a,) = args
     if len(a.shape) < 2 or a.shape[-1] != a.shape[-2]:
         raise UnsupportedError(f"syevd of a {a.ty} (expected a square matrix)")

@@ -27,7 +27,7 @@ from hlokit.passes.lapack.matrix import (
 )
 from hlokit.passes.lapack.qr import build_geqrf, build_orgqr
 
-__all__ = ["MAX_SWEEPS", "SVD_BLOCK_MIN", "SVD_POLAR_MIN", "sort_columns", "orthonormal_columns", "EIGH_BLOCK_MIN", "jacobi_block_size", "block_eigh", "block_svd_tall",
+__all__ = ["MAX_SWEEPS", "SVD_BLOCK_MIN", "sort_columns", "orthonormal_columns", "nan_info", "EIGH_BLOCK_MIN", "jacobi_block_size", "block_eigh", "block_svd_tall",
            "build_syevd", "build_gesdd"]
 
 
@@ -121,7 +121,7 @@ def sort_columns(e: Emitter, keys: V, x: V, direction: str) -> tuple[V, V]:
     return e.reshape(slice_dim(e, ks, r, 0, 1), keys.shape), xs
 
 
-def _nan_info(e: Emitter, x: V) -> V:
+def nan_info(e: Emitter, x: V) -> V:
     """LAPACK's ``info`` of the values ``x`` ``[*b, k]`` (eigen- or singular values): i32 ``[*b]``, 1 where ``x``
     has a NaN (the iteration failed), else 0."""
     r = len(x.shape) - 1
@@ -155,7 +155,7 @@ def build_syevd(e: Emitter, a: V, lower: bool) -> list[V]:
     if n > EIGH_BLOCK_MIN:
         w, v = block_eigh(e, h)
         w, v = sort_columns(e, w, v, "LT")
-        return [v, w, _nan_info(e, w)]
+        return [v, w, nan_info(e, w)]
     nn = n + n % 2
     half = nn // 2
     h = pad_dim(e, pad_dim(e, h, r + 1, nn - n), r, nn - n)
@@ -187,17 +187,15 @@ def build_syevd(e: Emitter, a: V, lower: bool) -> list[V]:
     w = slice_dim(e, w, r, 0, n)
     v = slice_dim(e, slice_dim(e, v, r, 0, n), r + 1, 0, n)
     w, v = sort_columns(e, w, v, "LT")
-    return [v, w, _nan_info(e, w)]
+    return [v, w, nan_info(e, w)]
 
 
-def orthonormal_columns(e: Emitter, x: V, blocked: bool = False) -> V:
+def orthonormal_columns(e: Emitter, x: V) -> V:
     """``Q diag(phase(diag R))`` of the Householder QR of ``x`` ``[*b, m, p]`` (``m >= p``): ``x`` to
-    rounding where its columns are orthonormal, an orthonormal completion where a column is zero.
-    ``blocked``: the blocked QR of :mod:`hlokit.passes.lapack.qr` (else one unblocked loop each)."""
-    # Unblocked for the Jacobi SVD: a small part of its run time, a third of its compile time if blocked.
-    size = None if blocked else max(x.shape[-2:])
-    qr, tau = build_geqrf(e, x, block_size=size)
-    q = build_orgqr(e, qr, tau, block_size=size)
+    rounding where its columns are orthonormal, an orthonormal completion where a column is zero."""
+    # Unblocked (one loop each): a small part of the SVD's run time, a third of its compile time if blocked.
+    qr, tau = build_geqrf(e, x, block_size=max(x.shape[-2:]))
+    q = build_orgqr(e, qr, tau, block_size=max(x.shape[-2:]))
     shape = x.shape
     r = len(shape) - 2
     p = shape[r + 1]
@@ -220,14 +218,6 @@ def _svd_tall(e: Emitter, a: V, mode: str) -> tuple[V, V | None, V | None]:
     half = nn // 2
     eps = float(finfo(rt).eps)
     tol = math.sqrt(m) * eps
-    if n > SVD_POLAR_MIN:
-        from hlokit.passes.lapack.polar import polar_svd
-
-        def eigh(e_: Emitter, h: V) -> tuple[V, V]:
-            v_, w_, _ = build_syevd(e_, h, lower=True)
-            return v_, w_
-
-        return polar_svd(e, a, eigh, mode)
     if n > SVD_BLOCK_MIN:
         u, v = block_svd_tall(e, a)
         return _finish_svd(e, u, v, m, mode)
@@ -280,11 +270,11 @@ def _finish_svd(e: Emitter, u: V, v: V, m: int, mode: str) -> tuple[V, V | None,
     return sv, orthonormal_columns(e, u), v
 
 
-def build_gesdd(e: Emitter, a: V, mode: str, result_shapes: list[list[int]]) -> list[V]:
+def build_gesdd(e: Emitter, a: V, mode: str, result_shapes: list[list[int]], svd_tall=None) -> list[V]:
     """``gesdd`` of ``a`` (``[*b, m, n]``, ``mode`` 'A' / 'S' / 'N'): ``[a, s, u, vt, info]``.
 
-    One-sided Jacobi (:func:`_svd_tall`) on ``a`` (``m >= n``) or on ``a^H`` (``m < n``, ``u`` and ``vt``
-    swapped). ``s`` real descending; ``u``, ``vt`` per ``mode`` (for 'N' zeros of the call's result
+    One-sided Jacobi (:func:`_svd_tall`; another ``svd_tall(e, x, mode) -> (s, u, v)`` of the same
+    contract if given) on ``a`` (``m >= n``) or on ``a^H`` (``m < n``, ``u`` and ``vt`` swapped). ``s`` real descending; ``u``, ``vt`` per ``mode`` (for 'N' zeros of the call's result
     shapes, which JAX does not read); the first result is ``a`` (LAPACK overwrites it with workspace);
     ``info`` 1 where ``s`` has a NaN, else 0.
     """
@@ -292,7 +282,7 @@ def build_gesdd(e: Emitter, a: V, mode: str, result_shapes: list[list[int]]) -> 
     r = len(shape) - 2
     m, n = shape[r], shape[r + 1]
     tall = m >= n
-    s, u, v = _svd_tall(e, a if tall else adjoint(e, a), mode)
+    s, u, v = (svd_tall or _svd_tall)(e, a if tall else adjoint(e, a), mode)
     if mode == "N":
         u = splat(e, 0, a.t, result_shapes[2])
         vt = splat(e, 0, a.t, result_shapes[3])
@@ -300,7 +290,7 @@ def build_gesdd(e: Emitter, a: V, mode: str, result_shapes: list[list[int]]) -> 
         vt = adjoint(e, v)
     else:
         u, vt = v, adjoint(e, u)
-    return [a, s, u, vt, _nan_info(e, s)]
+    return [a, s, u, vt, nan_info(e, s)]
 
 
 # -- Block Jacobi --------------------------------------------------------------------------------------
@@ -334,10 +324,6 @@ def build_gesdd(e: Emitter, a: V, mode: str, result_shapes: list[list[int]]) -> 
 #: SVDs of up to this many columns (``min(m, n)``) run the scalar one-sided Jacobi of
 #: :mod:`hlokit.passes.lapack.jacobi`; wider ones :func:`block_svd_tall`.
 SVD_BLOCK_MIN = 64
-
-#: SVDs of more columns than this run the QDWH-SVD of :mod:`hlokit.passes.lapack.polar` (polar factor by
-#: QR / Cholesky-based Halley steps, then the eigendecomposition of the Hermitian factor).
-SVD_POLAR_MIN = 64
 
 #: eigh of up to this order runs the scalar two-sided Jacobi; larger ones :func:`block_eigh`.
 EIGH_BLOCK_MIN = 64

@@ -32,6 +32,8 @@ from hlokit.passes.builder import COMPLEX_TYPES, Emitter, Precision, V
 from hlokit.passes.lapack.matrix import (
     abs2, adjoint, any_true, conj, identity_matrix, pad_dim, real_type, reverse, slice_dim, splat, to_elem,
 )
+from hlokit.passes.lapack.cholesky import build_cholesky
+from hlokit.passes.lapack.jacobi import orthonormal_columns, sort_columns
 from hlokit.passes.lapack.qr import build_geqrf, build_orgqr
 
 __all__ = ["L0", "qdwh_schedule", "qdwh_polar", "polar_svd"]
@@ -99,8 +101,6 @@ def _qr_step(e: Emitter, x: V, scale: V, p: V, q: V) -> V:
 
 def _cholesky_step(e: Emitter, x: V, c: V, p: V, q: V) -> V:
     """``X <- p X + q X Z^{-1}`` with ``Z = I + c X^H X`` by its Cholesky factor (``p = b / c``, ``q = a - b / c``)."""
-    from hlokit.passes.lapack.cholesky import build_cholesky
-
     shape = x.shape
     r = len(shape) - 2
     batch, n = shape[:r], shape[r + 1]
@@ -169,8 +169,6 @@ def polar_svd(e: Emitter, a: V, eigh, mode: str) -> tuple[V, V | None, V | None]
     leaves columns that are already orthonormal unchanged to rounding (Nakatsukasa & Higham 2013, Alg. 5.1;
     backward stable).
     """
-    from hlokit.passes.lapack.jacobi import orthonormal_columns
-
     shape = a.shape
     r = len(shape) - 2
     m, n = shape[r], shape[r + 1]
@@ -190,8 +188,6 @@ def polar_svd(e: Emitter, a: V, eigh, mode: str) -> tuple[V, V | None, V | None]
     sign = e.select(neg, splat(e, -1, rt, w.shape), splat(e, 1, rt, w.shape))
     u = _mm(e, up, v, r) * e.broadcast_in_dim(to_elem(e, sign, t), [*shape[:r], m, n], list(range(r)) + [r + 1])
     # |w| may be out of order where w changes sign: sort s descending with the columns of u and v.
-    from hlokit.passes.lapack.jacobi import sort_columns
-
     s, uv = sort_columns(e, s, e.concatenate([u, v], r), "GT")
     u, v = slice_dim(e, uv, r, 0, m), slice_dim(e, uv, r, m, m + n)
     if mode == "A" and m > n:

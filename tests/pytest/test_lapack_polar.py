@@ -14,7 +14,7 @@ import scipy.linalg
 import hlokit
 from hlokit import backend
 from hlokit.passes.builder import Emitter
-from hlokit.passes.lapack import jacobi, polar
+from hlokit.passes.lapack import polar, spectral
 
 from test_lapack_blocked import _legalize, _run
 from test_lapack_decompositions import check, export
@@ -25,7 +25,7 @@ TYPES = {"f32": np.float32, "f64": np.float64, "complex<f32>": np.complex64, "co
 
 @pytest.fixture
 def polar_svd(monkeypatch):
-    monkeypatch.setattr(jacobi, "SVD_POLAR_MIN", 4)
+    monkeypatch.setattr(spectral, "SVD_POLAR_MIN", 4)
 
 
 def _polar_program(shape, t: str):

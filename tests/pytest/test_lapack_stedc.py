@@ -1,0 +1,125 @@
+"""The divide-and-conquer tridiagonal eigensolver of ``passes/lapack/stedc.py`` on XLA CPU.
+
+Bounds (``C n eps``, ``eps`` of the element type, ``||T||`` the 2-norm): residual ``||T Z - Z W||_2 <= C n eps
+||T||``, orthogonality ``||Z^T Z - I||_2 <= C n eps``, eigenvalues within ``C n eps ||T||`` of LAPACK's
+(``scipy.linalg.eigh_tridiagonal``, in f64). Random matrices and hard ones: repeated eigenvalues (the identity,
+zero off-diagonals, Wilkinson's W21+ and glued Wilkinson matrices), graded matrices, tiny off-diagonals.
+Most cases run Jacobi leaves (``LEAF_MAX`` 8) and 2-3 merge levels; the batch case shrinks ``LEAF_MAX`` to 1
+(leaves of one, only merges).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.linalg
+
+import hlokit
+from hlokit.backend import compile as xla_compile
+from hlokit.passes.builder import Emitter
+from hlokit.passes.lapack import stedc
+
+C = 4.0
+DTYPES = {"f32": np.float32, "f64": np.float64}
+_CACHE: dict = {}
+
+
+def _solver(n: int, t: str, batch=(), leaf: int = 8):
+    key = (n, t, tuple(batch), leaf)
+    if key not in _CACHE:
+        old = stedc.LEAF_MAX
+        stedc.LEAF_MAX = leaf
+        try:
+            e = Emitter()
+            d, o = e.args([(tuple(batch) + (n,), t), (tuple(batch) + (n - 1,), t)])
+            w, z = stedc.tridiagonal_eigh(e, d, o)
+            text = e.text("main", [d, o], [w, z]).replace("func.func private @main", "func.func @main")
+        finally:
+            stedc.LEAF_MAX = old
+        _CACHE[key] = xla_compile(hlokit.parse(text, context=hlokit.make_context()))
+    return _CACHE[key]
+
+
+def _check(t: str, d: np.ndarray, o: np.ndarray, w: np.ndarray, z: np.ndarray) -> None:
+    n = d.shape[-1]
+    eps = float(np.finfo(DTYPES[t]).eps)
+    d64, o64 = d.astype(np.float64), o.astype(np.float64)
+    tm = np.diag(d64) + np.diag(o64, 1) + np.diag(o64, -1)
+    ref = scipy.linalg.eigh_tridiagonal(d64, o64, eigvals_only=True) if n > 1 else d64
+    norm = max(np.abs(ref).max(), np.finfo(np.float64).tiny)
+    bound = C * max(n, 4) * eps
+    assert np.all(np.diff(w) >= 0), "eigenvalues not ascending"
+    assert np.abs(w - ref).max() <= bound * norm, np.abs(w - ref).max() / (eps * norm)
+    z64 = z.astype(np.float64)
+    assert np.linalg.norm(tm @ z64 - z64 * w, 2) <= bound * norm
+    assert np.linalg.norm(z64.T @ z64 - np.eye(n), 2) <= bound
+
+
+def _run(t: str, d: np.ndarray, o: np.ndarray, leaf: int = 8) -> None:
+    d, o = d.astype(DTYPES[t]), o.astype(DTYPES[t])
+    w, z = (np.asarray(x) for x in _solver(d.shape[-1], t, d.shape[:-1], leaf)(d, o))
+    for i in np.ndindex(d.shape[:-1]):
+        _check(t, d[i], o[i], w[i], z[i])
+
+
+def _wilkinson(m: int) -> tuple[np.ndarray, np.ndarray]:
+    """W_{2m+1}^+: diagonal |m|, ..., 1, 0, 1, ..., m, off-diagonal ones (pairs of close eigenvalues)."""
+    return np.abs(np.arange(-m, m + 1)).astype(np.float64), np.ones(2 * m)
+
+
+@pytest.mark.parametrize("t", ["f32", "f64"])
+@pytest.mark.parametrize("n", [1, 2, 3, 17, pytest.param(64, marks=pytest.mark.slow),
+                               pytest.param(100, marks=pytest.mark.slow)])
+def test_random(t, n):
+    """n = 2, 3: one Jacobi leaf; 17: leaves of 5 (Jacobi), 2 merge levels (20 with the padding)."""
+    rng = np.random.default_rng(n)
+    _run(t, rng.standard_normal(n), rng.standard_normal(n - 1))
+
+
+@pytest.mark.parametrize("t", ["f32", "f64"])
+def test_batch_leaves_of_one(t):
+    """Batch (2, 3), order 7 padded to 8: leaves of one, 3 merge levels, no Jacobi."""
+    rng = np.random.default_rng(3)
+    _run(t, rng.standard_normal((2, 3, 7)), rng.standard_normal((2, 3, 6)), leaf=1)
+
+
+def test_plan():
+    """The padded order m0 2^L is the smallest with m0 <= LEAF_MAX, then the largest m0."""
+    assert stedc._plan(1) == (1, 0) and stedc._plan(8) == (8, 0) and stedc._plan(17) == (5, 2)
+    assert stedc._plan(64) == (8, 3) and stedc._plan(1000) == (8, 7) and stedc._plan(600) == (5, 7)
+
+
+HARD = {
+    "identity": lambda n: (np.ones(n), np.zeros(n - 1)),
+    "zero": lambda n: (np.zeros(n), np.zeros(n - 1)),
+    "blocks_zero_off": lambda n: (np.repeat([1.0, -2.0, 3.0, 1.0], -(-n // 4))[:n],
+                                  np.where(np.arange(n - 1) % 5 == 4, 0.0, 1.0)),
+    "tiny_off": lambda n: (np.ones(n) + np.arange(n) * 1e-3, np.full(n - 1, 1e-20)),
+    "wilkinson": lambda n: _wilkinson((n - 1) // 2),
+    "glued_wilkinson": lambda n: (np.tile(_wilkinson(10)[0], 3)[:n],
+                                  np.where(np.arange(n - 1) % 21 == 20, 1e-10, 1.0)),
+    "graded": lambda n: (10.0 ** -np.linspace(0, 12, n), 10.0 ** -np.linspace(0.5, 12.5, n - 1)),
+    "clustered": lambda n: (1 + np.round(np.random.default_rng(5).uniform(0, 3, n)) * 1e-15,
+                            np.random.default_rng(6).uniform(0, 1e-9, n - 1)),
+    "one_two_one": lambda n: (np.full(n, 2.0), np.ones(n - 1)),
+}
+
+
+@pytest.mark.parametrize("t", ["f32", "f64"])
+@pytest.mark.parametrize("case", sorted(HARD))
+def test_hard(t, case):
+    """Order 63, padded to 64: Jacobi leaves of 8, 3 merge levels."""
+    n = 63
+    d, o = HARD[case](n)
+    _run(t, d, o)
+
+
+def test_nan_and_scale():
+    d = np.array([1.0, np.nan, 2.0, 3.0, 4.0])
+    w, z = (np.asarray(x) for x in _solver(5, "f64")(d, np.ones(4)))
+    assert np.isnan(w).all() and np.isnan(z).all()
+    w, z = (np.asarray(x) for x in _solver(5, "f64")(np.arange(5.0), np.array([1.0, np.inf, 0, 0])))
+    assert np.isnan(w).all()
+    rng = np.random.default_rng(9)
+    for s in (1e-300, 1e300):
+        _run("f64", rng.standard_normal(5) * s, rng.standard_normal(4) * s)

@@ -30,6 +30,8 @@
 
 from __future__ import annotations
 
+from typing import Callable
+
 from hlokit.passes.builder import COMPLEX_TYPES, Emitter, Transpose, UnsupportedError, V
 from hlokit.passes.lapack.matrix import (
     COMPUTE_TYPES, UNROLL_LIMIT, adjoint, conj, dot, identity_matrix, loop, reduce_with, transpose_minor,
@@ -362,34 +364,21 @@ def _cholesky_left(e: Emitter, a: V, nb: int, leaf: int) -> V:
         eye = e.compare("EQ", e.iota(a.shape, r, "i32"), e.iota(a.shape, r + 1, "i32"), "SIGNED")
         pad = e.compare("GE", e.iota(a.shape, r, "i32"), e.const(n0, t="i32", shape=a.shape), "SIGNED")
         a = e.select(e.and_(eye, pad), e.const(1.0, t=t, shape=a.shape), a)
-    panels = []
-    below = None  # L[j0:, :j0]
-    j0 = 0
-    while j0 < n:
-        j1 = min(n, j0 + nb)
-        w = j1 - j0
-        panel = e.slice(a, z + [j0, j0], batch + [n, j1])
-        if below is not None:
-            rowblk = e.slice(below, z + [0, 0], batch + [w, j0])
-            panel = panel - dot(e, below, conj(e, rowblk), r, r + 1, r + 1)
+
+    def factor(panel: V, w: int, last: bool) -> tuple[V, V | None]:
         col = _panel_factor(e, panel, r, leaf)
-        if j1 < n:
-            l21 = e.slice(col, z + [w, 0], batch + [n - j0, w])
-            rest = e.slice(below, z + [w, 0], batch + [n - j0, j0]) if below is not None else None
-            below = e.concatenate([rest, l21], r + 1) if rest is not None else l21
-        panels.append(e.pad(col, e.scalar(0, t), z + [j0, 0], z + [0, 0]) if j0 else col)
-        j0 = j1
-    x = e.concatenate(panels, r + 1) if len(panels) > 1 else panels[0]
+        return col, None if last else e.slice(col, z + [w, 0], batch + [col.shape[r], w])
+
+    x = _left_looking(e, a, nb, factor)
     return e.slice(x, [0] * (r + 2), batch + [n0, n0]) if n > n0 else x
 
 
-def _cholesky_static(e: Emitter, a: V, nb: int, leaf: int) -> V:
-    """Lower Cholesky factor of ``a`` ``[*batch, n, n]`` (lower triangle read; the upper triangle of the
-    result is not zeroed): blocked left-looking with static shapes and no outer loop. Block column ``p``
-    (``nb`` columns, the last one narrower) is updated by one ``dot_general`` with the rows of the block
-    columns already factored (only the rows from the diagonal block down: ``n^3 / 3`` multiply-adds in
-    all, as LAPACK), its diagonal block factored and inverted by :func:`_chol_inv`, the rows below
-    multiplied by that inverse. A NaN pivot leaves NaN on the diagonal (the caller fills the element)."""
+def _left_looking(e: Emitter, a: V, nb: int, factor: Callable[[V, int, bool], tuple[V, V | None]]) -> V:
+    """The static loop of the left-looking blocked Cholesky on ``a`` ``[*batch, n, n]``: block column ``p``
+    (``nb`` columns, the last one narrower) updated by one ``dot_general`` with the rows of the block
+    columns already factored (from its diagonal block down: ``n^3 / 3`` multiply-adds in all, as LAPACK),
+    then ``factor(panel, w, last) -> (column, L21)`` (``L21`` the rows below the diagonal block, None for
+    the last block column). Returns the factor (zeros above each block column's diagonal block)."""
     shape = a.shape
     r = len(shape) - 2
     batch, n, t = shape[:r], shape[-1], a.t
@@ -404,14 +393,32 @@ def _cholesky_static(e: Emitter, a: V, nb: int, leaf: int) -> V:
         if below is not None:
             rowblk = e.slice(below, z + [0, 0], batch + [w, j0])
             panel = panel - dot(e, below, conj(e, rowblk), r, r + 1, r + 1)
-        l11, i11 = _chol_inv(e, e.slice(panel, z + [0, 0], batch + [w, w]), r, leaf, j1 < n)
-        if j1 < n:
-            l21 = small_dot(e, e.slice(panel, z + [w, 0], batch + [n - j0, w]), adjoint(e, i11))
-            col = e.concatenate([l11, l21], r)
+        col, l21 = factor(panel, w, j1 >= n)
+        if l21 is not None:
             rest = e.slice(below, z + [w, 0], batch + [n - j0, j0]) if below is not None else None
             below = e.concatenate([rest, l21], r + 1) if rest is not None else l21
-        else:
-            col = l11
         panels.append(e.pad(col, e.scalar(0, t), z + [j0, 0], z + [0, 0]) if j0 else col)
         j0 = j1
     return e.concatenate(panels, r + 1) if len(panels) > 1 else panels[0]
+
+
+def _cholesky_static(e: Emitter, a: V, nb: int, leaf: int) -> V:
+    """Lower Cholesky factor of ``a`` ``[*batch, n, n]`` (lower triangle read; the upper triangle of the
+    result is not zeroed): blocked left-looking with static shapes and no outer loop. Block column ``p``
+    (``nb`` columns, the last one narrower) is updated by one ``dot_general`` with the rows of the block
+    columns already factored (only the rows from the diagonal block down: ``n^3 / 3`` multiply-adds in
+    all, as LAPACK), its diagonal block factored and inverted by :func:`_chol_inv`, the rows below
+    multiplied by that inverse. A NaN pivot leaves NaN on the diagonal (the caller fills the element)."""
+    shape = a.shape
+    r = len(shape) - 2
+    batch = shape[:r]
+    z = [0] * r
+
+    def factor(panel: V, w: int, last: bool) -> tuple[V, V | None]:
+        l11, i11 = _chol_inv(e, e.slice(panel, z + [0, 0], batch + [w, w]), r, leaf, not last)
+        if last:
+            return l11, None
+        l21 = small_dot(e, e.slice(panel, z + [w, 0], batch + [panel.shape[r], w]), adjoint(e, i11))
+        return e.concatenate([l11, l21], r), l21
+
+    return _left_looking(e, a, nb, factor)

@@ -28,9 +28,9 @@ from __future__ import annotations
 
 import math
 
-from hlokit.passes.builder import COMPLEX_TYPES, Emitter, Precision, V
+from hlokit.passes.builder import COMPLEX_TYPES, Emitter, V
 from hlokit.passes.lapack.matrix import (
-    abs2, adjoint, any_true, conj, identity_matrix, pad_dim, real_type, reverse, slice_dim, splat, to_elem,
+    abs2, adjoint, any_true, conj, dot, identity_matrix, pad_dim, real_type, reverse, slice_dim, splat, to_elem,
 )
 from hlokit.passes.lapack.cholesky import build_cholesky
 from hlokit.passes.lapack.jacobi import orthonormal_columns, sort_columns
@@ -51,8 +51,6 @@ QR_SEGMENTS = 1
 
 #: ``U = U_p V`` is re-orthonormalised by a QR where ``|U^H U - I|`` exceeds ``ORTHO_SLACK n eps``.
 ORTHO_SLACK = 4.0
-
-_HIGHEST = [Precision.HIGHEST, Precision.HIGHEST]
 
 
 def qdwh_schedule(l0: float, tol: float) -> list[tuple[float, float, float]]:
@@ -76,14 +74,6 @@ def qdwh_schedule(l0: float, tol: float) -> list[tuple[float, float, float]]:
     return out
 
 
-def _mm(e: Emitter, x: V, y: V, r: int, adjoint_x: bool = False) -> V:
-    """``x @ y`` (or ``x^H @ y``) on the last two dimensions, batch dimensions ``0 .. r - 1``."""
-    bd = list(range(r))
-    if adjoint_x:
-        return e.dot_general(conj(e, x), y, bd, bd, [r], [r], precision=_HIGHEST)
-    return e.dot_general(x, y, bd, bd, [r + 1], [r], precision=_HIGHEST)
-
-
 def _qr_step(e: Emitter, x: V, scale: V, p: V, q: V) -> V:
     """``X <- p X + q Q_1 Q_2^H`` with ``[scale X; I] = [Q_1; Q_2] R`` (``scale = sqrt(c)``, ``p = b / c``,
     ``q = (a - b / c) / sqrt(c)``; the weights 0-d of ``x``'s element type)."""
@@ -95,7 +85,7 @@ def _qr_step(e: Emitter, x: V, scale: V, p: V, q: V) -> V:
     qr, tau = build_geqrf(e, stacked, segments=QR_SEGMENTS)
     qq = build_orgqr(e, qr, tau, segments=QR_SEGMENTS)
     q1, q2 = slice_dim(e, qq, r, 0, m), slice_dim(e, qq, r, m, m + n)
-    prod = e.dot_general(q1, conj(e, q2), list(range(r)), list(range(r)), [r + 1], [r + 1], precision=_HIGHEST)
+    prod = dot(e, q1, conj(e, q2), r, r + 1, r + 1)
     return x * bx(p) + prod * bx(q)
 
 
@@ -104,7 +94,7 @@ def _cholesky_step(e: Emitter, x: V, c: V, p: V, q: V) -> V:
     shape = x.shape
     r = len(shape) - 2
     batch, n = shape[:r], shape[r + 1]
-    z = identity_matrix(e, batch + [n, n], x.t) + _mm(e, x, x, r, adjoint_x=True) * e.broadcast_in_dim(c, batch + [n, n], [])
+    z = identity_matrix(e, batch + [n, n], x.t) + dot(e, conj(e, x), x, r, r, r) * e.broadcast_in_dim(c, batch + [n, n], [])
     low = build_cholesky(e, z, lower=True)
     # Y = X Z^{-1}: Z Y^H = X^H, i.e. L M = X^H, L^H Y^H = M.
     mt = e.triangular_solve(low, adjoint(e, x), left_side=True, lower=True, unit_diagonal=False,
@@ -174,7 +164,7 @@ def polar_svd(e: Emitter, a: V, eigh, mode: str) -> tuple[V, V | None, V | None]
     m, n = shape[r], shape[r + 1]
     t, rt = a.t, real_type(a.t)
     up = qdwh_polar(e, a)
-    h = _mm(e, up, a, r, adjoint_x=True)
+    h = dot(e, conj(e, up), a, r, r, r)
     h = (h + adjoint(e, h)) * splat(e, 0.5, t, h.shape)
     if t in COMPLEX_TYPES:
         rows, cols = e.iota(h.shape, r, "i32"), e.iota(h.shape, r + 1, "i32")
@@ -186,7 +176,7 @@ def polar_svd(e: Emitter, a: V, eigh, mode: str) -> tuple[V, V | None, V | None]
         return e.sort([s], r, lambda p, q: e.compare("GT", p, q, "TOTALORDER"))[0], None, None
     neg = e.compare("LT", w, splat(e, 0, rt, w.shape), "FLOAT")
     sign = e.select(neg, splat(e, -1, rt, w.shape), splat(e, 1, rt, w.shape))
-    u = _mm(e, up, v, r) * e.broadcast_in_dim(to_elem(e, sign, t), [*shape[:r], m, n], list(range(r)) + [r + 1])
+    u = dot(e, up, v, r, r + 1, r) * e.broadcast_in_dim(to_elem(e, sign, t), [*shape[:r], m, n], list(range(r)) + [r + 1])
     # |w| may be out of order where w changes sign: sort s descending with the columns of u and v.
     s, uv = sort_columns(e, s, e.concatenate([u, v], r), "GT")
     u, v = slice_dim(e, uv, r, 0, m), slice_dim(e, uv, r, m, m + n)
@@ -195,7 +185,7 @@ def polar_svd(e: Emitter, a: V, eigh, mode: str) -> tuple[V, V | None, V | None]
     # Only where some column is not orthonormal to 4 n eps (a singular value below l_0 ||A||_F): a loop of
     # zero or one trips around the QR.
     eps = 2.0 ** -23 if rt == "f32" else 2.0 ** -52
-    gram = _mm(e, u, u, r, adjoint_x=True) - identity_matrix(e, [*shape[:r], n, n], t)
+    gram = dot(e, conj(e, u), u, r, r, r) - identity_matrix(e, [*shape[:r], n, n], t)
     off = any_true(e, e.compare("GT", e.abs(gram), splat(e, ORTHO_SLACK * n * eps, rt, gram.shape), "FLOAT"))
     trips = e.select(off, e.scalar(1, "i32"), e.scalar(0, "i32"))
     out = e.while_([e.scalar(0, "i32"), u, trips], lambda i, _u, k: e.compare("LT", i, k, "SIGNED"),

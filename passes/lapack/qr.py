@@ -27,8 +27,8 @@ from hlokit.passes.lapack.matrix import (
     row_of, slice_dim, splat, with_column, with_entry,
 )
 
-__all__ = ["build_geqrf", "build_orgqr", "build_geqp3", "qr_block_size", "QR_UNBLOCKED", "block_reflector",
-           "apply_block", "segment_runs"]
+__all__ = ["build_geqrf", "build_orgqr", "build_geqp3", "qr_block_size", "QR_UNBLOCKED", "apply_blocks_last_first",
+           "segment_runs"]
 
 
 def qr_block_size(k: int) -> int:
@@ -258,7 +258,6 @@ def _orgqr_blocked(e: Emitter, a: V, tau: V, nb: int, segments: int) -> V:
     tau = pad_dim(e, tau, r, width - kk)
     if p < width:
         a = pad_dim(e, a, r + 1, width - p)
-    zero_i = e.scalar(0, "i32")
     q = None  # the window computed so far, q[J_prev:, J_prev:]
     prev = None
     for first, number in reversed(_segments(count, segments)):
@@ -272,17 +271,24 @@ def _orgqr_blocked(e: Emitter, a: V, tau: V, nb: int, segments: int) -> V:
             bottom = e.concatenate([splat(e, 0, t, batch + [wm - d, d]), q], r + 1)
             win = e.concatenate([top, bottom], r)
         aw = e.slice(a, [0] * r + [big, big], batch + [m, a.shape[r + 1]])
-        tw = slice_dim(e, tau, r, big, width)
-
-        def body(i: V, q_: V, aw=aw, tw=tw, number=number) -> list[V]:
-            j0 = (e.scalar(number - 1, "i32") - i) * e.scalar(nb, "i32")
-            v, tinv = _block_reflector(e, aw, tw, j0, nb)
-            return [i + e.scalar(1, "i32"), _apply_block(e, q_, v, tinv, False)]
-
-        out = e.while_([zero_i, win], lambda i, *_, number=number: e.compare(
-            "LT", i, e.scalar(number, "i32"), "SIGNED"), body)
-        q, prev = out[1], big
+        q, prev = apply_blocks_last_first(e, aw, slice_dim(e, tau, r, big, width), win, nb, number), big
     return q
+
+
+def apply_blocks_last_first(e: Emitter, a: V, tau: V, c: V, nb: int, number: int) -> V:
+    """``H_0 H_1 ... H_{number nb - 1} c`` for the Householder reflectors stored as :func:`build_geqrf` stores
+    them in ``a`` (``[*b, m, >= number nb]``, reflector ``j`` in column ``j`` from row ``j``) with ``tau``
+    (``[*b, number nb]``; ``c`` ``[*b, m, q]``): one ``stablehlo.while`` over the ``number`` blocks of ``nb``
+    reflectors from the last, each applied as ``I - V T V^H`` (:func:`_block_reflector`,
+    :func:`_apply_block`; LAPACK's ``?larfb`` in ``?orgqr`` / ``?ormqr``)."""
+    def body(i: V, q_: V) -> list[V]:
+        j0 = (e.scalar(number - 1, "i32") - i) * e.scalar(nb, "i32")
+        v, tinv = _block_reflector(e, a, tau, j0, nb)
+        return [i + e.scalar(1, "i32"), _apply_block(e, q_, v, tinv, False)]
+
+    out = e.while_([e.scalar(0, "i32"), c], lambda i, *_: e.compare("LT", i, e.scalar(number, "i32"), "SIGNED"),
+                   body)
+    return out[1]
 
 
 def _swap_entries(e: Emitter, x: V, i: V, p: V) -> V:
@@ -416,5 +422,5 @@ def build_geqp3(e: Emitter, a: V, jpvt: V) -> list[V]:
     return [a, jpvt, tau]
 
 
-# The compact WY building blocks under public names, for the other blocked algorithms (``tridiagonal_blocked``).
-block_reflector, apply_block, segment_runs = _block_reflector, _apply_block, _segments
+# The segmentation under a public name, for the other blocked algorithms (``tridiagonal_blocked``).
+segment_runs = _segments

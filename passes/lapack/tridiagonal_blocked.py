@@ -10,7 +10,7 @@ panels, ``?ormtr`` / ``?unmtr`` (``side = 'L'``, ``trans = 'N'``) and ``?orgtr``
   LAPACK's (to rounding).
 * :func:`apply_sytrd_q` -- ``Q c`` for the ``Q`` of a reduction, blocks of reflectors applied last block
   first as compact WY block reflectors ``I - V T V^H`` (Schreiber & Van Loan, SIAM J. Sci. Stat. Comput. 10
-  (1989)) with :mod:`.qr`'s ``block_reflector`` / ``apply_block``: the reflectors of uplo 'L' are those of
+  (1989)) with :mod:`.qr`'s ``apply_blocks_last_first``: the reflectors of uplo 'L' are those of
   a QR factorization of the matrix below the first row (LAPACK ``dormtr`` calls ``dormqr`` on ``A(2, 1)``).
 * :func:`build_orgtr` -- ``Q`` itself (``Q I``).
 
@@ -26,7 +26,7 @@ from hlokit.passes.lapack.matrix import (
     adjoint, column_of, conj, diagonal_of, dot, identity_matrix, pad_dim, reverse, row_of,
     slice_dim, splat, subdiagonal_of, to_elem,
 )
-from hlokit.passes.lapack.qr import apply_block, block_reflector, segment_runs
+from hlokit.passes.lapack.qr import apply_blocks_last_first, segment_runs
 
 __all__ = [
     "SYTRD_BLOCK", "SYTRD_UNBLOCKED", "SYTRD_SEGMENTS", "SYTRD_LARGE", "SYTRD_SEGMENTS_LARGE", "ORMTR_BLOCK", "ORMTR_SEGMENTS",
@@ -229,8 +229,8 @@ def apply_sytrd_q(e: Emitter, packed: V, tau: V, c: V, lower: bool, block_size: 
 
     Row 0 (uplo 'L') is untouched and the reflectors are those of a QR factorization of ``packed[1:, :n-1]``
     (LAPACK ``dormtr`` -> ``dormqr``): blocks of ``nb`` (default :data:`ORMTR_BLOCK`) reflectors, last block
-    first, each as ``I - V T V^H`` (:mod:`.qr`'s ``block_reflector``: ``T^-1`` from one ``dot_general``;
-    ``apply_block``: two ``dot_general``s and a ``triangular_solve`` of order ``nb``), in ``segments``
+    first, each as ``I - V T V^H`` (:func:`.qr.apply_blocks_last_first`: ``T^-1`` from one ``dot_general``,
+    then two ``dot_general``s and a ``triangular_solve`` of order ``nb``), in ``segments``
     (default :data:`ORMTR_SEGMENTS`) loops on shrinking row windows (block ``j`` changes rows ``>= j nb + 1``
     only). uplo 'U' is uplo 'L' of the reduction with rows and columns reversed. Accuracy: ``Q`` is
     orthonormal to ``c n eps`` and the product backward stable (Golub & Van Loan, §5.1.6).
@@ -257,22 +257,13 @@ def apply_sytrd_q(e: Emitter, packed: V, tau: V, c: V, lower: bool, block_size: 
     tw_all = pad_dim(e, tau, r, width - k)
     head = slice_dim(e, c, r, 0, 1)
     c1 = slice_dim(e, c, r, 1, n)
-    zero_i = e.scalar(0, "i32")
     for first, number in reversed(segment_runs(count, int(segments or ORMTR_SEGMENTS))):
         big = first * nb
         if big >= k:
             continue
         aw = e.slice(a1, [0] * r + [big, big], batch + [k, big + number * nb])
         tw = slice_dim(e, tw_all, r, big, big + number * nb)
-        cw = slice_dim(e, c1, r, big, k)
-
-        def body(i: V, q: V, aw=aw, tw=tw, number=number) -> list[V]:
-            j0 = (e.scalar(number - 1, "i32") - i) * e.scalar(nb, "i32")
-            v, tinv = block_reflector(e, aw, tw, j0, nb)
-            return [i + e.scalar(1, "i32"), apply_block(e, q, v, tinv, False)]
-
-        cw = e.while_([zero_i, cw], lambda i, *_, number=number: e.compare(
-            "LT", i, e.scalar(number, "i32"), "SIGNED"), body)[1]
+        cw = apply_blocks_last_first(e, aw, tw, slice_dim(e, c1, r, big, k), nb, number)
         c1 = e.concatenate([slice_dim(e, c1, r, 0, big), cw], r) if big else cw
     assert c1.shape == batch + [k, m]
     return e.concatenate([head, c1], r)

@@ -329,6 +329,20 @@ def _cloned_body(cache: TemplateCache, template: ir.Operation, loc: ir.Location 
     return clone, ops, layout
 
 
+def _replace_results(op: ir.Operation, made, result_index: Sequence[int], types: Sequence[ir.Type] | None) -> None:
+    """Replace ``op``'s result ``j`` by ``made[result_index[j]]`` and erase ``op``; where ``types`` (the
+    template's result types) differs from ``op``'s own, the new value takes ``op``'s type (a bounded
+    dimension's encoding kept). ``types`` None: ``made`` already has ``op``'s types."""
+    for j, (res, k) in enumerate(zip(op.results, result_index)):
+        val = made[k]
+        if types is not None:
+            t = res.type
+            if types[j] != t:
+                val.set_type(t)
+        res.replace_all_uses_with(val)
+    op.erase()
+
+
 def instantiate(cache: TemplateCache, template: ir.Operation, op: ir.Operation,
                 prepare: Callable[[ir.Operation], None] | None = None, *, relocate_nested: bool = False) -> None:
     """Replace ``op`` by a clone of ``template``'s body: the template's arguments become ``op``'s
@@ -352,14 +366,7 @@ def instantiate(cache: TemplateCache, template: ir.Operation, op: ir.Operation,
                 types = results.types
             made = ir.Operation.create(name, results=types, operands=[given[a] for a in operand_args],
                                        attributes=attrs, loc=loc, ip=ir.InsertionPoint(op)).results
-            for res, k, vt in zip(results, result_index, layout.types):
-                val = made[k]
-                if not in_order:
-                    t = res.type
-                    if vt != t:
-                        val.set_type(t)
-                res.replace_all_uses_with(val)
-            op.erase()
+            _replace_results(op, made, result_index, None if in_order else layout.types)
             return
         if layout.held is not None:
             only, operand_args, result_index = layout.held
@@ -371,14 +378,7 @@ def instantiate(cache: TemplateCache, template: ir.Operation, op: ir.Operation,
                 relocate(new, loc, include_root=True)
             else:
                 new.location = loc
-            made = new.results
-            for res, k, vt in zip(op.results, result_index, layout.types):
-                val = made[k]
-                t = res.type
-                if vt != t:
-                    val.set_type(t)
-                res.replace_all_uses_with(val)
-            op.erase()
+            _replace_results(op, new.results, result_index, layout.types)
             return
     clone, body, layout = _cloned_body(cache, template, loc, loc if relocate_nested else None, prepare)
     if layout is None or layout.args:

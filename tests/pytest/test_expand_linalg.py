@@ -252,8 +252,14 @@ def test_cholesky_zero_pivot_gives_inf_or_nan_below_it_as_xla():
 
 
 def test_cholesky_reads_only_its_triangle():
-    text = cholesky_program("f64", [[6, 6], [6, 6]], [True, False])
-    a = hpd(_rng(3), (), 6, "f64", 10.0)
+    check_reads_only_its_triangle(6, seed=3, cond=10.0)
+
+
+def check_reads_only_its_triangle(n: int, seed: int, cond: float) -> None:
+    """The expanded lower / upper Cholesky of an f64 order-``n`` matrix equals XLA's with NaN above / inf below
+    the triangle it reads."""
+    text = cholesky_program("f64", [[n, n], [n, n]], [True, False])
+    a = hpd(_rng(seed), (), n, "f64", cond)
     lo = np.tril(a) + np.triu(np.full_like(a, np.nan), 1)
     up = np.triu(a) + np.tril(np.full_like(a, np.inf), -1)
     want = backend.compile(text)(a, a)

@@ -19,7 +19,7 @@ from hlokit import backend
 from hlokit.passes.lapack import cholesky, triangular_solve
 
 from test_expand_linalg import (
-    CHOLESKY, COMBOS, _rng, _run_cholesky, _run_solve, check_cholesky, cholesky_program, expand, hpd,
+    CHOLESKY, COMBOS, _run_cholesky, _run_solve, check_reads_only_its_triangle, cholesky_program, expand,
 )
 from test_lapack_blocked import _legalize
 from test_lapack_legalize import _LETTER, _POTRF, _cond, _rel, export
@@ -55,15 +55,7 @@ def test_expanded_cholesky_new_paths_match_xla(path, t):
 
 
 def test_expanded_cholesky_new_paths_read_only_their_triangle(path):
-    n = 11
-    text = cholesky_program("f64", [[n, n], [n, n]], [True, False])
-    a = hpd(_rng(6), (), n, "f64", 100.0)
-    lo = np.tril(a) + np.triu(np.full_like(a, np.nan), 1)
-    up = np.triu(a) + np.tril(np.full_like(a, np.inf), -1)
-    want = backend.compile(text)(a, a)
-    got = backend.compile(expand(text, CHOLESKY))(lo, up)
-    for g, w, lower in zip(got, want, (True, False)):
-        check_cholesky(a, g, w, lower, "f64")
+    check_reads_only_its_triangle(11, seed=6, cond=100.0)
 
 
 @pytest.mark.parametrize("uplo", ["L", pytest.param("U", marks=SLOW)])

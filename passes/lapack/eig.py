@@ -17,7 +17,7 @@ from typing import Sequence
 from hlokit.passes.builder import V, Emitter
 from hlokit.passes.lapack.balance import gebak, gebal
 from hlokit.passes.lapack.matrix import (
-    abs2, adjoint, conj, diagonal_of, entry_at, finfo, hypot, identity_matrix, magnitude, real_type,
+    HIGHEST, abs2, adjoint, conj, diagonal_of, entry_at, finfo, hypot, identity_matrix, magnitude, real_type,
     reduce_with, reverse, row_of, shift_down, splat, superdiagonal_of, to_elem,
 )
 from hlokit.passes.lapack.real_schur import real_schur
@@ -50,7 +50,7 @@ def _triangular_eigenvectors(e: Emitter, t: V) -> V:
         row = row_of(e, t, i)
         after = e.compare("GT", idx, e.broadcast_in_dim(i, batch + [n], []), "SIGNED")
         row = e.select(after, row, splat(e, 0, ct, batch + [n]))
-        s = e.dot_general(row, x, bd, bd, [r], [r])  # [*b, n]: sum_j t[i, j] x[j, k] over j > i
+        s = e.dot_general(row, x, bd, bd, [r], [r], precision=HIGHEST)  # [*b, n]: sum_j t[i, j] x[j, k] over j > i
         d = e.broadcast_in_dim(entry_at(e, w, i), batch + [n], bd) - w
         d = e.select(e.compare("LT", magnitude(e, d), sminb, "FLOAT"), to_elem(e, sminb, ct), d)
         old = row_of(e, x, i)
@@ -103,12 +103,13 @@ def _schur_vectors(e: Emitter, t: V, z: V, left: bool, right: bool,
         return v if balance is None else gebak(e, v, *balance, left=inverse)
 
     if right:
-        x = e.dot_general(z, _triangular_eigenvectors(e, t), bd, bd, [r + 1], [r])
+        x = e.dot_general(z, _triangular_eigenvectors(e, t), bd, bd, [r + 1], [r],
+                          precision=HIGHEST)
         vr = _normalize_columns(e, back(x, False))
     if left:
         flipped = reverse(e, adjoint(e, t), [r, r + 1])
         y = reverse(e, _triangular_eigenvectors(e, flipped), [r, r + 1])
-        vl = _normalize_columns(e, back(e.dot_general(z, y, bd, bd, [r + 1], [r]), True))
+        vl = _normalize_columns(e, back(e.dot_general(z, y, bd, bd, [r + 1], [r], precision=HIGHEST), True))
     return vl, vr
 
 
@@ -170,11 +171,12 @@ def _complex_schur_of_real(e: Emitter, t: V, z: V, wr: V, wi: V) -> tuple[V, V]:
     u_im = e.select(above, by_row(off), e.select(below, by_col(off), zeros))
     u = e.complex(u_re, u_im)
     tc = to_elem(e, t, ct)
-    tc = e.dot_general(adjoint(e, u), e.dot_general(tc, u, bd, bd, [r + 1], [r]), bd, bd, [r + 1], [r])
+    tc = e.dot_general(adjoint(e, u), e.dot_general(tc, u, bd, bd, [r + 1], [r], precision=HIGHEST), bd, bd,
+                       [r + 1], [r], precision=HIGHEST)
     w = e.complex(wr, wi)
     tc = e.select(e.compare("EQ", rows, cols, "SIGNED"), by_col(w),
                   e.select(e.compare("GT", rows, cols, "SIGNED"), splat(e, 0, ct, shape), tc))
-    zc = e.dot_general(to_elem(e, z, ct), u, bd, bd, [r + 1], [r])
+    zc = e.dot_general(to_elem(e, z, ct), u, bd, bd, [r + 1], [r], precision=HIGHEST)
     return tc, zc
 
 

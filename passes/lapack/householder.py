@@ -12,7 +12,7 @@ Hessenberg and tridiagonal reduction and the QR steps of the Schur forms. Source
 from __future__ import annotations
 
 from hlokit.passes.builder import COMPLEX_TYPES, V, Emitter
-from hlokit.passes.lapack.matrix import abs2, conj, magnitude, real_type, reduce_with, splat, to_elem
+from hlokit.passes.lapack.matrix import HIGHEST, abs2, conj, magnitude, real_type, reduce_with, splat, to_elem
 
 __all__ = ["householder", "by_largest", "reflect_left", "reflect_right", "store_reflector"]
 
@@ -77,7 +77,7 @@ def reflect_left(e: Emitter, x: V, v: V, tau: V) -> V:
     shape = x.shape
     r = len(shape) - 2
     bd = list(range(r))
-    w = e.dot_general(conj(e, v), x, bd, bd, [r], [r])  # [*b, n]
+    w = e.dot_general(conj(e, v), x, bd, bd, [r], [r], precision=HIGHEST)  # [*b, n]
     update = (e.broadcast_in_dim(tau, shape, bd) * e.broadcast_in_dim(v, shape, bd + [r])
               * e.broadcast_in_dim(w, shape, bd + [r + 1]))
     return x - update
@@ -89,7 +89,7 @@ def reflect_right(e: Emitter, x: V, v: V, tau: V) -> V:
     shape = x.shape
     r = len(shape) - 2
     bd = list(range(r))
-    w = e.dot_general(x, v, bd, bd, [r + 1], [r])  # [*b, m]
+    w = e.dot_general(x, v, bd, bd, [r + 1], [r], precision=HIGHEST)  # [*b, m]
     update = (e.broadcast_in_dim(tau, shape, bd) * e.broadcast_in_dim(w, shape, bd + [r])
               * e.broadcast_in_dim(conj(e, v), shape, bd + [r + 1]))
     return x - update

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import math
 
-from hlokit.passes.builder import COMPLEX_TYPES, Emitter, Precision, V
+from hlokit.passes.builder import COMPLEX_TYPES, Emitter, V
 from hlokit.passes.lapack.matrix import (
-    abs2, adjoint, any_true, conj, diagonal_of, finfo, identity_matrix, magnitude, pad_dim, real_type,
+    HIGHEST, abs2, adjoint, any_true, conj, diagonal_of, finfo, identity_matrix, magnitude, pad_dim, real_type,
     reduce_with, slice_dim, splat, to_elem,
 )
 from hlokit.passes.lapack.qr import build_geqrf, build_orgqr
@@ -328,7 +328,6 @@ SVD_BLOCK_MIN = 64
 #: eigh of up to this order runs the scalar two-sided Jacobi; larger ones :func:`block_eigh`.
 EIGH_BLOCK_MIN = 64
 
-_HIGHEST = [Precision.HIGHEST, Precision.HIGHEST]  # no bf16 rounding of f32 operands on a TPU
 
 
 def jacobi_block_size(n: int) -> int:
@@ -370,7 +369,7 @@ def _rotate_columns(e: Emitter, x: V, j5: V) -> V:
     k, b = j5.shape[r], j5.shape[r + 2]
     x4 = e.reshape(x, batch + [m, 2, k, b])
     bd = list(range(r))
-    y = e.dot_general(x4, j5, bd + [r + 2], bd + [r], [r + 1, r + 3], [r + 1, r + 2], precision=_HIGHEST)
+    y = e.dot_general(x4, j5, bd + [r + 2], bd + [r], [r + 1, r + 3], [r + 1, r + 2], precision=HIGHEST)
     # y: [*B, k, m, 2, b]
     y = e.transpose(y, bd + [r + 1, r + 2, r, r + 3])
     return e.reshape(y, shape)
@@ -401,7 +400,7 @@ def block_eigh(e: Emitter, h: V, b: int | None = None) -> tuple[V, V]:
     eye = e.compare("EQ", e.iota(shape, r, "i32"), e.iota(shape, r + 1, "i32"), "SIGNED")
     shifted = e.select(eye, h + to_elem(e, e.broadcast_in_dim(sigma, shape, bd), t), h)
     _, v = block_svd_tall(e, shifted, b)
-    hv = e.dot_general(h, v, bd, bd, [r + 1], [r], precision=_HIGHEST)
+    hv = e.dot_general(h, v, bd, bd, [r + 1], [r], precision=HIGHEST)
     w = e.reduce_sum(conj(e, v) * hv, [r])
     return (e.real(w) if t in COMPLEX_TYPES else w), v
 
@@ -424,7 +423,7 @@ def block_svd_tall(e: Emitter, a: V, b: int | None = None) -> tuple[V, V]:
 
     def step(i: V, u: V, v: V, rot: V) -> list[V]:
         u4 = e.reshape(u, batch + [m, 2, k, b])
-        g = e.dot_general(conj(e, u4), u4, bd + [r + 2], bd + [r + 2], [r], [r], precision=_HIGHEST)
+        g = e.dot_general(conj(e, u4), u4, bd + [r + 2], bd + [r + 2], [r], [r], precision=HIGHEST)
         g = e.reshape(g, batch + [k, 2 * b, 2 * b])
         _, j = _inner_rel(e, g, tol)
         rot = e.or_(rot, j[1])

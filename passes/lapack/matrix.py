@@ -21,6 +21,7 @@ from hlokit.dtypes import ELEMENT_TYPES
 from hlokit.passes.builder import COMPLEX_TYPES, Emitter, Precision, V
 
 __all__ = [
+    "HIGHEST",
     "COMPUTE_TYPES", "UNROLL_LIMIT", "reduce_with", "splat", "real_type", "finfo", "conj", "to_elem",
     "magnitude", "abs2", "has_nan", "hypot", "any_true", "entry_at", "with_entry", "pick_entry",
     "diagonal_of", "subdiagonal_mask", "subdiagonal_of", "superdiagonal_of", "identity_matrix",
@@ -238,13 +239,18 @@ def reverse(e: Emitter, x: V, dims: list[int]) -> V:
     return e.reverse(x, [d % r for d in dims])
 
 
+#: ``precision_config`` of every ``dot_general`` the linear-algebra builders emit: full precision on both
+#: operands (XLA's own expanders ask the same). ``DEFAULT`` lets a TPU round f32 operands to bf16 and a
+#: GPU use TF32 (10-bit mantissas), which the algorithms' accuracy bounds do not allow.
+HIGHEST = (Precision.HIGHEST, Precision.HIGHEST)
+
+
 def dot(e: Emitter, lhs: V, rhs: V, batch: int, lhs_contract: int, rhs_contract: int) -> V:
     """``dot_general`` of ``lhs`` and ``rhs`` sharing their ``batch`` leading dimensions, contracting
     ``lhs_contract`` with ``rhs_contract``; precision ``HIGHEST`` on both operands (what XLA's
     expanders ask, so that TPUs do not round f32 operands to bf16)."""
     bd = list(range(batch))
-    return e.dot_general(lhs, rhs, bd, bd, [lhs_contract], [rhs_contract],
-                         precision=[Precision.HIGHEST, Precision.HIGHEST])
+    return e.dot_general(lhs, rhs, bd, bd, [lhs_contract], [rhs_contract], precision=HIGHEST)
 
 
 def loop(e: Emitter, count: int, carry: list[V], step: Callable[..., list[V]], unroll: bool) -> list[V]:

@@ -21,7 +21,7 @@ from hlokit.passes.builder import COMPLEX_TYPES, V, Emitter
 from hlokit.passes.lapack import tridiagonal_blocked as blocked
 from hlokit.passes.lapack.householder import householder, store_reflector
 from hlokit.passes.lapack.matrix import (
-    column_of, conj, diagonal_of, entry_at, real_type, reverse, splat, to_elem, with_column, with_entry,
+    HIGHEST, column_of, conj, diagonal_of, entry_at, real_type, reverse, splat, to_elem, with_column, with_entry,
 )
 from hlokit.passes.lapack.tridiagonal_blocked import apply_sytrd_q, build_orgtr, hermitian_from_lower
 
@@ -45,7 +45,7 @@ def _sytrd_lower(e: Emitter, a: V) -> list[V]:
         v, t, beta = householder(e, col, k + e.scalar(1, "i32"))
         full = hermitian_from_lower(e, x)
         # y = t A v on the trailing block (v is zero up to k); w = y - (t / 2) (y^H v) v; A -= v w^H + w v^H
-        y = e.broadcast_in_dim(t, batch + [n], bd) * e.dot_general(full, v, bd, bd, [r + 1], [r])
+        y = e.broadcast_in_dim(t, batch + [n], bd) * e.dot_general(full, v, bd, bd, [r + 1], [r], precision=HIGHEST)
         trailing_rows = e.compare("GT", e.iota(batch + [n], r, "i32"), e.broadcast_in_dim(k, batch + [n], []), "SIGNED")
         y = e.select(trailing_rows, y, splat(e, 0, a.t, batch + [n]))
         yv = e.reduce_sum(conj(e, y) * v, [r])

@@ -183,7 +183,7 @@ func.func @getrf_f32_blocked(%arg0: tensor<80x80xf32>) -> (tensor<80x80xf32>, te
 // CHECK: %[[NORM:.*]] = stablehlo.sqrt %{{.*}} : tensor<f32>
 // CHECK: stablehlo.negate %[[NORM]]
 // CHECK: stablehlo.dynamic_update_slice %[[T]], %{{.*}}, %[[J]] : (tensor<4xf32>, tensor<1xf32>, tensor<i32>) -> tensor<4xf32>
-// CHECK: %[[VA:.*]] = stablehlo.dot_general %{{.*}}, %[[M]], contracting_dims = [0] x [0] : (tensor<4xf32>, tensor<4x4xf32>) -> tensor<4xf32>
+// CHECK: %[[VA:.*]] = stablehlo.dot_general %{{.*}}, %[[M]], contracting_dims = [0] x [0], precision = [HIGHEST, HIGHEST] : (tensor<4xf32>, tensor<4x4xf32>) -> tensor<4xf32>
 // CHECK: stablehlo.subtract %[[M]], %{{.*}} : tensor<4x4xf32>
 // CHECK: return %[[W]]#1, %[[W]]#2 : tensor<4x4xf32>, tensor<4xf32>
 func.func @geqrf_f32(%arg0: tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4xf32>) {
@@ -429,8 +429,8 @@ func.func @gees_complex_c64(%arg0: tensor<4x4xcomplex<f32>>) -> (tensor<4x4xcomp
 // CHECK: do
 // CHECK: stablehlo.sqrt %{{.*}} : tensor<f32>
 // CHECK: stablehlo.dynamic_update_slice %[[T]], %{{.*}}, %[[J]] : (tensor<3xf32>, tensor<1xf32>, tensor<i32>) -> tensor<3xf32>
-// CHECK: stablehlo.dot_general %[[M]], %{{.*}}, contracting_dims = [1] x [0] : (tensor<4x4xf32>, tensor<4xf32>) -> tensor<4xf32>
-// CHECK: stablehlo.dot_general %{{.*}}, %{{.*}}, contracting_dims = [0] x [0] : (tensor<4xf32>, tensor<4x4xf32>) -> tensor<4xf32>
+// CHECK: stablehlo.dot_general %[[M]], %{{.*}}, contracting_dims = [1] x [0], precision = [HIGHEST, HIGHEST] : (tensor<4x4xf32>, tensor<4xf32>) -> tensor<4xf32>
+// CHECK: stablehlo.dot_general %{{.*}}, %{{.*}}, contracting_dims = [0] x [0], precision = [HIGHEST, HIGHEST] : (tensor<4xf32>, tensor<4x4xf32>) -> tensor<4xf32>
 // CHECK: return %[[W]]#1, %[[W]]#2, %{{.*}} : tensor<4x4xf32>, tensor<3xf32>, tensor<i32>
 func.func @gehrd_f32(%arg0: tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<3xf32>, tensor<i32>) {
   %0:3 = stablehlo.custom_call @lapack_sgehrd_ffi(%arg0) {backend_config = "", mhlo.backend_config = {high = 4 : i32, low = 1 : i32}, mhlo.frontend_attributes = {num_batch_dims = "0"}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [0], operand_index = 0, operand_tuple_indices = []>], result_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<0> : tensor<1xindex>, dense<> : tensor<0xindex>]} : (tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<3xf32>, tensor<i32>)
@@ -446,7 +446,7 @@ func.func @gehrd_f32(%arg0: tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<3xf32>,
 // CHECK: do
 // CHECK: stablehlo.sqrt %{{.*}} : tensor<f32>
 // CHECK: stablehlo.transpose
-// CHECK: stablehlo.dot_general %{{.*}}, %{{.*}}, contracting_dims = [1] x [0] : (tensor<4x4xf32>, tensor<4xf32>) -> tensor<4xf32>
+// CHECK: stablehlo.dot_general %{{.*}}, %{{.*}}, contracting_dims = [1] x [0], precision = [HIGHEST, HIGHEST] : (tensor<4x4xf32>, tensor<4xf32>) -> tensor<4xf32>
 // CHECK: stablehlo.dynamic_update_slice %[[E]], %{{.*}}, %[[J]]
 // CHECK: stablehlo.dynamic_update_slice %[[T]], %{{.*}}, %[[J]]
 // CHECK: return %[[W]]#1, %{{.*}}, %[[W]]#2, %[[W]]#3, %{{.*}} : tensor<4x4xf32>, tensor<4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<i32>

@@ -1,10 +1,10 @@
-"""XLA CPU run time of CHLO special functions lowered in f32 arithmetic (native) against f64 (wide).
+"""XLA run time of CHLO special functions lowered in f32 arithmetic (native) against f64 (wide).
 
-    python benchmarks/chlo_kernels_speed.py [--n 1048576] [--repeat 15] [--runs 1]
+    python benchmarks/chlo_kernels_speed.py [--n 1048576] [--repeat 15] [--runs 1] [--platform cpu|cuda]
 
 Each program is lowered twice by ``chlo-legalize-to-stablehlo``: ``precision=native`` (the default:
 f32 kernels, no f64 op in the output) and ``precision=wide`` (every special function evaluated in f64
-and rounded once), compiled by XLA CPU, and run on the same inputs, the two interleaved; the best of
+and rounded once), compiled by XLA for ``--platform`` (default cpu; ``cuda`` on a GPU machine), and run on the same inputs, the two interleaved; the best of
 ``--repeat`` runs of each is kept (device time from dispatch to ready, inputs already on the device).
 Programs:
 
@@ -57,7 +57,7 @@ def inputs(exe, rng, lo: float, hi: float) -> list[np.ndarray]:
     return [rng.uniform(lo, hi, spec.shape).astype(spec.dtype) for spec in exe.in_specs]
 
 
-def measure(name: str, text: str, lo: float, hi: float, repeat: int, ctx, rng) -> dict:
+def measure(name: str, text: str, lo: float, hi: float, repeat: int, ctx, rng, platform: str = "cpu") -> dict:
     """Best-of-``repeat`` device times (s) of the native and wide lowerings of ``text``, interleaved."""
     row = {"name": name}
     runs = {}
@@ -66,7 +66,7 @@ def measure(name: str, text: str, lo: float, hi: float, repeat: int, ctx, rng) -
         if p == "native":
             row["no_f64"] = "f64" not in str(m)
         t0 = time.perf_counter()
-        exe = xla_compile(m)
+        exe = xla_compile(m, platform=platform)
         row[f"compile_{p}"] = time.perf_counter() - t0
         runs[p] = exe
     args = inputs(runs["native"], rng, lo, hi)
@@ -88,6 +88,7 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=15, help="timed runs of each lowering (best kept)")
     ap.add_argument("--ops", default=",".join(OPS), help="comma-separated one-op programs to time")
     ap.add_argument("--runs", type=int, default=1, help="whole measurements, for the spread of the ratio")
+    ap.add_argument("--platform", default="cpu", help="XLA platform (cpu, cuda, ...)")
     args = ap.parse_args(argv)
     ops = [o for o in args.ops.split(",") if o]
     unknown = [o for o in ops if o not in OPS]
@@ -100,10 +101,10 @@ def main(argv=None) -> int:
     programs += [(f"{op} f32 x {args.n}", unary_program(op, args.n), *OPS[op], args.repeat) for op in ops]
     rows, ratios = [], []
     for _ in range(max(args.runs, 1)):
-        runs = [measure(name, text, lo, hi, repeat, ctx, rng) for name, text, lo, hi, repeat in programs]
+        runs = [measure(name, text, lo, hi, repeat, ctx, rng, args.platform) for name, text, lo, hi, repeat in programs]
         ratios.append([r["wide"] / r["native"] for r in runs])
         rows = runs if not rows else [{**a, **{p: min(a[p], b[p]) for p in PRECISIONS}} for a, b in zip(rows, runs)]
-    print(f"XLA CPU run time, best of {args.repeat} (special_functions.mlir: {max(args.repeat, 50)}) x {args.runs} "
+    print(f"XLA {args.platform} run time, best of {args.repeat} (special_functions.mlir: {max(args.repeat, 50)}) x {args.runs} "
           "run(s), native (f32 kernels) against wide (f64), interleaved")
     print(f"{'program':28s} {'native ms':>10s} {'wide ms':>10s} {'wide/native':>12s} {'spread':>13s} "
           f"{'compile native s':>17s} {'compile wide s':>15s}  no f64 in native")

@@ -1,15 +1,29 @@
 """Shared by the tests of the f32 CHLO kernels (test_chlo_native_*.py): one unary CHLO op lowered with
-``chlo-legalize-to-stablehlo{precision=...}`` and run on XLA CPU, and the special-value comparison of the
-native lowering against the wide one."""
+``chlo-legalize-to-stablehlo{precision=...}`` and run on XLA, and the special-value comparison of the
+native lowering against the wide one.
+
+The kernels run on XLA CPU, or on the platform ``HLOKIT_TEST_PLATFORM`` names: ``.ci/gpu`` runs these tests
+with ``cuda`` on a GPU machine, where XLA's own ``exp`` / ``log`` / division differ from the CPU's."""
 
 from __future__ import annotations
+
+import os
 
 import numpy as np
 
 import hlokit
-from hlokit.backend import compile as xla_compile
+from hlokit import backend
 from hlokit.passes import run_pipeline
 from test_chlo_numerics import ulp_error
+
+
+#: The XLA platform the kernels run on (``HLOKIT_TEST_PLATFORM``; default ``cpu``).
+PLATFORM = os.environ.get("HLOKIT_TEST_PLATFORM", "cpu")
+
+
+def xla_compile(module):
+    """:func:`hlokit.backend.compile` for :data:`PLATFORM`."""
+    return backend.compile(module, platform=PLATFORM)
 
 
 def lowered(ctx, op: str, t: str, n: int, precision: str = "native"):
@@ -23,7 +37,7 @@ def lowered(ctx, op: str, t: str, n: int, precision: str = "native"):
 
 
 def run(ctx, op: str, t: str, xs: np.ndarray, precision: str = "native") -> np.ndarray:
-    """``chlo.<op>(xs)`` through :func:`lowered` on XLA CPU."""
+    """``chlo.<op>(xs)`` through :func:`lowered` on XLA (:data:`PLATFORM`)."""
     return np.asarray(xla_compile(lowered(ctx, op, t, xs.size, precision))(xs)[0])
 
 

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 import hlokit
-from hlokit.backend import compile as xla_compile
 from hlokit.passes import run_pipeline
+from chlo_native import xla_compile
 from test_chlo_numerics import _complex_grid, ulp_error
 
 #: max ULP of each of the real and imaginary parts (measured max on the sweep below: 3.7 for tan,

@@ -15,8 +15,8 @@ import pytest
 import scipy.special as sc
 
 import hlokit
-from hlokit.backend import compile as xla_compile
 from hlokit.passes import run_pipeline
+from chlo_native import xla_compile
 from chlo_native import assert_specials_match_wide
 from chlo_native import lowered as _lowered
 from chlo_native import run as _run

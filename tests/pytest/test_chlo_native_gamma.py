@@ -18,8 +18,8 @@ import pytest
 import scipy.special as sc
 
 import hlokit
-from hlokit.backend import compile as xla_compile
 from hlokit.passes import run_pipeline
+from chlo_native import xla_compile
 from test_chlo_numerics import ulp_error as _ulp_error
 
 NATIVE = "builtin.module(func.func(chlo-legalize-to-stablehlo))"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 
 import numpy as np
+import pytest
 
 import hlokit
 from hlokit import backend
@@ -19,6 +20,19 @@ from test_chlo_numerics import ulp_error
 
 #: The XLA platform the kernels run on (``HLOKIT_TEST_PLATFORM``; default ``cpu``).
 PLATFORM = os.environ.get("HLOKIT_TEST_PLATFORM", "cpu")
+
+
+#: The kernels that keep StableHLO ``tan`` (real tan, and complex tan next to the real axis) inherit the
+#: platform's own tan: XLA CPU's is within 1.41 ULP, XLA CUDA's is libdevice's ``tanf`` (4 ULP at most by the
+#: CUDA math library's documentation; 2.38 measured on an H200, and complex tan 4.08). Their bound tests are
+#: expected to fail off the CPU (known, reported) until tan has a kernel of its own.
+PLATFORM_TAN = pytest.mark.xfail(PLATFORM != "cpu", reason="tan is the platform's own: libdevice tanf on XLA CUDA",
+                                 strict=False)
+
+
+def with_platform_tan(ops):
+    """``ops`` for ``pytest.mark.parametrize``, ``tan`` marked :data:`PLATFORM_TAN`."""
+    return [pytest.param(op, marks=PLATFORM_TAN) if op == "tan" else op for op in ops]
 
 
 def xla_compile(module):

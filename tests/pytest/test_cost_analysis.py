@@ -20,6 +20,7 @@ import os
 
 import jax
 import jax.numpy as jnp
+import jaxlib
 import numpy as np
 import pytest
 from jax import lax
@@ -35,6 +36,17 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 def _close(a: float, b: float) -> bool:
     # XLA sums its properties as 32-bit floats
     return math.isclose(a, b, rel_tol=2e-7, abs_tol=1e-6)
+
+
+#: hlokit's ``rules="xla"`` count bytes as the HloCostAnalysis of jaxlib 0.10 (Python 3.11's jax) does. The
+#: XLA of jaxlib 0.11 counts the tuples of variadic reduce / sort / while and a sharded result's wrapper a few
+#: bytes lower (seen on a GPU machine's jaxlib 0.11.2: 4 to 40 bytes a program, the FLOPs equal): there the
+#: bytes may differ by at most this many.
+OTHER_XLA_BYTES = 0.0 if jaxlib.__version__.startswith("0.10.") else 64.0
+
+
+def _bytes_close(ours: float, xla: float) -> bool:
+    return _close(ours, xla) or abs(ours - xla) <= OTHER_XLA_BYTES
 
 
 def _xla_totals(x: dict) -> tuple[float, float, float]:
@@ -59,7 +71,8 @@ def _check_jax(f, *args) -> CostReport:
     xla, back = _xla_round_trip(module)
     assert xla == expected
     got = _ours(cost(back, rules="xla"))
-    assert all(_close(a, b) for a, b in zip(got, expected)), (got, expected, str(back))
+    assert _close(got[0], expected[0]) and _close(got[1], expected[1]), (got, expected, str(back))
+    assert _bytes_close(got[2], expected[2]), (got, expected, str(back))
     return report
 
 
@@ -316,7 +329,7 @@ def test_program_matches_xla(path):
     ours = _ours(cost(back, rules="xla"))
     extra = FOLDED_TUPLE_BYTES.get(path, 0)
     assert _close(ours[0], xla[0]) and _close(ours[1], xla[1]), (ours, xla)
-    assert _close(ours[2] + extra, xla[2]), (ours, xla)
+    assert _bytes_close(ours[2] + extra, xla[2]), (ours, xla)
     # hlokit's rules give the same FLOPs and transcendentals where they are XLA's: no loop, custom call or CHLO op
     report = cost(module)
     as_xla = cost(module, rules="xla")

@@ -136,9 +136,13 @@ def test_example_on_cuda_matches_cpu(name, capsys, tmp_path):
 LINALG_CASES = sorted(p.name for p in LINALG.glob("*.mlir") if re.search(r"_(f32|c128)_4x4\.mlir$", p.name))
 
 
-def _inputs(module, seed: int = 0) -> list[np.ndarray]:
-    """Seeded inputs for ``module``'s entry (standard normal; Hermitian positive definite for the
-    Cholesky / eigh families, which read one triangle)."""
+#: Families whose functions read a Hermitian positive definite matrix (one triangle).
+HERMITIAN = ("cholesky", "cho_solve", "eigh", "eigvalsh")
+
+
+def _inputs(module, hermitian: bool, seed: int = 0) -> list[np.ndarray]:
+    """Seeded standard normal inputs for ``module``'s entry; square matrices made Hermitian positive
+    definite where ``hermitian``, else shifted by ``n I`` (well conditioned)."""
     rng = np.random.default_rng(seed)
     out = []
     for spec in backend.signature(module)[0]:
@@ -147,9 +151,19 @@ def _inputs(module, seed: int = 0) -> list[np.ndarray]:
         if dt.kind == "c":
             x = x + 1j * rng.standard_normal(spec.shape)
         if len(spec.shape) >= 2 and spec.shape[-1] == spec.shape[-2]:
-            x = x @ np.swapaxes(x, -1, -2).conj() + spec.shape[-1] * np.eye(spec.shape[-1])
+            n = spec.shape[-1]
+            x = x @ np.swapaxes(x, -1, -2).conj() + n * np.eye(n) if hermitian else x + n * np.eye(n)
         out.append(np.asarray(x).astype(dt))
     return out
+
+
+def _schur_ok(a: np.ndarray, t: np.ndarray, z: np.ndarray, eps: float, what: str) -> None:
+    """``a = z t z^H`` with ``z`` unitary (a Schur form is unique only up to the phases of ``z``'s columns)."""
+    a, t, z = (np.asarray(x).astype(np.complex128) for x in (a, t, z))
+    n = a.shape[-1]
+    res = np.max(np.abs(z @ t @ z.conj().T - a)) / np.max(np.abs(a))
+    orth = np.max(np.abs(z.conj().T @ z - np.eye(n)))
+    assert max(res, orth) <= 1e3 * eps, f"{what}: residual {res:.3g}, orthogonality {orth:.3g}"
 
 
 @pytest.mark.parametrize("name", LINALG_CASES)
@@ -157,11 +171,16 @@ def test_legalized_lapack_on_cuda_matches_cpu(name):
     module = hlokit.parse((LINALG / name).read_text(), context=hlokit.make_context())
     prepared = str(prepare(module, engine="xla", platform="cuda").module)
     assert "custom_call @lapack" not in prepared
-    args = _inputs(module)
-    cpu = backend.compile(prepared, platform="cpu")(*args)
-    gpu = backend.compile(prepared, platform=GPU)(*args)
+    args = _inputs(module, hermitian=name.startswith(HERMITIAN))
+    cpu = [np.asarray(x) for x in backend.compile(prepared, platform="cpu")(*args)]
+    gpu = [np.asarray(x) for x in backend.compile(prepared, platform=GPU)(*args)]
     eps = 1.2e-7 if "f32" in name else 2.3e-16
-    errs = [_rel(np.asarray(g), np.asarray(c)) for g, c in zip(gpu, cpu)]
+    if name.startswith("schur"):
+        for out, platform in ((cpu, "cpu"), (gpu, GPU)):
+            _schur_ok(args[0], out[0], out[1], eps, f"{name} on {platform}")
+        cpu, gpu = cpu[:1], gpu[:1]  # T: the same eigenvalues in the same order
+        cpu[0], gpu[0] = np.diagonal(cpu[0]).copy(), np.diagonal(gpu[0]).copy()
+    errs = [_rel(g, c) for g, c in zip(gpu, cpu)]
     print(f"{name}: max relative difference cuda vs cpu {max(errs):.3g} ({max(errs) / eps:.1f} eps)")
     assert max(errs) <= 1e3 * eps, errs
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import math
 import importlib.util
+import os
 import pathlib
 import statistics
 import time
@@ -41,6 +42,9 @@ REPO = pathlib.Path(__file__).resolve().parents[1]
 _spec = importlib.util.spec_from_file_location("linalg_export", REPO / "examples" / "linalg" / "export.py")
 export = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(export)
+# (the exporter keeps jax on CPU, where the LAPACK calls it writes run; --platform cuda needs jax's other
+# platforms back, as the environment gives them)
+export.jax.config.update("jax_platforms", os.environ.get("JAX_PLATFORMS") or None)
 
 FUNCTIONS = ["cholesky", "solve_triangular_lower", "solve", "inv", "qr", "eigh", "svd"]
 

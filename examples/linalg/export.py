@@ -96,10 +96,11 @@ def avals(name: str, dtype: str, batch: tuple[int, ...] = (), n: int = 4) -> lis
 
 
 def lower(name: str, dtype: str, batch: tuple[int, ...] = (), n: int = 4) -> str:
-    """MLIR text of ``jax.jit(fn).lower(...)`` for CPU (with jaxlib's LAPACK custom calls)."""
+    """MLIR text of ``jax.jit(fn)`` lowered for CPU (with jaxlib's LAPACK custom calls), whatever jax's
+    default platform is."""
     fn = FUNCTIONS[name][0]
     with jax.enable_x64(True):  # f64 / c128 programs, without changing the caller's jax configuration
-        return jax.jit(fn).lower(*avals(name, dtype, batch, n)).as_text()
+        return jax.jit(fn).trace(*avals(name, dtype, batch, n)).lower(lowering_platforms=("cpu",)).as_text()
 
 
 def file_name(name: str, dtype: str, batch: tuple[int, ...], n: int) -> str:

@@ -21,8 +21,8 @@ sinh       0.61   Taylor series below 0.5; above, 2^(k-1) ((h + l) - 2^-2k / (h 
                   2^k (h + l) in double-f32 (:func:`exp_parts32`: Cody-Waite reduction, Taylor series,
                   TwoSum), overflow only past the true overflow (x ~ 89.4)
 cosh       0.61   the same with +
-tan        1.41   StableHLO ``tan`` (XLA CPU's own f32 tan; measured over the whole range, next to the
-                  poles included)
+tan        1.31   below 25: Cody-Waite reduction by pi/2 in double-f32, r + r z P(z), -1 / tan r with its
+                  remainder for odd multiples; above: StableHLO ``tan`` (XLA CPU's: 1.41)
 asin       0.61   x + x^3 P(x^2) below 0.5; pi/2 - 2 asin(sqrt((1 - |x|) / 2)) above, the square root
                   split hi + lo, pi/2 as hi + lo (the reduction of Cephes ``asinf.c`` / fdlibm)
 acos       0.60   pi/2 - asin(x) below 0.5 (TwoSum), 2 asin(sqrt((1 - x) / 2)) above, pi - ... below -0.5
@@ -298,12 +298,41 @@ def acos32(e: Emitter, x: V) -> V:
     return e.select(e.isnan(x), x, res)
 
 
+# tan: pi/2 = _TAN_P1 + _TAN_P2 + _TAN_P3, the first two with 19 significant bits (k times them exact for
+# |k| <= 16); tan r = r + r z P(z), z = r^2, |r| <= pi/4: P fitted (weighted least squares, Lawson steps
+# toward minimax; coefficients rounded to f32 from the lowest degree, the rest refitted) to
+# (tan r - r) / r^3, relative error of the model 1.4e-9
+_TAN_P1 = 1.5707969665527344
+_TAN_P2 = -6.397585821105167e-07
+_TAN_P3 = 7.443547480486623e-13
+_TAN_P = [0.004349905531853437, 0.00014401924272533506, 0.010792272165417671, 0.021298997104167938,
+          0.054056745022535324, 0.13332688808441162, 0.33333349227905273]
+_TAN_REDUCED = 25.0  # |x| below: k = round(2x / pi) <= 16; above: StableHLO tan
+
+
 def tan32(e: Emitter, x: V) -> V:
-    """tan(x) on f32 values: StableHLO ``tan`` in f32, one op, as upstream's lowering and XLA's own (XLA
-    CPU's f32 tan: <= 1.41 ULP over the whole f32 range, next to the poles included, measured). A
-    Cody-Waite-reduced polynomial kernel reached 0.89 ULP but expanded one op into ~160 (compile time,
-    pass time), for an error already inside the 4-ULP bound."""
-    return e.tan(x)
+    """tan(x) on f32 values. For |x| < 25: Cody-Waite reduction r = x - k pi/2 (k = round(2x / pi)) carried
+    as hi + lo (exact products, TwoSum), tan r = r + r z P(z), and for odd k -1 / tan r with the quotient's
+    remainder added back (Dekker product): <= 1.31 ULP there (measured) in f32 arithmetic on any platform (the
+    reduction of Cephes ``tanf.c`` with a 3-part pi/2 and an own polynomial). Beyond 25: StableHLO ``tan``,
+    the platform's own (XLA CPU <= 1.41 ULP; XLA CUDA libdevice ``tanf``, <= 4 ULP by its documentation),
+    so the kernel stays ~40 ops, not a Payne-Hanek reduction."""
+    k = e.round_nearest_even(x * (2.0 / math.pi))
+    a = x - k * _TAN_P1  # exact (Sterbenz)
+    b, be = _two_sum(e, a, -(k * _TAN_P2))
+    rh, rl = _two_sum(e, b, be - k * _TAN_P3)
+    zh, zl = _square(e, rh)
+    c, cl = _mul_exact(e, rh, zh)  # r^3 = c + cl + rh zl (the roundings of z and r z kept out)
+    corr = rl + ((cl + rh * zl) * _TAN_P[-1] + c * e.horner(zh, _TAN_P))
+    th = rh + corr
+    tl = (rh - th) + corr  # tan r = th + tl (|corr| <= 0.28 |rh|)
+    q = -1.0 / th
+    ph, pl = _mul_exact(e, q, th)
+    inv = q + q * (((1.0 + ph) + pl) + q * tl)  # -1 / (th + tl), the quotient's remainder added back
+    half = k * 0.5
+    odd = e.round_nearest_even(half).ne(half)
+    res = e.select(e.abs(x).lt(_TAN_REDUCED), e.select(odd, inv, th), e.tan(x))
+    return e.select(x.eq(0.0), x, res)  # (tan(-0) = -0)
 
 
 # log(1 + f) = f - f^2/2 + s (f^2/2 + R(s^2)), s = f / (2 + f), R(z) = sum_{k>=1} 2 z^k / (2k + 1)

@@ -313,10 +313,10 @@ _TAN_REDUCED = 25.0  # |x| below: k = round(2x / pi) <= 16; above: StableHLO tan
 def tan32(e: Emitter, x: V) -> V:
     """tan(x) on f32 values. For |x| < 25: Cody-Waite reduction r = x - k pi/2 (k = round(2x / pi)) carried
     as hi + lo (exact products, TwoSum), tan r = r + r z P(z), and for odd k -1 / tan r with the quotient's
-    remainder added back (Dekker product): <= 1.39 ULP there (every f32 checked) in f32 arithmetic on any platform (the
-    reduction of Cephes ``tanf.c`` with a 3-part pi/2 and an own polynomial). Beyond 25: StableHLO ``tan``,
-    the platform's own (XLA CPU <= 1.41 ULP; XLA CUDA libdevice ``tanf``, <= 4 ULP by its documentation),
-    so the kernel stays ~40 ops, not a Payne-Hanek reduction."""
+    remainder added back (Dekker product): <= 1.39 ULP there (every f32 checked), in f32 arithmetic on any
+    platform (the reduction of Cephes ``tanf.c`` with a 3-part pi/2, an own polynomial). Beyond 25:
+    StableHLO ``tan``, the platform's own (XLA CPU <= 1.41 ULP; XLA CUDA libdevice ``tanf``, <= 4 ULP by
+    its documentation), so the kernel stays ~40 ops, not a Payne-Hanek reduction."""
     k = e.round_nearest_even(x * (2.0 / math.pi))
     a = x - k * _TAN_P1  # exact (Sterbenz)
     b, be = _two_sum(e, a, -(k * _TAN_P2))

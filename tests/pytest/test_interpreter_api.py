@@ -312,13 +312,33 @@ def test_translate_failed_check_exits_1_and_goes_on(tmp_path):
 
 
 def test_a_result_larger_than_memory_is_a_located_out_of_memory_error():
-    # 3.6 PiB: beyond the 128 TiB address space of x86-64 user space, so the allocation fails also where the
-    # kernel overcommits memory (a GPU machine with vm.overcommit_memory=1 granted 36 TiB, and the
-    # process was killed when numpy filled it)
+    # 3.6 PiB: refused before numpy allocates (where the kernel overcommits memory, numpy's own allocation of
+    # 36 TiB succeeded on a GPU machine and filling it killed the process)
     text = """func.func @main(%a: tensor<f32>) -> tensor<100000x100000x100000xf32> {
   %c = stablehlo.broadcast_in_dim %a, dims = [] : (tensor<f32>) -> tensor<100000x100000x100000xf32>
   return %c : tensor<100000x100000x100000xf32>
 }"""
     with pytest.raises(hlokit.interpreter.InterpreterError) as exc:
         hlokit.interpret(text, [np.float32(1)])
-    assert "out of memory: Unable to allocate" in str(exc.value) and ":2:" in str(exc.value)
+    assert "out of memory: its results need 3.725e+06 GiB, more than this machine's" in str(exc.value)
+    assert ":2:" in str(exc.value)
+
+
+def test_a_result_just_over_physical_memory_is_refused_before_allocating():
+    # a result a little over the machine's memory, well inside the address space: refused with the guard's
+    # message (not numpy's), where the kernel would grant the allocation too
+    from hlokit.interpreter.registry import MEMORY_LIMIT
+
+    n = MEMORY_LIMIT // 4 + 1  # f32 elements
+    text = f"""func.func @main(%a: tensor<f32>) -> tensor<{n}xf32> {{
+  %c = stablehlo.broadcast_in_dim %a, dims = [] : (tensor<f32>) -> tensor<{n}xf32>
+  return %c : tensor<{n}xf32>
+}}"""
+    with pytest.raises(hlokit.interpreter.InterpreterError) as exc:
+        hlokit.interpret(text, [np.float32(1)])
+    assert "out of memory: its results need" in str(exc.value) and ":2:" in str(exc.value)
+    small = """func.func @main(%a: tensor<f32>) -> tensor<1000xf32> {
+  %c = stablehlo.broadcast_in_dim %a, dims = [] : (tensor<f32>) -> tensor<1000xf32>
+  return %c : tensor<1000xf32>
+}"""
+    assert hlokit.interpret(small, [np.float32(2)])[0].shape == (1000,)

@@ -57,7 +57,11 @@ every family module by name; a second implementation for a name raises ``ValueEr
 
 from __future__ import annotations
 
+import math
+import os
 from typing import Any, Callable, NamedTuple
+
+from jaxlib.mlir import ir
 
 from hlokit.interpreter.errors import InterpreterError
 
@@ -236,6 +240,60 @@ def register_wrapper(fn=None, *, text_marker: str | None = None):
         return fn
 
     return deco(fn) if fn is not None else deco
+
+
+def _physical_memory() -> int:
+    """This machine's physical memory in bytes (``sysconf``; 2**62 where it does not say)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 1 << 62
+
+
+#: Results larger than this many bytes are refused (:func:`refuse_oversized`): the machine's physical memory.
+MEMORY_LIMIT = _physical_memory()
+
+
+#: The ops whose results can outgrow their operands (the others' results are the size of an operand, or
+#: smaller: what is already in memory), the ones :func:`refuse_oversized` reads the result types of.
+GROWING_OPS = frozenset("stablehlo." + n for n in (
+    "broadcast_in_dim", "broadcast", "dynamic_broadcast_in_dim", "iota", "dynamic_iota", "constant", "pad",
+    "dynamic_pad", "rng", "rng_bit_generator", "dot_general", "dot", "convolution", "concatenate", "gather",
+    "dynamic_gather", "torch_index_select", "all_gather", "custom_call", "einsum", "unary_einsum",
+    "reduce_window"))
+
+
+@register_wrapper
+def refuse_oversized(op, impl: OpImpl) -> OpImpl:
+    """The wrapper that refuses an op of :data:`GROWING_OPS` whose static result types need more bytes than
+    :data:`MEMORY_LIMIT`: it then runs an implementation that raises ``MemoryError`` (the executors report a
+    located "out of memory") before numpy tries the allocation. Numpy refuses such an allocation itself only
+    where the kernel does (Linux's default overcommit heuristic); where the kernel grants any address space
+    (``vm.overcommit_memory = 1``, as on a GPU machine this ran on), filling the array got the process killed.
+    ``impl`` itself for every other op."""
+    if op.operation.name not in GROWING_OPS:
+        return impl
+    limit = MEMORY_LIMIT
+    total = 0
+    for result in op.operation.results:
+        shaped = result.type  # (the bindings give the type downcast: RankedTensorType for ranked tensors)
+        if not isinstance(shaped, ir.RankedTensorType) or not shaped.has_static_shape:
+            continue
+        count = math.prod(shaped.shape)
+        if count > limit >> 5:  # (32 bytes: two results of the widest element, complex<f64>)
+            from hlokit.dtypes import bit_width, dtype_of
+
+            try:
+                total += count * max(1, bit_width(dtype_of(shaped.element_type)) // 8)
+            except (TypeError, ValueError):
+                total += count
+    if total <= limit:
+        return impl
+    def refuse(op, operands, interp):
+        raise MemoryError(f"its results need {total / 2**30:.4g} GiB, more than this machine's "
+                          f"{limit / 2**30:.4g} GiB of memory")
+
+    return OpImpl(refuse)
 
 
 def wrappers_for(text: str | None) -> list[Callable[[Any, OpImpl], OpImpl]]:

@@ -24,19 +24,23 @@ DTYPES = {"f32": np.float32, "f64": np.float64}
 _CACHE: dict = {}
 
 
-def _solver(n: int, t: str, batch=(), leaf: int = 8):
-    key = (n, t, tuple(batch), leaf)
+def _text(n: int, t: str, batch=(), leaf: int = 8, compact_min: int | None = None) -> str:
+    old = stedc.LEAF_MAX, stedc.SECULAR_COMPACT_MIN
+    stedc.LEAF_MAX = leaf
+    stedc.SECULAR_COMPACT_MIN = old[1] if compact_min is None else compact_min
+    try:
+        e = Emitter()
+        d, o = e.args([(tuple(batch) + (n,), t), (tuple(batch) + (n - 1,), t)])
+        w, z = stedc.tridiagonal_eigh(e, d, o)
+        return e.text("main", [d, o], [w, z]).replace("func.func private @main", "func.func @main")
+    finally:
+        stedc.LEAF_MAX, stedc.SECULAR_COMPACT_MIN = old
+
+
+def _solver(n: int, t: str, batch=(), leaf: int = 8, compact_min: int | None = None):
+    key = (n, t, tuple(batch), leaf, compact_min)
     if key not in _CACHE:
-        old = stedc.LEAF_MAX
-        stedc.LEAF_MAX = leaf
-        try:
-            e = Emitter()
-            d, o = e.args([(tuple(batch) + (n,), t), (tuple(batch) + (n - 1,), t)])
-            w, z = stedc.tridiagonal_eigh(e, d, o)
-            text = e.text("main", [d, o], [w, z]).replace("func.func private @main", "func.func @main")
-        finally:
-            stedc.LEAF_MAX = old
-        _CACHE[key] = xla_compile(hlokit.parse(text, context=hlokit.make_context()))
+        _CACHE[key] = xla_compile(hlokit.parse(_text(n, t, batch, leaf, compact_min), context=hlokit.make_context()))
     return _CACHE[key]
 
 
@@ -55,9 +59,9 @@ def _check(t: str, d: np.ndarray, o: np.ndarray, w: np.ndarray, z: np.ndarray) -
     assert np.linalg.norm(z64.T @ z64 - np.eye(n), 2) <= bound
 
 
-def _run(t: str, d: np.ndarray, o: np.ndarray, leaf: int = 8) -> None:
+def _run(t: str, d: np.ndarray, o: np.ndarray, leaf: int = 8, compact_min: int | None = None) -> None:
     d, o = d.astype(DTYPES[t]), o.astype(DTYPES[t])
-    w, z = (np.asarray(x) for x in _solver(d.shape[-1], t, d.shape[:-1], leaf)(d, o))
+    w, z = (np.asarray(x) for x in _solver(d.shape[-1], t, d.shape[:-1], leaf, compact_min)(d, o))
     for i in np.ndindex(d.shape[:-1]):
         _check(t, d[i], o[i], w[i], z[i])
 
@@ -123,3 +127,23 @@ def test_nan_and_scale():
     rng = np.random.default_rng(9)
     for s in (1e-300, 1e300):
         _run("f64", rng.standard_normal(5) * s, rng.standard_normal(4) * s)
+
+
+def test_secular_compaction_structure():
+    """Levels of order >= SECULAR_COMPACT_MIN run their secular roots in two loops (all roots, then the
+    slow ones gathered): order 63 has 3 merge levels, the Jacobi leaves 2 loops."""
+    plain = _text(63, "f64", compact_min=10 ** 6).count("stablehlo.while")
+    assert _text(63, "f64", compact_min=2).count("stablehlo.while") == plain + 3
+    assert _text(63, "f64", compact_min=64).count("stablehlo.while") == plain + 1
+
+
+@pytest.mark.parametrize("t", ["f32", "f64"])
+def test_secular_compaction_every_level(t):
+    """The compacted secular loop in every merge level (SECULAR_COMPACT_MIN lowered to 2): the hard
+    matrices of order 63, a random one, and a batch with leaves of one, within the same bounds."""
+    for case in sorted(HARD):
+        d, o = HARD[case](63)
+        _run(t, d, o, compact_min=2)
+    rng = np.random.default_rng(11)
+    _run(t, rng.standard_normal(63), rng.standard_normal(62), compact_min=2)
+    _run(t, rng.standard_normal((2, 3, 7)), rng.standard_normal((2, 3, 6)), leaf=1, compact_min=2)

@@ -18,14 +18,20 @@
   :func:`build_potrf` then uses too (LAPACK ``?potrf``; Golub & Van Loan, *Matrix Computations*, 4th ed.,
   §4.2.9): up to :data:`CHOLESKY_STATIC_MAX` the left-looking block columns with static shapes and no
   outer loop (:func:`_cholesky_static`); up to :data:`CHOLESKY_LEFT_MAX` left-looking panels of
-  :data:`CHOLESKY_PANEL` columns, each factored by one ``stablehlo.while`` over its column blocks
-  (:func:`_cholesky_left`); beyond, the right-looking loop of :func:`_cholesky_blocked`. In the first two
-  the diagonal blocks of :data:`CHOLESKY_LEAF` columns are factored and inverted together by a small
-  column loop (:func:`_leaf`) and the rows below multiplied by that inverse (one ``dot_general``, as XLA's
+  :data:`CHOLESKY_SMALL_PANEL` (up to order :data:`CHOLESKY_SMALL_PANEL_MAX`) or :data:`CHOLESKY_PANEL`
+  columns, each factored by one ``stablehlo.while`` over its column blocks (:func:`_cholesky_left`);
+  beyond, the right-looking loop of :func:`_cholesky_blocked`. In the first two the factor is written
+  over the input block column by block column (``dynamic_update_slice``, in place on XLA: the rows a
+  block update reads are one slice, and nothing is assembled at the end), and the diagonal blocks, cut
+  into leaves of :data:`CHOLESKY_LEAF` columns (:func:`_chol_inv`), are factored and inverted together
+  by Gaussian elimination on ``[A^H | I]`` (:func:`_leaf`: one fused elementwise kernel and one
+  ``rsqrt`` per column), the rows below multiplied by that inverse (one ``dot_general``, as XLA's
   ``SolveByInvertingDiagonalBlocks`` does for its triangular solves): the sequential column steps touch
-  only a ``leaf x leaf`` block, everything else is matrix products. ``f16`` and ``bf16`` are computed in
-  ``f32`` and rounded once at the end (XLA CPU evaluates their arithmetic in ``f32`` too); matrices of at
-  most :data:`UNROLL_LIMIT` rows are unrolled. Run times: ``docs/lapack.md``.
+  only a ``leaf x 2 leaf`` block, everything else is matrix products. The NaN fill and ``potrf``'s
+  ``info`` read the factor's diagonal (a strided slice: ``n`` elements), so the factor itself is read
+  once, by the final elementwise pass. ``f16`` and ``bf16`` are computed in ``f32`` and rounded once at
+  the end (XLA CPU evaluates their arithmetic in ``f32`` too); matrices of at most
+  :data:`UNROLL_LIMIT` rows are unrolled. Run times: ``docs/lapack.md``.
 """
 
 from __future__ import annotations
@@ -52,20 +58,20 @@ def build_potrf(e: Emitter, a: V, lower: bool) -> tuple[V, V]:
     """
     shape = a.shape
     rank, n = len(shape), shape[-1]
+    dg = None
     if n > CHOLESKY_UNBLOCKED and 0 not in shape and a.t in ("f32", "f64", "complex<f32>", "complex<f64>"):
-        chol = build_cholesky(e, a, lower)  # blocked (the expansion): XLA CPU's own is unblocked
+        chol, dg = _factor_and_diagonal(e, a, lower)  # blocked (the expansion): XLA CPU's own is unblocked
     else:
         chol = e.cholesky(a, lower)
     rows = e.iota(shape, rank - 2, "i32")
     cols = e.iota(shape, rank - 1, "i32")
     factor = e.select(e.compare("GE" if lower else "LE", rows, cols, "SIGNED"), chol, a)
-    real = e.real(chol) if a.t in COMPLEX_TYPES else chol
-    on_diagonal = e.compare("EQ", rows, cols, "SIGNED")
-    positive = e.compare("GT", real, e.const(0.0, real), "FLOAT")  # false for NaN
-    bad = e.and_(on_diagonal, e.not_(positive))
+    dg = _diag(e, chol) if dg is None else dg  # n entries: the factor itself is read by one pass
+    real = e.real(dg) if a.t in COMPLEX_TYPES else dg
+    bad = e.not_(e.compare("GT", real, e.const(0.0, real), "FLOAT"))  # true for NaN
     big = n + 1
-    index = e.select(bad, cols + 1, e.const(big, cols))
-    first = reduce_with(e, reduce_with(e, index, rank - 1, big, "minimum"), rank - 2, big, "minimum")
+    idx = e.iota(real.shape, rank - 2, "i32")
+    first = reduce_with(e, e.select(bad, idx + 1, e.const(big, idx)), rank - 2, big, "minimum")
     none = e.compare("EQ", first, e.const(big, first), "SIGNED")
     info = e.select(none, e.const(0, first), first)
     return factor, info
@@ -84,17 +90,25 @@ CHOLESKY_SEGMENTS = 3
 
 #: Orders ``CHOLESKY_UNBLOCKED < n <= CHOLESKY_STATIC_MAX``: :func:`_cholesky_static` (blocks of
 #: ``CHOLESKY_STATIC_BLOCK`` columns); up to ``CHOLESKY_LEFT_MAX``: :func:`_cholesky_left` (panels of
-#: ``CHOLESKY_PANEL`` columns); beyond: :func:`_cholesky_blocked`. Diagonal blocks of at most
-#: ``CHOLESKY_LEAF`` columns go through :func:`_leaf`. Measured on a loaded 2-core machine (XLA CPU, f32,
-#: same-process A/B against single-thread LAPACK): n = 256: the right-looking loop 2.4-3.4x, static
-#: blocks of 16 1.4-2.0x (of 32: no better; leaves of 8: slower); n = 512: 2.4-3.7x against panels of
-#: 128 1.4x; n = 1024: 1.26x against 0.78x. XLA's compile time grows with the number of distinct
-#: kernels, i.e. with the number of static blocks (2x the loop's at n = 256), hence the limits.
+#: ``CHOLESKY_SMALL_PANEL`` columns up to order ``CHOLESKY_SMALL_PANEL_MAX``, of ``CHOLESKY_PANEL``
+#: beyond); beyond: :func:`_cholesky_blocked`. Diagonal blocks are factored in leaves of ``CHOLESKY_LEAF``
+#: (static path) / ``CHOLESKY_PANEL_LEAF`` (panels) columns by :func:`_leaf`. Measured on a loaded 2-core
+#: machine (XLA CPU, same-process interleaved A/B against single-thread LAPACK):
+#: n = 256: the right-looking loop 2.4-3.4x, static blocks of 16 1.4-2.0x, with the ``[A^H | I]`` leaf,
+#: the in-place factor and leaves of 8 (16: 15-25% slower; 4: slower; static blocks of 32: slower);
+#: n = 512: panels of 64 8-12% faster than of 128 (and 2x their compile time, hence 128 beyond 512),
+#: static blocks of 16 faster still but 4-5x the compile time. The run time of a leaf step grows with its
+#: ``b x 2b`` elements (~2 ns each on XLA CPU: leaf 8 / 16 / 32 cost 0.3 / 1.1 / 3.8 us per column),
+#: more than with its kernel count (two columns per step in one kernel: no faster). XLA's compile time
+#: grows with the number of distinct kernels and loops, i.e. with the number of static blocks and leaves.
 CHOLESKY_STATIC_MAX = 256
 CHOLESKY_STATIC_BLOCK = 16
 CHOLESKY_LEFT_MAX = 2048
 CHOLESKY_PANEL = 128
-CHOLESKY_LEAF = 16
+CHOLESKY_SMALL_PANEL = 64
+CHOLESKY_SMALL_PANEL_MAX = 512
+CHOLESKY_LEAF = 8
+CHOLESKY_PANEL_LEAF = 8
 
 
 def cholesky_block_size(n: int) -> int:
@@ -162,14 +176,21 @@ def _cholesky_blocked(e: Emitter, a: V, nb: int, segments: int) -> V:
     return _nan_fill(e, x)
 
 
+def _diag(e: Emitter, x: V) -> V:
+    """The diagonal ``[*batch, n]`` of ``x`` ``[*batch, n, n]``: a reshape to ``[*batch, n * n]`` and a
+    slice of stride ``n + 1`` (reads ``n`` elements, not ``n^2``)."""
+    r = len(x.shape) - 2
+    batch, n = x.shape[:r], x.shape[-1]
+    flat = e.reshape(x, batch + [n * n])
+    return e.slice(flat, [0] * (r + 1), batch + [n * n], [1] * r + [n + 1])
+
+
 def _nan_fill(e: Emitter, x: V) -> V:
     """``x`` (``[*batch, n, n]``) with every batch element that has a NaN on its diagonal filled with NaN
     (a factorization that met a NaN ``sqrt``: XLA's ``seen_error``)."""
     r = len(x.shape) - 2
-    rows, cols = e.iota(x.shape, r, "i32"), e.iota(x.shape, r + 1, "i32")
-    on_diag = e.compare("EQ", rows, cols, "SIGNED")
-    nan = e.compare("NE", x, x, "FLOAT")
-    bad = reduce_with(e, e.and_(on_diag, nan), [r, r + 1], False, "or")
+    dg = _diag(e, x)
+    bad = reduce_with(e, e.compare("NE", dg, dg, "FLOAT"), r, False, "or")
     return e.select(e.broadcast_in_dim(bad, x.shape, list(range(r))), e.const(float("nan"), x), x)
 
 
@@ -219,78 +240,92 @@ def build_cholesky(e: Emitter, a: V, lower: bool, unroll: bool | None = None) ->
     10.3), the products by inverted diagonal blocks adding their condition numbers as in XLA's own
     blocked solves. Raises :class:`UnsupportedError` for another element type.
     """
+    return _factor_and_diagonal(e, a, lower, unroll)[0]
+
+
+def _factor_and_diagonal(e: Emitter, a: V, lower: bool, unroll: bool | None = None) -> tuple[V, V | None]:
+    """:func:`build_cholesky`'s factor and, on the static and panel paths, its diagonal ``[*batch, n]``
+    (NaN-filled with it; read before the triangle ``select`` by a strided slice, so that the factor
+    itself is read by one elementwise pass; None on the other paths)."""
     if a.t not in COMPUTE_TYPES:
         raise UnsupportedError(f"cholesky of element type '{a.t}' (expected one of {', '.join(COMPUTE_TYPES)})")
     n = a.shape[-1]
     if 0 in a.shape:
-        return a  # no element to compute
+        return a, None  # no element to compute
     unroll = n <= UNROLL_LIMIT if unroll is None else unroll
     x = e.convert(a, COMPUTE_TYPES[a.t])
     if not lower:
         x = transpose_minor(e, x)
+    dg = None
     if n > CHOLESKY_UNBLOCKED:
         if n <= CHOLESKY_STATIC_MAX:
-            f = _cholesky_static(e, x, CHOLESKY_STATIC_BLOCK, CHOLESKY_LEAF)
+            f, dg = _cholesky_static(e, x, CHOLESKY_STATIC_BLOCK, CHOLESKY_LEAF)
         elif n <= CHOLESKY_LEFT_MAX:
-            f = _cholesky_left(e, x, CHOLESKY_PANEL, CHOLESKY_LEAF)
+            panel = CHOLESKY_SMALL_PANEL if n <= CHOLESKY_SMALL_PANEL_MAX else CHOLESKY_PANEL
+            f, dg = _cholesky_left(e, x, panel, CHOLESKY_PANEL_LEAF)
         else:
             f = _cholesky_blocked(e, x, cholesky_block_size(n), CHOLESKY_SEGMENTS)
         r = len(x.shape) - 2
         keep = e.compare("GE", e.iota(x.shape, r, "i32"), e.iota(x.shape, r + 1, "i32"), "SIGNED")
-        f = _nan_fill(e, e.select(keep, f, e.const(0.0, f)))  # a NaN-filled element is NaN in both triangles
+        f = e.select(keep, f, e.const(0.0, f))
+        if dg is None:
+            f = _nan_fill(e, f)  # a NaN-filled element is NaN in both triangles
+        else:
+            bad = reduce_with(e, e.compare("NE", dg, dg, "FLOAT"), r, False, "or")
+            f = e.select(e.broadcast_in_dim(bad, f.shape, list(range(r))), e.const(float("nan"), f), f)
+            dg = e.select(e.broadcast_in_dim(bad, dg.shape, list(range(r))), e.const(float("nan"), dg), dg)
     else:
         f = _cholesky_lower(e, x, unroll)
     if not lower:
         f = transpose_minor(e, f)
-    return e.convert(f, a.t)
+    return e.convert(f, a.t), None if dg is None else e.convert(dg, a.t)
 
 
 # -- blocked forms built from small diagonal blocks ---------------------------------------------------
 
-def _outer(e: Emitter, c: V, d: V, r: int) -> V:
-    """``c d^H`` for columns ``c`` ``[*batch, m, 1]`` and ``d`` ``[*batch, k, 1]``: a broadcast product."""
-    batch = c.shape[:r]
-    m, k = c.shape[r], d.shape[r]
-    bd = list(range(r))
-    cb = e.broadcast_in_dim(e.reshape(c, batch + [m]), batch + [m, k], bd + [r])
-    db = e.broadcast_in_dim(e.reshape(conj(e, d), batch + [k]), batch + [m, k], bd + [r + 1])
-    return cb * db
-
-
 def _leaf(e: Emitter, a: V, r: int) -> tuple[V, V]:
-    """``(L, L^-1)`` of a small block ``a`` ``[*batch, b, b]`` (lower triangle read): a ``stablehlo.while``
-    of ``b`` right-looking column steps on the whole block (masks, fixed shapes; the diagonal entry is
-    ``sqrt`` of the real part for complex types); ``L^-1`` by applying the same elimination (one Gauss
-    transform per column, ``L = G_1 ... G_b``) to the identity. Unrolled, XLA fuses the steps into one
-    kernel whose size grows exponentially with ``b``: the loop keeps each step one small kernel."""
+    """``(L, L^-1)`` of a small block ``a`` ``[*batch, b, b]`` (lower triangle read) by Gaussian
+    elimination without pivoting on ``M = [A^H | I]`` (the upper triangle of ``A^H`` kept, the rest
+    zero; LAPACK ``?potf2``'s upper form): a ``stablehlo.while`` of ``b`` steps, step ``j`` one fused
+    elementwise kernel (and one scalar kernel, ``rsqrt`` of the pivot ``d = Re M[j, j]``) that subtracts
+    ``f_i row_j`` from each row ``i > j`` with the multipliers ``f_i = conj(M[j, i]) / d`` read from row
+    ``j`` (the Hermitian Schur complement's upper triangle) and divides row ``j`` by ``sqrt(d)`` (its
+    diagonal entry ``sqrt(d)``; 0 for ``d = 0``, as LAPACK leaves it, not ``0 * inf``). Row ``j`` is
+    then final: ``M`` ends as ``[L^H | L^-1]`` (``A = L_u D L_u^H``: ``D^-1/2 U = L^H`` and
+    ``D^-1/2 L_u^-1 = L^-1``). A negative or NaN pivot gives NaN on the diagonal (the caller fills the
+    element); the lower part of the left half is never read."""
     batch, b, t = a.shape[:r], a.shape[-1], a.t
     zi = e.scalar(0, "i32")
     z = [zi] * r
-    col_shape = batch + [b, 1]
-    rows = e.iota(col_shape, r, "i32")
     full = list(range(r + 2))
+    bd = list(range(r))
+    shp = batch + [b, b]
+    mshape = batch + [b, 2 * b]
+    upper = e.compare("LE", e.iota(shp, r, "i32"), e.iota(shp, r + 1, "i32"), "SIGNED")
+    m0 = e.concatenate([e.select(upper, adjoint(e, a), e.const(0.0, a)), identity_matrix(e, shp, t)], r + 1)
+    cplx = t in COMPLEX_TYPES
 
-    def step(j: V, w: V, lo: V, inv: V) -> list[V]:
-        col = e.dynamic_slice(w, z + [zi, j], col_shape)
-        d = e.dynamic_slice(col, z + [j, zi], batch + [1, 1])
-        if t in COMPLEX_TYPES:
-            root = e.sqrt(e.real(d))
-            root = e.complex(root, e.const(0.0, root))
-        else:
-            root = e.sqrt(d)
-        jj = e.broadcast_in_dim(j, col_shape, [])
-        c = e.select(e.compare("GT", rows, jj, "SIGNED"), col / e.broadcast_in_dim(root, col_shape, full),
-                     e.const(0.0, col))
-        lcol = e.select(e.compare("EQ", rows, jj, "SIGNED"), e.broadcast_in_dim(root, col_shape, full), c)
-        lo = e.dynamic_update_slice(lo, lcol, z + [zi, j])
-        w = w - _outer(e, c, c, r)
-        rj = e.dynamic_slice(inv, z + [j, zi], batch + [1, b]) / e.broadcast_in_dim(root, batch + [1, b], full)
-        inv = inv - _outer(e, c, conj(e, e.reshape(rj, col_shape)), r)
-        inv = e.dynamic_update_slice(inv, rj, z + [j, zi])
-        return [w, lo, inv]
+    def as_t(v: V) -> V:  # a real value as element type t
+        return e.complex(v, e.const(0.0, v)) if cplx else v
 
-    _, lo, inv = loop(e, b, [a, e.const(0.0, a), identity_matrix(e, a.shape, t)], step, False)
-    return lo, inv
+    def step(j: V, m: V) -> list[V]:
+        mrows, mcols = e.iota(mshape, r, "i32"), e.iota(mshape, r + 1, "i32")  # in the body: not carried
+        row = e.dynamic_slice(m, z + [j, zi], batch + [1, 2 * b])
+        d = e.dynamic_slice(row, z + [zi, j], batch + [1, 1])
+        rs = e.broadcast_in_dim(e.rsqrt(e.real(d) if cplx else d), mshape, full)
+        rowb = e.broadcast_in_dim(e.reshape(row, batch + [2 * b]), mshape, bd + [r + 1])
+        f = conj(e, e.reshape(e.slice(row, [0] * (r + 2), batch + [1, b]), batch + [b]))  # conj(M[j, i])
+        below = m - e.broadcast_in_dim(f, mshape, bd + [r]) * as_t(rs * rs) * rowb
+        dre = e.real(rowb) if cplx else rowb  # the pivot d in column j
+        root = e.select(e.compare("EQ", dre, e.const(0.0, dre), "FLOAT"), dre, dre * rs)
+        jj = e.broadcast_in_dim(j, mshape, [])
+        pivot_row = e.select(e.compare("EQ", mcols, jj, "SIGNED"), as_t(root), rowb * as_t(rs))
+        m = e.select(e.compare("GT", mrows, jj, "SIGNED"), below, m)
+        return [e.select(e.compare("EQ", mrows, jj, "SIGNED"), pivot_row, m)]
+
+    (m,) = loop(e, b, [m0], step, False)
+    left = e.slice(m, [0] * (r + 2), shp)
+    return adjoint(e, e.select(upper, left, e.const(0.0, left))), e.slice(m, [0] * r + [0, b], mshape)
 
 
 def _chol_inv(e: Emitter, a: V, r: int, leaf: int, need_inv: bool) -> tuple[V, V | None]:
@@ -347,17 +382,16 @@ def _panel_factor(e: Emitter, p: V, r: int, leaf: int) -> V:
     return lp
 
 
-def _cholesky_left(e: Emitter, a: V, nb: int, leaf: int) -> V:
+def _cholesky_left(e: Emitter, a: V, nb: int, leaf: int) -> tuple[V, V]:
     """Lower Cholesky factor of ``a`` ``[*batch, n, n]`` (lower triangle read; the upper triangle of the
-    result is not zeroed) by the blocked left-looking algorithm: block column ``p`` (``nb`` columns,
-    static shapes) is updated by one ``dot_general`` with the block columns already factored, then
-    factored by :func:`_panel_factor` (one ``stablehlo.while``). The order is padded to a multiple of
+    result is not zeroed) and its diagonal ``[*batch, n]`` by the blocked left-looking algorithm of
+    :func:`_left_looking`, block columns of ``nb`` columns factored by :func:`_panel_factor` (one
+    ``stablehlo.while``). The order is padded to a multiple of
     ``leaf`` with the identity. A NaN pivot leaves NaN on the diagonal (the caller fills the element)."""
     nb = max(leaf, nb // leaf * leaf)  # whole leaves per panel
     shape = a.shape
     r = len(shape) - 2
     batch, n0, t = shape[:r], shape[-1], a.t
-    z = [0] * r
     n = -(-n0 // leaf) * leaf
     if n > n0:  # identity padding: its factor is the identity, it couples with nothing
         a = e.pad(a, e.scalar(0, t), [0] * (r + 2), [0] * r + [n - n0, n - n0])
@@ -365,60 +399,62 @@ def _cholesky_left(e: Emitter, a: V, nb: int, leaf: int) -> V:
         pad = e.compare("GE", e.iota(a.shape, r, "i32"), e.const(n0, t="i32", shape=a.shape), "SIGNED")
         a = e.select(e.and_(eye, pad), e.const(1.0, t=t, shape=a.shape), a)
 
-    def factor(panel: V, w: int, last: bool) -> tuple[V, V | None]:
-        col = _panel_factor(e, panel, r, leaf)
-        return col, None if last else e.slice(col, z + [w, 0], batch + [col.shape[r], w])
+    def factor(panel: V, w: int, last: bool) -> V:
+        return _panel_factor(e, panel, r, leaf)
 
-    x = _left_looking(e, a, nb, factor)
-    return e.slice(x, [0] * (r + 2), batch + [n0, n0]) if n > n0 else x
+    x, dg = _left_looking(e, a, nb, factor)
+    if n > n0:
+        x = e.slice(x, [0] * (r + 2), batch + [n0, n0])
+        dg = e.slice(dg, [0] * (r + 1), batch + [n0])
+    return x, dg
 
 
-def _left_looking(e: Emitter, a: V, nb: int, factor: Callable[[V, int, bool], tuple[V, V | None]]) -> V:
+def _left_looking(e: Emitter, a: V, nb: int, factor: Callable[[V, int, bool], V]) -> tuple[V, V]:
     """The static loop of the left-looking blocked Cholesky on ``a`` ``[*batch, n, n]``: block column ``p``
     (``nb`` columns, the last one narrower) updated by one ``dot_general`` with the rows of the block
     columns already factored (from its diagonal block down: ``n^3 / 3`` multiply-adds in all, as LAPACK),
-    then ``factor(panel, w, last) -> (column, L21)`` (``L21`` the rows below the diagonal block, None for
-    the last block column). Returns the factor (zeros above each block column's diagonal block)."""
+    then ``factor(panel, w, last) -> column`` (``last``: the last block column). The factor is written
+    over ``a`` block column by block column (``dynamic_update_slice``, in place on XLA), so the rows the
+    next update reads are one slice of it and the result needs no assembly. Returns ``(factor, its
+    diagonal [*batch, n])``; above each diagonal block the factor keeps ``a``'s entries."""
     shape = a.shape
     r = len(shape) - 2
-    batch, n, t = shape[:r], shape[-1], a.t
+    batch, n = shape[:r], shape[-1]
     z = [0] * r
-    panels = []
-    below = None  # L[j0:, :j0]
+    zi = e.scalar(0, "i32")
+    x = a
     j0 = 0
     while j0 < n:
         j1 = min(n, j0 + nb)
         w = j1 - j0
-        panel = e.slice(a, z + [j0, j0], batch + [n, j1])
-        if below is not None:
-            rowblk = e.slice(below, z + [0, 0], batch + [w, j0])
+        panel = e.slice(x, z + [j0, j0], batch + [n, j1])
+        if j0:
+            below = e.slice(x, z + [j0, 0], batch + [n, j0])
+            rowblk = e.slice(x, z + [j0, 0], batch + [j1, j0])
             panel = panel - dot(e, below, conj(e, rowblk), r, r + 1, r + 1)
-        col, l21 = factor(panel, w, j1 >= n)
-        if l21 is not None:
-            rest = e.slice(below, z + [w, 0], batch + [n - j0, j0]) if below is not None else None
-            below = e.concatenate([rest, l21], r + 1) if rest is not None else l21
-        panels.append(e.pad(col, e.scalar(0, t), z + [j0, 0], z + [0, 0]) if j0 else col)
+        col = factor(panel, w, j1 >= n)
+        x = e.dynamic_update_slice(x, col, [zi] * r + [e.scalar(j0, "i32"), e.scalar(j0, "i32")])
         j0 = j1
-    return e.concatenate(panels, r + 1) if len(panels) > 1 else panels[0]
+    return x, _diag(e, x)
 
 
-def _cholesky_static(e: Emitter, a: V, nb: int, leaf: int) -> V:
+def _cholesky_static(e: Emitter, a: V, nb: int, leaf: int) -> tuple[V, V]:
     """Lower Cholesky factor of ``a`` ``[*batch, n, n]`` (lower triangle read; the upper triangle of the
-    result is not zeroed): blocked left-looking with static shapes and no outer loop. Block column ``p``
-    (``nb`` columns, the last one narrower) is updated by one ``dot_general`` with the rows of the block
-    columns already factored (only the rows from the diagonal block down: ``n^3 / 3`` multiply-adds in
-    all, as LAPACK), its diagonal block factored and inverted by :func:`_chol_inv`, the rows below
-    multiplied by that inverse. A NaN pivot leaves NaN on the diagonal (the caller fills the element)."""
+    result is not zeroed) and its diagonal ``[*batch, n]``: blocked left-looking (:func:`_left_looking`)
+    with static shapes and no outer loop. Block column ``p`` (``nb`` columns, the last one narrower) has
+    its diagonal block factored and inverted by :func:`_chol_inv`, the rows below multiplied by that
+    inverse. A NaN pivot leaves NaN on the diagonal (the caller fills the element)."""
     shape = a.shape
     r = len(shape) - 2
     batch = shape[:r]
     z = [0] * r
 
-    def factor(panel: V, w: int, last: bool) -> tuple[V, V | None]:
+    def factor(panel: V, w: int, last: bool) -> V:
         l11, i11 = _chol_inv(e, e.slice(panel, z + [0, 0], batch + [w, w]), r, leaf, not last)
         if last:
-            return l11, None
+            return l11
         l21 = small_dot(e, e.slice(panel, z + [w, 0], batch + [panel.shape[r], w]), adjoint(e, i11))
-        return e.concatenate([l11, l21], r), l21
+        return e.concatenate([l11, l21], r)
 
     return _left_looking(e, a, nb, factor)
+

@@ -30,6 +30,7 @@ def path(request, monkeypatch):
     """Send every order from 5 on to one of the new paths with blocks of 2-4 columns."""
     monkeypatch.setattr(cholesky, "CHOLESKY_UNBLOCKED", 4)
     monkeypatch.setattr(cholesky, "CHOLESKY_LEAF", 2)
+    monkeypatch.setattr(cholesky, "CHOLESKY_PANEL_LEAF", 2)
     if request.param == "static":
         monkeypatch.setattr(cholesky, "CHOLESKY_STATIC_BLOCK", 3)
         monkeypatch.setattr(cholesky, "CHOLESKY_LEAF", 3)
@@ -38,6 +39,7 @@ def path(request, monkeypatch):
     else:
         monkeypatch.setattr(cholesky, "CHOLESKY_STATIC_MAX", 4)
         monkeypatch.setattr(cholesky, "CHOLESKY_PANEL", 4)
+        monkeypatch.setattr(cholesky, "CHOLESKY_SMALL_PANEL", 4)
     return request.param
 
 
@@ -83,9 +85,30 @@ def test_potrf_new_paths_factor_and_info_match_lapack(path, uplo):
 
 @pytest.mark.parametrize("n, t", [(40, "f64"), pytest.param(40, "f32", marks=SLOW), pytest.param(300, "f32", marks=SLOW)])
 def test_default_sizes(n, t):
-    # n = 40: the static path (blocks of 16, the last of 8); n = 300: the left-looking panels of 128.
+    # n = 40: the static path (blocks of 16, the last of 8); n = 300: the left-looking panels of 64.
     conds = (10.0, 1e3) if t == "f32" else (10.0, 1e8)
     _run_cholesky(t, (), (n,), conds, seed=4)
+
+
+@pytest.mark.parametrize("n", [24, 40])
+def test_potrf_zero_last_pivot_as_lapack(n):
+    # A = L L^T with small integers, a unit diagonal but L[n-1, n-1] = 0: every step is exact and the last
+    # pivot is exactly 0. LAPACK leaves that 0 on the diagonal (info = n); so must the blocked form (its
+    # leaf scales a pivot row by rsqrt(d): the diagonal entry must come out 0, not 0 * inf = NaN, which
+    # would NaN-fill the whole factor). Batch elements 1, 2: positive definite. n = 24: static blocks
+    # 16 + 8; n = 40: 16 + 16 + 8.
+    rng = np.random.default_rng(11)
+    low = np.tril(rng.integers(-2, 3, (n, n)), -1).astype(np.float64) + np.eye(n)
+    low[-1, -1] = 0.0
+    (spd,) = export.inputs("cholesky", "float64", (1,), n, cond=10.0)
+    a = np.stack([low @ low.T, spd[0], spd[0]])
+    text = _POTRF.format(c="d", t="f64", uplo=ord("L")).replace("4x4x", f"{n}x{n}x")
+    want_f, want_info = backend.compile(text)(a)
+    got_f, got_info = backend.compile(_legalize(text))(a)
+    np.testing.assert_array_equal(want_info, [n, 0, 0])
+    np.testing.assert_array_equal(got_info, want_info)
+    np.testing.assert_array_equal(np.tril(want_f[0]), low)
+    np.testing.assert_array_equal(np.tril(got_f[0]), low)
 
 
 @pytest.mark.parametrize("unit", [False, True])

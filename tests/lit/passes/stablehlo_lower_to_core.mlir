@@ -93,7 +93,8 @@
 // CHECK: stablehlo.sqrt %{{.*}} : tensor<1x1xf32>
 // CHECK: stablehlo.dynamic_update_slice
 // CHECK: stablehlo.select %{{.*}}, %{{.*}}, %[[CH]]#1 : tensor<4x4xi1>, tensor<4x4xf32>
-// CHECK: stablehlo.reduce({{.*}}) applies stablehlo.minimum across dimensions = [1]
+// CHECK: stablehlo.slice %{{.*}} [0:16:5] : (tensor<16xf32>) -> tensor<4xf32>
+// CHECK: stablehlo.reduce({{.*}}) applies stablehlo.minimum across dimensions = [0]
 // CHECK: %[[INFO:.*]] = stablehlo.select %{{.*}} : tensor<i1>, tensor<i32>
 // CHECK: %[[TS:.*]]:5 = stablehlo.while({{.*}}, %{{.*}} = %[[CB]], {{.*}}) : tensor<i32>, tensor<4x2xf32>, tensor<4x4xf32>, tensor<4x2xf32>, tensor<4x1xf32>
 // CHECK: stablehlo.dot_general

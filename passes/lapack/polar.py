@@ -17,11 +17,26 @@ weights ``a = h(l)``, ``b = (a - 1)^2 / 4``, ``c = a + b - 1``,
   solves);
 * ``l <- l (a + b l^2) / (1 + c l^2)``.
 
-The weights depend on ``l`` only, and ``l_0`` is a fixed bound (:data:`L0`: ``1e-9`` for f32, ``1e-18`` for
-f64, below ``1 / (cond(A) sqrt(n))`` of every matrix whose small singular values the type resolves), so the
-whole schedule is computed when the program is built: 4 steps for f32 (2 QR-based), 6 for f64 (3 QR-based),
-run as two loops over constant weight tables (one copy of each step's ops), with no data-dependent loop. Singular values below ``l_0 ||A||_F`` converge only partly; they
-are at the rounding level of ``A``, and :func:`polar_svd` re-orthonormalises ``U``.
+The weights depend on ``l`` only. ``l_0``: the fixed bound :data:`L0` (``1e-9`` for f32, ``1e-18`` for f64,
+below ``1 / (cond(A) sqrt(n))`` of every matrix whose small singular values the type resolves: 4 steps for
+f32, 2 of them QR-based, 6 for f64, 3 QR-based) unless a run-time certificate gives more
+(:data:`ESTIMATE_L0`, :func:`_dynamic`):
+
+* ``X`` is scaled by ``1 / alpha``, ``alpha`` an estimate of ``||X||_2`` from ``G = X^H X`` (power steps,
+  capped by ``||G||_1``; a slight underestimate is harmless: the last steps map ``sigma > 1`` back to 1);
+* a Cholesky factorisation of ``G - (L_QR^2 + delta) I`` that succeeds certifies ``l_0 = L_QR`` (the
+  ``l`` where ``c = 100``): no QR-based step, 2 Cholesky-based ones (f32) or 3 (f64), at about a quarter
+  of a QR-based step's cost each, and the last step below. It runs as the first trip of the
+  Cholesky-step loop (one copy of the factorisation's ops in the program); a batch element that fails it
+  is unscaled and takes ``L0``;
+* the steps run in ``while`` loops with the weights computed from ``l`` in the program, QR-based while
+  some ``l < L_QR``, Cholesky-based until ``1 - l <= sqrt(4 eps / 3)``, then one Newton-Schulz step
+  ``X (3 I - X^H X) / 2`` (:data:`NEWTON_SCHULZ`);
+* a certified matrix left short of orthonormal (``3/4 ||G - I||_F^2 > ORTHO_SLACK n eps`` before the
+  Newton-Schulz step: a certificate fooled by rounding) runs again from ``X / ||X||_F`` with ``l_0 = L0``.
+
+Singular values below ``l_0 ||A||_F`` converge only partly; they are at the rounding level of ``A``, and
+:func:`polar_svd` re-orthonormalises ``U``.
 """
 
 from __future__ import annotations
@@ -30,10 +45,11 @@ import math
 
 from hlokit.passes.builder import COMPLEX_TYPES, Emitter, V
 from hlokit.passes.lapack.matrix import (
-    abs2, adjoint, any_true, conj, dot, identity_matrix, pad_dim, real_type, reverse, slice_dim, splat, to_elem,
+    abs2, adjoint, any_true, conj, dot, has_nan, identity_matrix, magnitude, pad_dim, real_type, reduce_with, reverse,
+    slice_dim, splat, to_elem, transpose_minor,
 )
 from hlokit.passes.lapack.cholesky import build_cholesky
-from hlokit.passes.lapack.jacobi import orthonormal_columns, sort_columns
+from hlokit.passes.lapack.jacobi import orthonormal_columns
 from hlokit.passes.lapack.qr import build_geqrf, build_orgqr
 
 __all__ = ["L0", "qdwh_schedule", "qdwh_polar", "polar_svd"]
@@ -49,8 +65,41 @@ CHOLESKY_C_MAX = 100.0
 #: the default three, and as fast on the stacked ``2n x n`` matrix on XLA CPU).
 QR_SEGMENTS = 1
 
+#: Estimate ``l_0`` at run time from the Gram matrix (module docstring); False: the fixed bound :data:`L0`
+#: for every matrix (the schedule of :func:`qdwh_schedule`, all steps run).
+ESTIMATE_L0 = True
+
+#: Power steps on ``G = X^H X`` for ``||X||_2^2``.
+POWER_STEPS = 8
+
+#: ``alpha^2 = min(||G||_1, NORM_MARGIN rho)`` with ``rho`` the power estimate (a lower bound of
+#: ``||X||_2^2``, within 0.87-0.96 of it on the benchmark matrices).
+NORM_MARGIN = 1.25
+
+#: The last step (from ``1 - l <= sqrt(4 eps / 3)``) by Newton-Schulz, ``X (3 I - X^H X) / 2`` (one product;
+#: Higham, *Functions of Matrices*, 8.3), instead of a Cholesky-based one.
+NEWTON_SCHULZ = True
+
+#: The Cholesky test of ``sigma_min >= L_QR`` shifts by ``CERTIFY_SLACK sqrt(n) eps ||X||_F^2`` more.
+CERTIFY_SLACK = 4.0
+
+#: Caps of the run-time loops (from ``l_0 = L0`` the schedule has at most 3 QR-based and 4 Cholesky-based
+#: steps).
+MAX_QR_STEPS = 6
+MAX_CHOLESKY_STEPS = 8
+
 #: ``U = U_p V`` is re-orthonormalised by a QR where ``|U^H U - I|`` exceeds ``ORTHO_SLACK n eps``.
 ORTHO_SLACK = 4.0
+
+
+def _weights_of(l: float) -> tuple[float, float, float, float]:
+    """``(a, b, c, l')`` of the bound ``l`` (``qdwh_schedule``'s formulas, in Python floats)."""
+    l2 = l * l
+    d = (4.0 * max(1.0 - l2, 0.0) / (l2 * l2)) ** (1.0 / 3.0)
+    a = math.sqrt(1.0 + d) + 0.5 * math.sqrt(8.0 - 4.0 * d + 8.0 * (2.0 - l2) / (l2 * math.sqrt(1.0 + d)))
+    b = (a - 1.0) ** 2 / 4.0
+    c = a + b - 1.0
+    return a, b, c, min(1.0, l * (a + b * l2) / (1.0 + c * l2))
 
 
 def qdwh_schedule(l0: float, tol: float) -> list[tuple[float, float, float]]:
@@ -62,45 +111,73 @@ def qdwh_schedule(l0: float, tol: float) -> list[tuple[float, float, float]]:
     out: list[tuple[float, float, float]] = []
     l = l0
     while len(out) < 12:
-        l2 = l * l
-        d = (4.0 * max(1.0 - l2, 0.0) / (l2 * l2)) ** (1.0 / 3.0)
-        a = math.sqrt(1.0 + d) + 0.5 * math.sqrt(8.0 - 4.0 * d + 8.0 * (2.0 - l2) / (l2 * math.sqrt(1.0 + d)))
-        b = (a - 1.0) ** 2 / 4.0
-        c = a + b - 1.0
+        a, b, c, l = _weights_of(l)
         out.append((a, b, c))
-        l = min(1.0, l * (a + b * l2) / (1.0 + c * l2))
         if 1.0 - l < tol:
             break
     return out
 
 
+def _qr_bound() -> float:
+    """The ``l`` below which ``c(l) > CHOLESKY_C_MAX`` (``c`` decreases in ``l``; bisection in log scale)."""
+    lo, hi = 1e-20, 1.0 - 1e-12
+    for _ in range(200):
+        mid = math.sqrt(lo * hi)
+        lo, hi = (mid, hi) if _weights_of(mid)[2] > CHOLESKY_C_MAX else (lo, mid)
+    return hi
+
+
+#: Steps run QR-based while ``l`` is below this (``c(l) > CHOLESKY_C_MAX``; about 0.048).
+L_QR = _qr_bound()
+
+
+def _bcast(e: Emitter, w: V, shape: list[int]) -> V:
+    """A 0-d or ``[*b]`` weight broadcast to ``shape`` ``[*b, m, n]``."""
+    return e.broadcast_in_dim(w, shape, list(range(len(w.shape))))
+
+
 def _qr_step(e: Emitter, x: V, scale: V, p: V, q: V) -> V:
     """``X <- p X + q Q_1 Q_2^H`` with ``[scale X; I] = [Q_1; Q_2] R`` (``scale = sqrt(c)``, ``p = b / c``,
-    ``q = (a - b / c) / sqrt(c)``; the weights 0-d of ``x``'s element type)."""
+    ``q = (a - b / c) / sqrt(c)``; the weights 0-d or ``[*b]`` of ``x``'s element type)."""
     shape = x.shape
     r = len(shape) - 2
     batch, m, n = shape[:r], shape[r], shape[r + 1]
-    bx = lambda w: e.broadcast_in_dim(w, shape, [])  # noqa: E731
-    stacked = e.concatenate([x * bx(scale), identity_matrix(e, batch + [n, n], x.t)], r)
+    stacked = e.concatenate([x * _bcast(e, scale, shape), identity_matrix(e, batch + [n, n], x.t)], r)
     qr, tau = build_geqrf(e, stacked, segments=QR_SEGMENTS)
     qq = build_orgqr(e, qr, tau, segments=QR_SEGMENTS)
     q1, q2 = slice_dim(e, qq, r, 0, m), slice_dim(e, qq, r, m, m + n)
     prod = dot(e, q1, conj(e, q2), r, r + 1, r + 1)
-    return x * bx(p) + prod * bx(q)
+    return x * _bcast(e, p, shape) + prod * _bcast(e, q, shape)
 
 
-def _cholesky_step(e: Emitter, x: V, c: V, p: V, q: V) -> V:
-    """``X <- p X + q X Z^{-1}`` with ``Z = I + c X^H X`` by its Cholesky factor (``p = b / c``, ``q = a - b / c``)."""
+def _gram(e: Emitter, x: V) -> V:
+    r = len(x.shape) - 2
+    return dot(e, conj(e, x), x, r, r, r)
+
+
+def _cholesky_update(e: Emitter, x: V, g: V, c: V, p: V, q: V) -> V:
+    """``X <- p X + q X Z^{-1}`` with ``Z = I + c G`` (``G = X^H X``) by its Cholesky factor (``p = b / c``,
+    ``q = a - b / c``; the weights 0-d or ``[*b]``)."""
     shape = x.shape
     r = len(shape) - 2
     batch, n = shape[:r], shape[r + 1]
-    z = identity_matrix(e, batch + [n, n], x.t) + dot(e, conj(e, x), x, r, r, r) * e.broadcast_in_dim(c, batch + [n, n], [])
-    low = build_cholesky(e, z, lower=True)
+    z = identity_matrix(e, batch + [n, n], x.t) + g * _bcast(e, c, g.shape)
+    return _solve_update(e, x, build_cholesky(e, z, lower=True), p, q)
+
+
+def _solve_update(e: Emitter, x: V, low: V, p: V, q: V) -> V:
+    """``p X + q X Z^{-1}`` with ``Z = L L^H`` (``low``)."""
+    shape = x.shape
     # Y = X Z^{-1}: Z Y^H = X^H, i.e. L M = X^H, L^H Y^H = M.
     mt = e.triangular_solve(low, adjoint(e, x), left_side=True, lower=True, unit_diagonal=False,
                             transpose_a="NO_TRANSPOSE")
     yt = e.triangular_solve(low, mt, left_side=True, lower=True, unit_diagonal=False, transpose_a="ADJOINT")
-    return x * e.broadcast_in_dim(p, shape, []) + adjoint(e, yt) * e.broadcast_in_dim(q, shape, [])
+    return x * _bcast(e, p, shape) + adjoint(e, yt) * _bcast(e, q, shape)
+
+
+def _cholesky_step(e: Emitter, x: V, c: V, p: V, q: V) -> V:
+    """``X <- p X + q X Z^{-1}`` with ``Z = I + c X^H X`` (:func:`_cholesky_update`)."""
+    return _cholesky_update(e, x, _gram(e, x), c, p, q)
 
 
 def _steps(e: Emitter, x: V, weights: list[tuple[float, float, float]], step) -> V:
@@ -122,13 +199,166 @@ def _steps(e: Emitter, x: V, weights: list[tuple[float, float, float]], step) ->
     return out[1]
 
 
+def _weights(e: Emitter, l: V) -> tuple[V, V, V, V]:
+    """``(a, b, c, l')`` of the bounds ``l`` (real, any shape) in the program: :func:`_weights_of`."""
+    l2 = l * l
+    d = e.cbrt(e.maximum(1.0 - l2, 0.0) * 4.0 / (l2 * l2))
+    sd = e.sqrt(d + 1.0)
+    a = sd + e.sqrt(e.maximum(8.0 - 4.0 * d + 8.0 * (2.0 - l2) / (l2 * sd), 0.0)) * 0.5
+    b = (a - 1.0) * (a - 1.0) * 0.25
+    c = a + b - 1.0
+    return a, b, c, e.minimum(l * (a + b * l2) / (c * l2 + 1.0), 1.0)
+
+
+def _norm2(e: Emitter, x: V) -> V:
+    """``||x||_F`` ``[*b]`` of ``x`` ``[*b, m, n]``, real."""
+    r = len(x.shape) - 2
+    return e.sqrt(e.reduce_sum(abs2(e, x), [r, r + 1]))
+
+
+def _scale(e: Emitter, g: V) -> tuple[V, V]:
+    """``(s, shift)`` ``[*b]`` from ``G = X^H X`` (``||X||_F = 1``): ``||s X||_2 <~ 1`` (``s = 1`` where not
+    finite: zero or NaN), and the shift of ``G`` whose Cholesky factorisation certifies ``sigma_min(s X) >=
+    L_QR`` (NaN where ``s`` is not finite).
+
+    ``s = 1 / alpha``, ``alpha^2 = min(||G||_1, NORM_MARGIN rho)`` (``||G||_2 <= ||G||_1`` for Hermitian
+    ``G``; ``rho`` from :data:`POWER_STEPS` power steps, a lower bound of ``||G||_2``: Golub & Van Loan,
+    *Matrix Computations*, 4th ed., 8.2.1). ``G - shift I`` positive definite to the backward error of its
+    Cholesky factorisation (the factor has no NaN) certifies ``sigma_min(s X) >= L_QR``: ``shift = L_QR^2 /
+    s^2 + CERTIFY_SLACK sqrt(n) eps`` for the rounding of ``G`` and of the factorisation (Higham, *Accuracy
+    and Stability of Numerical Algorithms*, 2nd ed., 3.5 and Thm 10.5: the typical size, not the worst
+    case ``n eps``; an over-optimistic outcome is caught by :func:`qdwh_polar`'s orthonormality check).
+    """
+    shape = g.shape
+    r = len(shape) - 2
+    batch, n = shape[:r], shape[r]
+    t, rt = g.t, real_type(g.t)
+    eps = 2.0 ** -23 if rt == "f32" else 2.0 ** -52
+    vshape = batch + [n, 1]
+    start = [1.0 + math.fmod(0.6180339887498949 * i, 1.0) for i in range(n)]
+    v = e.broadcast_in_dim(to_elem(e, e.constant(start, rt), t), vshape, [r])
+    v = v / _bcast(e, to_elem(e, _norm2(e, v), t), vshape)
+    rho = None
+    for _ in range(POWER_STEPS):
+        w = dot(e, g, v, r, r + 1, r)
+        rho = _norm2(e, w)
+        safe = e.select(e.compare("EQ", rho, splat(e, 0, rt, batch), "FLOAT"), splat(e, 1, rt, batch), rho)
+        v = w / _bcast(e, to_elem(e, safe, t), vshape)
+    g1 = reduce_with(e, e.reduce_sum(magnitude(e, g), [r]), [r], float("-inf"), "maximum")
+    s2 = 1.0 / e.minimum(g1, rho * NORM_MARGIN)
+    finite = e.is_finite(s2)
+    shift = e.select(finite, L_QR * L_QR / s2 + CERTIFY_SLACK * math.sqrt(n) * eps, splat(e, math.nan, rt, batch))
+    return e.select(finite, e.sqrt(s2), splat(e, 1, rt, batch)), shift
+
+
+def _dynamic(e: Emitter, x: V) -> list[V]:
+    """The polar factor of ``x`` (``||x||_F = 1``) with ``l_0`` certified at run time and the weights of each
+    step from ``l`` in the program (module docstring): ``[u_p, qr_steps, cholesky_steps, trips]`` (0-d i32
+    counts, for tests: the steps of both kinds, and the trips of the outer loop: 1 where every matrix of
+    the batch was certified, 2 where some was not or, 2-3, where a certified one missed the check)."""
+    shape = x.shape
+    r = len(shape) - 2
+    batch, n = shape[:r], shape[r + 1]
+    t, rt = x.t, real_type(x.t)
+    eps = 2.0 ** -23 if rt == "f32" else 2.0 ** -52
+    i32 = lambda k: e.scalar(k, "i32")  # noqa: E731
+    last = math.sqrt(4.0 * eps / 3.0) if NEWTON_SCHULZ else eps  # the Cholesky-based steps stop below 1 - last
+    lqr, l0 = splat(e, L_QR, rt, batch), splat(e, L0[rt], rt, batch)
+    g = _gram(e, x)
+    s, shift = _scale(e, g)
+    x = x * _bcast(e, to_elem(e, s, t), shape)
+    g = g * _bcast(e, to_elem(e, s * s, t), g.shape)
+    eye = identity_matrix(e, g.shape, t)
+    zeros = splat(e, False, "i1", batch)
+
+    def qr_body(k: V, x_: V, l_: V) -> list[V]:
+        a, b, c, nxt = _weights(e, l_)
+        sc = e.sqrt(c)
+        p = b / c
+        return [k + i32(1), _qr_step(e, x_, *(to_elem(e, w, t) for w in (sc, p, (a - p) / sc))), nxt]
+
+    def chol_body(k: V, cert: V, x_: V, g_: V, l_: V, est: V) -> list[V]:
+        # The first trip factors G - shift I (the certificate), the others I + c G (a step): one copy of
+        # the Cholesky factorisation's ops.
+        a, b, c, nxt = _weights(e, l_)
+        z = e.select(e.broadcast_in_dim(cert, g_.shape, []), g_ - eye * _bcast(e, to_elem(e, shift, t), g_.shape),
+                     eye + g_ * _bcast(e, to_elem(e, c, t), g_.shape))
+        low = build_cholesky(e, z, lower=True)
+        p = b / c
+
+        def step(i: V, xs: V, gs: V, ls: V) -> list[V]:
+            xs = _solve_update(e, xs, low, to_elem(e, p, t), to_elem(e, a - p, t))
+            return [i + i32(1), xs, _gram(e, xs), nxt]
+
+        trips = e.select(cert, i32(0), i32(1))
+        _, x2, g2, l2 = e.while_([i32(0), x_, g_, l_], lambda i, *_: e.compare("LT", i, trips, "SIGNED"), step)
+        ok = e.not_(has_nan(e, low))
+        failed = e.and_(e.broadcast_in_dim(cert, batch, []), e.not_(ok))  # not certified: unscaled, l = L0
+        x2 = e.select(_bcast(e, failed, shape), x2 / _bcast(e, to_elem(e, s, t), shape), x2)
+        g2 = e.select(_bcast(e, failed, g_.shape), g2 / _bcast(e, to_elem(e, s * s, t), g_.shape), g2)
+        l2 = e.select(failed, l0, l2)
+        est = e.select(e.broadcast_in_dim(cert, batch, []), ok, est)
+        return [k + trips, e.const(False, t="i1", shape=[]), x2, g2, l2, est]
+
+    def finish(i: V, x_: V, g_: V, l_: V, est: V, _bad: V) -> list[V]:
+        # An estimated l_0 that was too optimistic leaves X short of orthonormal (checked on G = X^H X).
+        if NEWTON_SCHULZ:
+            # X <- X (3 I - X^H X) / 2 maps a singular value 1 - d to 1 - 3 d^2 / 2 + O(d^3): with
+            # ||G - I||_F^2 3 / 4 <= ORTHO_SLACK n eps the result is orthonormal to that.
+            dev = e.reduce_sum(abs2(e, g_ - eye), [r, r + 1]) * 0.75
+            x_ = dot(e, x_, eye * 1.5 - g_ * 0.5, r, r + 1, r)
+            l_ = e.minimum(l_ * (3.0 - l_ * l_) * 0.5, 1.0)
+        else:
+            dev = reduce_with(e, magnitude(e, g_ - eye), [r, r + 1], 0.0, "maximum")
+        bad = e.and_(est, e.compare("GT", dev, splat(e, ORTHO_SLACK * n * eps, rt, batch), "FLOAT"))
+        return [i + i32(1), x_, g_, l_, est, bad]
+
+    def trip(j: V, nq: V, nc: V, cert: V, x_: V, g_: V, l_: V, est: V) -> list[V]:
+        k, x_, l_ = e.while_(
+            [i32(0), x_, l_],
+            lambda k, _x, l: e.and_(e.compare("LT", k, i32(MAX_QR_STEPS), "SIGNED"),
+                                    any_true(e, e.compare("LT", l, lqr, "FLOAT"))),
+            qr_body)
+        # The Gram matrix of X only after a QR-based step (a loop of zero or one trips).
+        once = e.select(e.compare("GT", k, i32(0), "SIGNED"), i32(1), i32(0))
+        g_ = e.while_([i32(0), g_], lambda i, _g: e.compare("LT", i, once, "SIGNED"),
+                      lambda i, _g: [i + i32(1), _gram(e, x_)])[1]
+        kc, cert, x_, g_, l_, est = e.while_(
+            [i32(0), cert, x_, g_, l_, est],
+            lambda k, cert_, _x, _g, l, _est: e.and_(
+                e.and_(e.compare("LT", k, i32(MAX_CHOLESKY_STEPS), "SIGNED"),
+                       any_true(e, e.compare("GT", 1.0 - l, splat(e, last, rt, batch), "FLOAT"))),
+                e.or_(cert_, e.not_(any_true(e, e.compare("LT", l, lqr, "FLOAT"))))),
+            chol_body)
+        # Converged (no matrix left for QR-based steps): the last step and the check (zero or one trips).
+        done = e.not_(any_true(e, e.compare("GT", 1.0 - l_, splat(e, last, rt, batch), "FLOAT")))
+        _, x_, g_, l_, est, bad = e.while_(
+            [i32(0), x_, g_, l_, est, zeros],
+            lambda i, *_: e.compare("LT", i, e.select(done, i32(1), i32(0)), "SIGNED"), finish)
+        # Missed: again from X / ||X||_F with l_0 = L0 (the singular values' ratios only grow).
+        nf = _norm2(e, x_)
+        nf = e.select(e.compare("EQ", nf, splat(e, 0, rt, batch), "FLOAT"), splat(e, 1, rt, batch), nf)
+        x_ = e.select(_bcast(e, bad, shape), x_ / _bcast(e, to_elem(e, nf, t), shape), x_)
+        g_ = e.select(_bcast(e, bad, g_.shape), g_ / _bcast(e, to_elem(e, nf * nf, t), g_.shape), g_)
+        return [j + i32(1), nq + k, nc + kc, cert, x_, g_, e.select(bad, l0, l_), e.and_(est, e.not_(bad))]
+
+    out = e.while_([i32(0), i32(0), i32(0), e.const(True, t="i1", shape=[]), x, g, lqr, zeros],
+                   lambda j, _q, _c, _cert, _x, _g, l, _est: e.or_(
+                       e.compare("EQ", j, i32(0), "SIGNED"),
+                       e.and_(e.compare("LT", j, i32(3), "SIGNED"), any_true(e, e.compare("LT", l, lqr, "FLOAT")))),
+                   trip)
+    return [out[4], out[1], out[2], out[0]]
+
+
 def qdwh_polar(e: Emitter, a: V) -> V:
     """The unitary polar factor of ``a`` (``[*b, m, n]``, ``m >= n``; f32, f64, complex<f32>, complex<f64>).
 
     ``[*b, m, n]`` with orthonormal columns where ``a`` has full column rank (to ``C n eps``); a zero
-    matrix gives zero. Singular values of ``a`` below ``L0 ||a||_F`` are only partly mapped to 1. The
-    schedule of :func:`qdwh_schedule` runs as two loops over constant weight tables, the QR-based steps
-    then the Cholesky-based ones (module docstring). Raises ``ValueError`` for ``m < n``.
+    matrix gives zero. Singular values of ``a`` below ``L0 ||a||_F`` are only partly mapped to 1. With
+    :data:`ESTIMATE_L0` the bound ``l_0`` is estimated per matrix and the steps run while ``l`` asks for them
+    (module docstring); else the schedule of :func:`qdwh_schedule` from :data:`L0` runs as two loops over
+    constant weight tables, the QR-based steps then the Cholesky-based ones. Raises ``ValueError`` for
+    ``m < n``.
     """
     shape = a.shape
     r = len(shape) - 2
@@ -141,10 +371,26 @@ def qdwh_polar(e: Emitter, a: V) -> V:
     zero = e.compare("EQ", norm, splat(e, 0, rt, batch), "FLOAT")
     norm = e.select(zero, splat(e, 1, rt, batch), norm)
     x = a / e.broadcast_in_dim(to_elem(e, norm, a.t), shape, list(range(r)))
+    if ESTIMATE_L0:
+        return _dynamic(e, x)[0]
     schedule = qdwh_schedule(L0[rt], eps)
     by_qr = [(math.sqrt(c), b / c, (a_ - b / c) / math.sqrt(c)) for a_, b, c in schedule if c > CHOLESKY_C_MAX]
     by_chol = [(c, b / c, a_ - b / c) for a_, b, c in schedule if c <= CHOLESKY_C_MAX]
     return _steps(e, _steps(e, x, by_qr, _qr_step), by_chol, _cholesky_step)
+
+
+def _columns_at(e: Emitter, x: V, idx: V) -> V:
+    """Columns ``idx`` (i32 ``[*b, n]``) of ``x`` ``[*b, m, n]``: one ``stablehlo.gather`` of rows of ``x^T``
+    with the batch flattened into the row index (StableHLO spec, "gather")."""
+    shape = x.shape
+    r = len(shape) - 2
+    batch, m, n = shape[:r], shape[r], shape[r + 1]
+    count = math.prod(batch)
+    rows = idx + e.reshape(e.iota([count, n], 0, "i32"), batch + [n]) * splat(e, n, "i32", batch + [n])
+    xt = e.reshape(transpose_minor(e, x), [count * n, m])
+    picked = e.gather(xt, e.reshape(rows, [count * n, 1]), offset_dims=[1], collapsed_slice_dims=[0],
+                      start_index_map=[0], index_vector_dim=1, slice_sizes=[1, m])
+    return transpose_minor(e, e.reshape(picked, batch + [n, m]))
 
 
 def polar_svd(e: Emitter, a: V, eigh, mode: str) -> tuple[V, V | None, V | None]:
@@ -177,8 +423,10 @@ def polar_svd(e: Emitter, a: V, eigh, mode: str) -> tuple[V, V | None, V | None]
     neg = e.compare("LT", w, splat(e, 0, rt, w.shape), "FLOAT")
     sign = e.select(neg, splat(e, -1, rt, w.shape), splat(e, 1, rt, w.shape))
     u = dot(e, up, v, r, r + 1, r) * e.broadcast_in_dim(to_elem(e, sign, t), [*shape[:r], m, n], list(range(r)) + [r + 1])
-    # |w| may be out of order where w changes sign: sort s descending with the columns of u and v.
-    s, uv = sort_columns(e, s, e.concatenate([u, v], r), "GT")
+    # |w| may be out of order where w changes sign: sort s descending with its positions, then gather those
+    # columns of u and v (a sort of the whole [u; v] is 10-20x slower on XLA CPU).
+    s, perm = e.sort([s, e.iota(s.shape, r, "i32")], r, lambda p, q, *_: e.compare("GT", p, q, "TOTALORDER"))
+    uv = _columns_at(e, e.concatenate([u, v], r), perm)
     u, v = slice_dim(e, uv, r, 0, m), slice_dim(e, uv, r, m, m + n)
     if mode == "A" and m > n:
         return s, orthonormal_columns(e, pad_dim(e, u, r + 1, m - n)), v

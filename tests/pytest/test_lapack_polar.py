@@ -101,3 +101,98 @@ def test_polar_svd_zero_and_nan(polar_svd):
     assert not s[0].any() and np.isnan(s[1]).all() and not np.isnan(s[2]).any()
     for x in (u[0], vh[0]):  # zero matrix: orthonormal vectors all the same
         assert np.abs(x.T @ x - np.eye(9)).max() <= C * 9 * np.finfo(np.float32).eps
+
+
+# -- l_0 estimated at run time (polar.ESTIMATE_L0) ----------------------------------------------------------
+
+def _program(shape, t: str, build):
+    e = Emitter()
+    (a,) = e.args([(shape, t)])
+    text = e.text("main", [a], build(e, a)).replace("func.func private @main", "func.func @main")
+    return backend.compile(hlokit.parse(text, context=hlokit.make_context()))
+
+
+def _frobenius_scaled(a):
+    return a / np.linalg.norm(a, axis=(-2, -1), keepdims=True)
+
+
+@pytest.mark.parametrize("t, cond", [("f32", 10.0), ("f32", 40.0), ("f64", 1e5), ("complex<f64>", 5.0)])
+def test_scale_and_certificate(t, cond):
+    """``s X`` has ``sigma_max`` in [0.7, 1.15]; the certificate (no QR-based step, one trip) holds exactly
+    where ``sigma_min(s X) >= L_QR`` with a margin (the cases are chosen away from the threshold)."""
+    dtype = TYPES[t]
+    shape = (2, 40, 30)
+    a = _frobenius_scaled(_matrix(np.random.default_rng(2), shape, dtype, cond))
+    s, shift = (np.asarray(x) for x in _program(shape, t, lambda e, x: list(polar._scale(e, polar._gram(e, x))))(a))
+    sv = np.linalg.svd(a.astype(np.complex128 if np.dtype(dtype).kind == "c" else np.float64), compute_uv=False)
+    assert (s * sv[:, 0] <= 1.15).all() and (s * sv[:, 0] >= 0.7).all()
+    assert np.allclose(shift, polar.L_QR ** 2 / s ** 2, rtol=1e-2)
+    smin = s * sv[:, -1]
+    certified = smin > 1.2 * polar.L_QR
+    assert certified.all() or (smin < 0.8 * polar.L_QR).all()
+    u, nq, nc, trips = (np.asarray(x) for x in _dynamic_polar(shape, t)(a))
+    assert (nq == 0, trips) == (bool(certified.all()), 1 if certified.all() else 2)
+
+
+def test_scale_of_zero_and_nan_is_one():
+    shape = (3, 12, 12)
+    a = _matrix(np.random.default_rng(4), shape, np.float32, 10.0)
+    a[0] = 0.0
+    a[1, 2, 2] = np.nan
+    s, shift = (np.asarray(x) for x in _program(shape, "f32", lambda e, x: list(polar._scale(e, polar._gram(e, x))))(a))
+    assert (s[:2] == 1).all() and np.isnan(shift[:2]).all() and s[2] != 1 and np.isfinite(shift[2])
+
+
+def _dynamic_polar(shape, t):
+    return _program(shape, t, lambda e, x: polar._dynamic(e, x))
+
+
+def _assert_polar(got, a, dtype, cond):
+    eps = np.finfo(dtype).eps
+    n = a.shape[-1]
+    for i in range(a.shape[0]):
+        want, _ = scipy.linalg.polar(a[i].astype(np.complex128 if np.dtype(dtype).kind == "c" else np.float64))
+        assert np.abs(got[i] - want).max() <= C * n * eps * cond
+        assert np.abs(np.conj(got[i].T) @ got[i] - np.eye(n)).max() <= C * n * eps
+
+
+@pytest.mark.parametrize("t, cond, qr_steps", [("f32", 10.0, 0), ("f64", 10.0, 0), ("f32", 1e6, 2), ("f64", 1e14, 3)])
+def test_dynamic_steps_follow_the_conditioning(t, cond, qr_steps):
+    """A well-conditioned matrix takes no QR-based step (one trip: certificate, Cholesky-based steps); one
+    that is not certified takes the schedule from ``L0`` (2 QR-based steps for f32, 3 for f64) in a second
+    trip. 2-3 Cholesky-based steps then Newton-Schulz (f32 from ``L_QR``: 2)."""
+    dtype = TYPES[t]
+    shape = (2, 30, 30)
+    a = _frobenius_scaled(_matrix(np.random.default_rng(6), shape, dtype, cond))
+    u, nq, nc, trips = (np.asarray(x) for x in _dynamic_polar(shape, t)(a))
+    assert (nq, trips) == (qr_steps, 1 if qr_steps == 0 else 2) and 1 <= nc <= 4
+    if cond < 1e3:
+        _assert_polar(u, a, dtype, cond)
+
+
+def test_over_optimistic_estimate_restarts_from_l0(monkeypatch):
+    """An ``l_0`` estimate far above ``sigma_min`` leaves ``X`` short of orthonormal: the check sends that batch
+    element again from ``L0``, and the polar factor is as accurate as on the first path."""
+    monkeypatch.setattr(polar, "CERTIFY_SLACK", -1e14)  # the Cholesky test passes for every matrix
+    shape = (2, 20, 20)
+    a = _frobenius_scaled(_matrix(np.random.default_rng(7), shape, np.float64, 1e3))
+    a[1] = _frobenius_scaled(_matrix(np.random.default_rng(8), (20, 20), np.float64, 2.0))
+    u, nq, nc, trips = (np.asarray(x) for x in _dynamic_polar(shape, "f64")(a))
+    assert trips == 2 and nq >= 3
+    _assert_polar(u, a, np.float64, 1e3)
+
+
+def test_mixed_batch():
+    """A well-conditioned matrix beside singular, zero and NaN ones: the batch takes the ``L0`` way too (a
+    second trip), and each result is what it is alone."""
+    shape = (4, 12, 12)
+    a = _frobenius_scaled(_matrix(np.random.default_rng(4), shape, np.float64, 10.0))
+    a[1, :, 3] = a[1, :, 5]
+    a[2] = 0.0
+    a[3, 2, 2] = np.nan
+    u, nq, nc, trips = (np.asarray(x) for x in _dynamic_polar(shape, "f64")(a))
+    assert trips == 2 and nq == 3
+    _assert_polar(u[:1], a[:1], np.float64, 10.0)
+    assert not u[2].any() and np.isnan(u[3]).all() and np.isfinite(u[1]).all()
+    alone = np.asarray(_dynamic_polar((1, 12, 12), "f64")(a[:1])[0])
+    assert np.abs(alone - u[:1]).max() <= C * 12 * np.finfo(np.float64).eps

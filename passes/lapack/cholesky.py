@@ -40,7 +40,8 @@ from typing import Callable
 
 from hlokit.passes.builder import COMPLEX_TYPES, Emitter, Transpose, UnsupportedError, V
 from hlokit.passes.lapack.matrix import (
-    COMPUTE_TYPES, UNROLL_LIMIT, adjoint, conj, dot, identity_matrix, loop, reduce_with, transpose_minor,
+    COMPUTE_TYPES, UNROLL_LIMIT, adjoint, conj, diagonal_slice, dot, identity_matrix, loop, reduce_with,
+    transpose_minor,
 )
 from hlokit.passes.lapack.triangular_solve import small_dot
 
@@ -66,7 +67,7 @@ def build_potrf(e: Emitter, a: V, lower: bool) -> tuple[V, V]:
     rows = e.iota(shape, rank - 2, "i32")
     cols = e.iota(shape, rank - 1, "i32")
     factor = e.select(e.compare("GE" if lower else "LE", rows, cols, "SIGNED"), chol, a)
-    dg = _diag(e, chol) if dg is None else dg  # n entries: the factor itself is read by one pass
+    dg = diagonal_slice(e, chol) if dg is None else dg  # n entries: the factor itself is read by one pass
     real = e.real(dg) if a.t in COMPLEX_TYPES else dg
     bad = e.not_(e.compare("GT", real, e.const(0.0, real), "FLOAT"))  # true for NaN
     big = n + 1
@@ -176,20 +177,11 @@ def _cholesky_blocked(e: Emitter, a: V, nb: int, segments: int) -> V:
     return _nan_fill(e, x)
 
 
-def _diag(e: Emitter, x: V) -> V:
-    """The diagonal ``[*batch, n]`` of ``x`` ``[*batch, n, n]``: a reshape to ``[*batch, n * n]`` and a
-    slice of stride ``n + 1`` (reads ``n`` elements, not ``n^2``)."""
-    r = len(x.shape) - 2
-    batch, n = x.shape[:r], x.shape[-1]
-    flat = e.reshape(x, batch + [n * n])
-    return e.slice(flat, [0] * (r + 1), batch + [n * n], [1] * r + [n + 1])
-
-
 def _nan_fill(e: Emitter, x: V) -> V:
     """``x`` (``[*batch, n, n]``) with every batch element that has a NaN on its diagonal filled with NaN
     (a factorization that met a NaN ``sqrt``: XLA's ``seen_error``)."""
     r = len(x.shape) - 2
-    dg = _diag(e, x)
+    dg = diagonal_slice(e, x)
     bad = reduce_with(e, e.compare("NE", dg, dg, "FLOAT"), r, False, "or")
     return e.select(e.broadcast_in_dim(bad, x.shape, list(range(r))), e.const(float("nan"), x), x)
 
@@ -435,7 +427,7 @@ def _left_looking(e: Emitter, a: V, nb: int, factor: Callable[[V, int, bool], V]
         col = factor(panel, w, j1 >= n)
         x = e.dynamic_update_slice(x, col, [zi] * r + [e.scalar(j0, "i32"), e.scalar(j0, "i32")])
         j0 = j1
-    return x, _diag(e, x)
+    return x, diagonal_slice(e, x)
 
 
 def _cholesky_static(e: Emitter, a: V, nb: int, leaf: int) -> tuple[V, V]:

@@ -24,7 +24,7 @@ __all__ = [
     "HIGHEST",
     "COMPUTE_TYPES", "UNROLL_LIMIT", "reduce_with", "splat", "real_type", "finfo", "conj", "to_elem",
     "magnitude", "abs2", "has_nan", "hypot", "any_true", "entry_at", "with_entry", "pick_entry",
-    "diagonal_of", "subdiagonal_mask", "subdiagonal_of", "superdiagonal_of", "identity_matrix",
+    "diagonal_of", "diagonal_slice", "subdiagonal_mask", "subdiagonal_of", "superdiagonal_of", "identity_matrix",
     "transpose_minor", "adjoint", "slice_dim", "pad_dim", "shift_down", "shift_up", "column_of", "row_of",
     "with_column", "dot", "loop", "reverse",
 ]
@@ -132,11 +132,21 @@ def pick_entry(e: Emitter, v: V, i: V) -> V:
 
 
 def diagonal_of(e: Emitter, x: V) -> V:
-    """The diagonal ``[*b, k]`` of a ``[*b, k, k]`` value (an iota mask and a ``reduce`` add)."""
+    """The diagonal ``[*b, k]`` of a ``[*b, k, k]`` value (an iota mask and a ``reduce`` add: a ``-0.0`` on
+    the diagonal reads as ``+0.0``; :func:`diagonal_slice` reads ``k`` elements and keeps it)."""
     shape = x.shape
     r = len(shape) - 2
     eye = e.compare("EQ", e.iota(shape, r, "i32"), e.iota(shape, r + 1, "i32"), "SIGNED")
     return e.reduce_sum(e.select(eye, x, splat(e, 0, x.t, shape)), [r])
+
+
+def diagonal_slice(e: Emitter, x: V) -> V:
+    """The diagonal ``[*b, n]`` of ``x`` ``[*b, n, n]``: a reshape to ``[*b, n * n]`` and a slice of stride
+    ``n + 1`` (reads ``n`` elements, not ``n^2``; the entries exactly as they are)."""
+    r = len(x.shape) - 2
+    batch, n = x.shape[:r], x.shape[-1]
+    flat = e.reshape(x, batch + [n * n])
+    return e.slice(flat, [0] * (r + 1), batch + [n * n], [1] * r + [n + 1])
 
 
 def subdiagonal_mask(e: Emitter, shape) -> V:

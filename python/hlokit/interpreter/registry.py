@@ -281,10 +281,10 @@ def refuse_oversized(op, impl: OpImpl) -> OpImpl:
             continue
         count = math.prod(shaped.shape)
         if count > limit >> 5:  # (32 bytes: two results of the widest element, complex<f64>)
-            from hlokit.dtypes import bit_width, dtype_of
+            from hlokit.dtypes import dtype_of
 
             try:
-                total += count * max(1, bit_width(dtype_of(shaped.element_type)) // 8)
+                total += count * dtype_of(shaped.element_type).itemsize  # (numpy's storage: what is allocated)
             except (TypeError, ValueError):
                 total += count
     if total <= limit:

@@ -63,8 +63,9 @@ ctx.load_all_available_dialects()
 _stablehlo.register_stablehlo_passes()
 with ctx:
     m = ir.Module.parse(open(sys.argv[2]).read())
-    pm = passmanager.PassManager.parse(f"builtin.module(func.func({sys.argv[1]}))")
-    pm.run(m.operation)
+    if sys.argv[1] != "none":  # (flag "none": start-up, parse and print only; benchmarks/passes_floor.py)
+        pm = passmanager.PassManager.parse(f"builtin.module(func.func({sys.argv[1]}))")
+        pm.run(m.operation)
     with open(sys.argv[3], "w") as f:
         f.write(str(m))
 """

@@ -214,6 +214,32 @@ def test_brackets_in_strings_comments_and_arrows_do_not_count(ctx):
         check_nesting("(" * 101 + "\n", limit=100)
 
 
+def test_nesting_shortcut_counts_as_the_full_scan():
+    """check_nesting's bracket-only shortcut (text without comments or escapes) gives the deepest level the
+    regular-expression scan gives, on random texts of brackets, quotes, arrows and newlines, or declines."""
+    import random
+
+    import numpy as np
+
+    from hlokit.core import _BRACKET_DELTA, _NOT_BRACKETS, _deepest_simple
+
+    def full_scan(data: bytes) -> int:
+        stripped = _NOT_BRACKETS.sub(b"", data)
+        return int(np.cumsum(_BRACKET_DELTA[np.frombuffer(stripped, np.uint8)], dtype=np.int32).max(initial=0))
+
+    rng = random.Random(0)
+    read = 0
+    for _ in range(20000):
+        data = bytes(rng.choice(b'([{<>)]}"-\n a') for _ in range(rng.randint(0, 24)))
+        got = _deepest_simple(data)
+        if got is not None:
+            read += 1
+            assert got == full_scan(data), data
+    assert read > 5000  # the shortcut reads most of them (the others have unclosed or multi-line quotes)
+    assert _deepest_simple(b'"(((" // (((') is None and _deepest_simple(b'"\\"((("') is None
+    assert _deepest_simple(b'f(x) -> (tensor<"a(">)') == 2
+
+
 def test_deep_input_through_the_tool_exits_1_without_output(tmp_path):
     import subprocess
     import sys

@@ -145,3 +145,23 @@ def test_builtin_flag_cannot_be_taken_before_its_module_loads():
     assert result[0] == ("pass 'stablehlo-expand-cholesky' registered twice (builtin "
                          "hlokit.passes.stablehlo_expand_cholesky and Mine)")
     assert result[1] == "hlokit.passes.stablehlo_expand_cholesky"
+
+
+def test_console_run_freezes_the_collector_and_an_in_process_call_does_not(tmp_path):
+    """As a console script (no argv) a tool moves the objects alive before and after its run to the collector's
+    permanent generation (no full-heap walk at exit); called with argv (tests, library use) it leaves gc alone."""
+    src = tmp_path / "in.mlir"
+    src.write_text(PROGRAM)
+    result = _fresh(f"""
+        import gc, sys
+        from hlokit.tools.hlokit_opt import main
+        args = ["--stablehlo-legalize-deprecated-ops", {str(src)!r}, "-o", {str(tmp_path / "a.mlir")!r}]
+        code_given = main(args)
+        after_given = gc.get_freeze_count()
+        sys.argv = ["hlokit-opt", *args[:-1], {str(tmp_path / "b.mlir")!r}]
+        code_console = main()
+        result = [code_given, after_given, code_console, gc.get_freeze_count()]
+    """)
+    assert result[0] == 0 and result[2] == 0
+    assert result[1] == 0 and result[3] > 1000
+    assert (tmp_path / "a.mlir").read_text() == (tmp_path / "b.mlir").read_text()

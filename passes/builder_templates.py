@@ -5,8 +5,8 @@ A template is a private ``func.func`` whose body is the expansion of one op sign
 then replaces each op by a clone of its template's body (:func:`instantiate`,
 :func:`instantiate_before`), gives the cloned ops the op's location (:func:`relocate`) and fills
 placeholders with a region of the op (:func:`splice`). Every name here but :func:`single_rewriter` (a
-helper of :class:`~hlokit.passes.template_pass.TemplatePass`) is also importable from
-:mod:`hlokit.passes.builder`.
+helper of :class:`~hlokit.passes.template_pass.TemplatePass`) and :func:`before_maker` (of
+``shape-legalize-to-stablehlo``) is also importable from :mod:`hlokit.passes.builder`.
 
 Speed: the clones of one template share a :class:`_Layout` (kept in the :class:`TemplateCache`), and the
 ops of a clone are reached with one pre-order walk (:func:`body_ops`), which hands out plain
@@ -35,6 +35,7 @@ __all__ = [
     "relocate",
     "instantiate",
     "instantiate_before",
+    "before_maker",
     "find_ops",
     "body_ops",
     "single_rewriter",
@@ -67,6 +68,8 @@ class TemplateCache:
         self.funcs: dict[tuple, ir.Operation] = {}
         #: id(template) -> (template, what its clones share), see :func:`instantiate`.
         self.layouts: dict[int, tuple] = {}
+        #: id(template) -> (template, its :func:`before_maker`).
+        self.makers: dict[int, tuple] = {}
 
     @classmethod
     def per_context(cls, caches: dict, context: ir.Context) -> "TemplateCache":
@@ -427,6 +430,72 @@ def instantiate_before(cache: TemplateCache, template: ir.Operation, before: ir.
     out = list(body[-1].operands)
     clone.erase()
     return out
+
+
+def _flat_replay(program: tuple, n_args: int) -> tuple[list, list[int]]:
+    """A :func:`_replay_program` of a template of ``n_args`` arguments with every value reference flattened
+    to one index into a list that holds the ``n_args`` operands first, then each created op's results in
+    order: per op ``(name, attributes, result types, operand indices, number of results)``, and the indices
+    of the returned values."""
+    ops, out = program
+    start, base = [], n_args  # the flat index of each op's first result
+    for _, _, types, _ in ops:
+        start.append(base)
+        base += len(types)
+
+    def flat(r):
+        return r[1] if r[0] == 0 else start[r[1]] + r[2]
+
+    return ([(name, attrs or None, types, [flat(r) for r in refs], len(types)) for name, attrs, types, refs in ops],
+            [flat(r) for r in out])
+
+
+def before_maker(cache: TemplateCache, template: ir.Operation) -> Callable[[Sequence[ir.Value], ir.Operation],
+                                                                            Sequence[ir.Value]]:
+    """``make(operands, before)``, which does what ``instantiate_before(cache, template, before,
+    operands)`` does (the same ops, operands, types and locations, before ``before``) with what every
+    instance of ``template`` shares bound once: for a pass that instantiates one template at many ops
+    (one binding call per created op, no per-call layout lookup). Kept in ``cache`` per template."""
+    hit = cache.makers.get(id(template))
+    if hit is not None and hit[0] is template:
+        return hit[1]
+    layout = _layout(cache, template)
+    create, InsertionPoint = ir.Operation.create, ir.InsertionPoint
+    if layout.single is not None:
+        _, operand_args, result_index = layout.single
+        name, attrs, types, _ = layout.create
+        attrs = attrs or None  # (no dictionary to convert per op)
+        same_operands = operand_args == list(range(len(operand_args)))
+        if result_index == [0] and len(types) == 1:
+            def make(operands, before):
+                ops = operands if same_operands and len(operands) == len(operand_args) else [
+                    operands[a] for a in operand_args]
+                return [create(name, results=types, operands=ops, attributes=attrs, loc=before.location,
+                               ip=InsertionPoint(before)).result]
+        else:
+            def make(operands, before):
+                made = create(name, results=types, operands=[operands[a] for a in operand_args], attributes=attrs,
+                              loc=before.location, ip=InsertionPoint(before)).results
+                return [made[k] for k in result_index]
+    elif layout.replay is not None:
+        n_args = len(template.regions[0].blocks[0].arguments)
+        program, out = _flat_replay(layout.replay, n_args)
+
+        def make(operands, before):
+            loc, ip = before.location, InsertionPoint(before)
+            vals = list(operands) if len(operands) == n_args else [operands[i] for i in range(n_args)]
+            for name, attrs, types, refs, n in program:
+                new = create(name, results=types, operands=[vals[i] for i in refs], attributes=attrs, loc=loc, ip=ip)
+                if n == 1:
+                    vals.append(new.result)
+                elif n:
+                    vals.extend(new.results)
+            return [vals[i] for i in out]
+    else:
+        def make(operands, before):
+            return instantiate_before(cache, template, before, operands)
+    cache.makers[id(template)] = (template, make)
+    return make
 
 
 def relocate(clone: ir.Operation, loc: ir.Location, *, include_root: bool = False) -> None:

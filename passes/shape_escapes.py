@@ -15,7 +15,7 @@ Also the type tests that the pass shares with this check (:func:`index_typed`, :
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from jaxlib.mlir import ir
 
@@ -79,23 +79,29 @@ def _foreign_user(v: ir.Value, lowered: set[ir.Operation], depth: int = 0) -> ir
     return None
 
 
-def check_no_escape(ops: Iterable[ir.Operation], pass_name: str) -> None:
+def check_no_escape(ops: Iterable[ir.Operation], pass_name: str,
+                    results: Iterable[Sequence[ir.Value] | None] | None = None) -> None:
     """Raise for the first op of ``ops`` (the ops the pass lowers, in order) whose ``!shape.shape`` or
     ``!shape.size`` result is used by an op outside ``ops``.
 
     ``ops``: every op the pass replaces or erases (not the StableHLO ops whose shape operands it only
-    patches: those cannot take a ``!shape.*`` operand). Raises :class:`~hlokit.diagnostics.PassError`
-    located at the op: ``failed to legalize operation 'shape.num_elements' that was explicitly marked
-    illegal: its result #0 of type !shape.size is used by 'func.return', ...`` (upstream's message,
-    then the reason). Changes nothing.
+    patches: those cannot take a ``!shape.*`` operand). ``results``: optionally, per op of ``ops``, its
+    results as the caller already read them (None for an op whose results are to be read here). Raises
+    :class:`~hlokit.diagnostics.PassError` located at the op: ``failed to legalize operation
+    'shape.num_elements' that was explicitly marked illegal: its result #0 of type !shape.size is used by
+    'func.return', ...`` (upstream's message, then the reason). Changes nothing.
     """
     ops = list(ops)
-    lowered = set(ops)
-    for op in ops:
-        for i, r in enumerate(op.results):
-            t = r.type
+    known = list(results) if results is not None else [None] * len(ops)
+    lowered: set[ir.Operation] | None = None  # (made at the first !shape.* result: hashing every op costs)
+    for op, rs in zip(ops, known):
+        types = result_types(op) if rs is None else [r.type for r in rs]  # (one binding call per op or result)
+        for i, t in enumerate(types):
             if isinstance(t, _BUILTIN) or str(t) not in SHAPE_TYPES:  # (a builtin type is never one: no text spelled)
                 continue
+            if lowered is None:
+                lowered = set(ops)
+            r = op.results[i]
             user = _foreign_user(r, lowered)
             if user is not None:
                 raise PassError(

@@ -58,14 +58,16 @@ ops this pass does not know (``tensor.empty``, ``tensor.generate``, ``shape.redu
 calls, ...).
 
 Written on :mod:`hlokit.passes.builder`: every rewrite is a template function built once per signature
-(op, operand types, constant indices), parsed once per context and cloned before the op
-(:func:`~hlokit.passes.builder.instantiate_before`).
+(op, operand types, constant indices), parsed once per context and written before the op by its
+:func:`~hlokit.passes.builder_templates.before_maker` (:mod:`hlokit.passes.shape_rewriter` carries the
+plan out). Speed (issue 40, item 1): each op's operands, results and types are read from the bindings once
+(types spelled once per type, a data tensor's shape once per value), the collector is paused during the
+pass, and the rewrite creates one op per written op.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from typing import Callable, Sequence
+from typing import Callable, NamedTuple, Sequence
 
 from jaxlib.mlir import ir
 
@@ -77,13 +79,13 @@ from hlokit.passes.builder import (
     UnsupportedError,
     V,
     body_ops,
-    instantiate_before,
     shape_prefix,
-    unrealized_cast,
 )
+from hlokit.passes.builder_templates import before_maker
 from hlokit.passes.registry import Option, Pass, register_pass
 from hlokit.passes.shape_escapes import check_no_escape, data_spec as _data_spec, index_typed as _index_typed
 from hlokit.passes.shape_escapes import result_types as _result_types
+from hlokit.passes.shape_rewriter import Rewriter as _Rewriter, Step as _Step
 
 __all__ = ["ShapeLegalizeToStablehlo", "Lowered", "SHAPE_OPERANDS"]
 
@@ -120,9 +122,9 @@ _WITNESS_OPS = ("shape.const_witness", "shape.assuming_all")
 _ALIASES = ("shape.index_to_size", "shape.size_to_index", "shape.to_extent_tensor", "shape.from_extent_tensor")
 
 
-@dataclasses.dataclass(frozen=True)
-class Lowered:
-    """The StableHLO form of a shape value: ``tensor<{shape}x{t}>`` and its value when constant."""
+class Lowered(NamedTuple):
+    """The StableHLO form of a shape value: ``tensor<{shape}x{t}>`` and its value when constant (a named
+    tuple: made once per rewritten op, where a frozen dataclass costs several times a tuple)."""
 
     shape: tuple[int, ...]
     t: str
@@ -137,22 +139,16 @@ class Lowered:
         return f"tensor<{self.prefix}{self.t}>"
 
 
-@dataclasses.dataclass
-class _Step:
-    """One planned rewrite: ``kind`` is ``template`` (clone ``template`` with ``args``), ``alias``
-    (results are ``args``' values), ``erase``, ``assuming`` (inline) or ``patch`` (operands
-    ``patch`` of a StableHLO op get their lowered values)."""
-
-    op: ir.Operation
-    kind: str
-    args: list = dataclasses.field(default_factory=list)
-    template: ir.Operation | None = None
-    patch: tuple[int, ...] = ()
-    lazy: bool = False  # a constant: made where a rewritten op first needs it
-
-
 def _is(t: ir.Type, text: str) -> bool:
     return str(t) == text
+
+
+def _all_results(op: ir.Operation) -> list[ir.Value]:
+    """Every result of ``op`` (one binding call for an op of one result)."""
+    try:
+        return [op.result]
+    except Exception:  # (not exactly one result: a ValueError in jaxlib 0.10)
+        return list(op.results)
 
 
 class _Planner:
@@ -168,8 +164,13 @@ class _Planner:
         self.value_of: dict[ir.Value, ir.Value] = {}  # shape.with_shape result -> its tensor
         self.scalar_consts: set[ir.Value] = set()  # non-index scalar constants (not shape values by themselves)
         self.data_specs: dict[ir.Type, tuple] = {}  # _data_spec per (uniqued) type: its text spelled once
+        self.value_specs: dict[ir.Value, tuple] = {}  # _data_spec per data tensor value (its type read once)
+        self.texts: dict[ir.Type, str] = {}  # the text of a type (spelled once: ~2 us through the printer)
+        self.shapes: dict[ir.Value, list[int]] = {}  # _rank_of per ranked tensor value (its type read once)
         self.has_none = False  # some value maps to None in ``low``: only then does visit check for witnesses
         self.name = ""  # the name of the op being visited (read once, in visit)
+        self.made: dict[tuple, tuple] = {}  # template key -> (template, its before_maker)
+        self.operands: list[ir.Value] = []  # the operands of the arith op being visited (read by its guard)
 
     # -- values ------------------------------------------------------------------------------------
     def err(self, op, msg: str) -> PassError:
@@ -184,20 +185,36 @@ class _Planner:
         if hit is not False:
             return hit
         t = v.type
-        if isinstance(t, ir.IndexType) or _is(t, "!shape.size"):
+        if isinstance(t, ir.IndexType):
             return Lowered((), self.I)
         if isinstance(t, ir.IntegerType) or isinstance(t, ir.FloatType):
-            return Lowered((), str(t))
+            return Lowered((), self.text(t))
         if isinstance(t, ir.RankedTensorType):
             rt = ir.RankedTensorType(t)
             et = str(rt.element_type) if not isinstance(rt.element_type, ir.IndexType) else self.I
             return Lowered(tuple(-1 if ir.ShapedType.is_dynamic_size(d) else d for d in rt.shape), et)
+        if _is(t, "!shape.size"):  # (the builtin types above never are: their text is not spelled)
+            return Lowered((), self.I)
         if _is(t, "!shape.shape"):
             raise self.err(op, "takes a !shape.shape of unknown rank (a function argument or block argument); "
                                "only shapes made by shape ops of this function have a known rank")
         if isinstance(t, ir.UnrankedTensorType):
             raise self.err(op, f"takes an unranked tensor ({t}): the rank of its shape is unknown")
         raise self.err(op, f"takes an operand of type {t}, which has no StableHLO integer form")
+
+    def text(self, t: ir.Type) -> str:
+        """``str(t)``, spelled once per type."""
+        hit = self.texts.get(t)
+        if hit is None:
+            hit = self.texts[t] = str(t)
+        return hit
+
+    def rank_of(self, v: ir.Value, op) -> list[int]:
+        """:func:`_rank_of` of ``v``'s type (a new list), the type read once per value."""
+        hit = self.shapes.get(v)
+        if hit is None:
+            hit = self.shapes[v] = _rank_of(v.type, op, self)
+        return list(hit)
 
     def extents(self, v: ir.Value, op) -> int:
         """The number of extents of shape value ``v`` (a 1-D extent tensor of known length)."""
@@ -213,11 +230,15 @@ class _Planner:
         if hit:
             return hit.shape, hit.t
         if hit is False:
+            spec = self.value_specs.get(v)  # (a data tensor seen before: e.g. a function argument)
+            if spec is not None:
+                return spec
             t = v.type
             if isinstance(t, ir.RankedTensorType) and not isinstance(ir.RankedTensorType(t).element_type, ir.IndexType):
                 spec = self.data_specs.get(t)  # a data tensor
                 if spec is None:
                     spec = self.data_specs[t] = _data_spec(t)
+                self.value_specs[v] = spec
                 return spec
         lo = self.lowered(v, op)
         return lo.shape, lo.t
@@ -237,34 +258,60 @@ class _Planner:
     def template(self, op, key: tuple, args: Sequence[ir.Value], build: Callable[..., Sequence[V]],
                  results: Sequence[Lowered | None]) -> None:
         """Plan ``op`` as a clone of the template ``build(e, *arg_values)`` (cached under ``key``)."""
-        arg_spec = self.arg_spec
-        full = (self.name, key, tuple([arg_spec(a, op) for a in args]), self.I, self.assertions)
-        fn = self.cache.funcs.get(full)
-        if fn is None:
-            e = Emitter(op.name)
-            vs = e.args(list(full[2]))
-            try:
-                outs = list(build(e, *vs))
-                text = e.text("shape_legalize", vs, outs)
-                fn = self.cache.parse(full, text, op.name)
-            except UnsupportedError as exc:
-                raise PassError(str(exc), op.location) from None
-        for r, lo in zip(op.results, results):
-            if lo is not None:  # None: a data tensor of the result's own type
-                self.low[r] = lo
-        lazy = not args and any(lo is not None for lo in results)
-        self.steps.append(_Step(op, "template", list(args), fn, lazy=lazy))
+        low = self.low
+        specs = []
+        for a in args:
+            lo = low.get(a)  # (what arg_spec reads first, inlined: most operands are lowered values)
+            specs.append((lo.shape, lo.t) if lo else self.arg_spec(a, op))
+        full = (self.name, key, tuple(specs), self.I, self.assertions)
+        hit = self.made.get(full)
+        if hit is None:
+            fn = self.cache.funcs.get(full)
+            if fn is None:
+                e = Emitter(op.name)
+                vs = e.args(list(full[2]))
+                try:
+                    outs = list(build(e, *vs))
+                    text = e.text("shape_legalize", vs, outs)
+                    fn = self.cache.parse(full, text, op.name)
+                except UnsupportedError as exc:
+                    raise PassError(str(exc), op.location) from None
+            hit = self.made[full] = (fn, before_maker(self.cache, fn))
+        if len(results) == 1:
+            rs = _all_results(op)
+            lo = results[0]
+            lazy = lo is not None
+            if lazy:  # (None: a data tensor of the result's own type)
+                low[rs[0]] = lo
+        else:
+            rs = list(op.results)
+            lazy = False
+            for r, lo in zip(rs, results):
+                if lo is not None:
+                    low[r] = lo
+                    lazy = True
+        self.steps.append(_Step(op, "template", args, hit[0], hit[1], (), lazy and not args, rs))
 
     def alias(self, op, src: ir.Value, result_low: Lowered | None = None) -> None:
         lo = self.lowered(src, op) if result_low is None else result_low
-        self.low[op.results[0]] = lo
-        self.steps.append(_Step(op, "alias", [src]))
+        rs = _all_results(op)
+        self.low[rs[0]] = lo
+        self.steps.append(_Step(op, "alias", (src,), results=rs))
 
     # -- the walk ----------------------------------------------------------------------------------
     def walk_ops(self, ops: Sequence[ir.Operation]) -> None:
         """:meth:`visit` every op of ``ops`` (one region's, in order: :func:`~hlokit.passes.builder.body_ops`)."""
+        get = _HANDLERS.get
         for op in ops:
-            self.visit(op)
+            name = op.name
+            handler = get(name)
+            if handler is None:
+                self.visit(op)
+                continue
+            self.name = name  # (what visit does for an op with a handler, inlined: most ops have one)
+            handler(self, op)
+            if self.has_none:
+                self.check_witnesses(op, name)
 
     def visit(self, op: ir.Operation) -> None:
         name = self.name = op.name
@@ -282,7 +329,16 @@ class _Planner:
                 if _index_typed(v.type):
                     raise self.err(op, f"operand #{i} has index type {v.type}, which StableHLO accepts only "
                                        "as a shape operand of the dynamic ops")
-        for v in (op.operands if self.has_none else ()):  # (no value maps to None: no witness to check)
+        if self.has_none:  # (no value maps to None: no witness to check)
+            self.check_witnesses(op, name)
+        if name not in _NO_REGIONS and len(op.regions):
+            self.walk_ops(body_ops(op))
+            self.name = name
+
+    def check_witnesses(self, op: ir.Operation, name: str) -> None:
+        """Refuse a witness or ``!shape.value_shape`` operand of ``op`` (named ``name``) where it has no
+        legalized consumer."""
+        for v in op.operands:
             if self.low.get(v, False) is not None:
                 continue
             if str(v.type) == "!shape.value_shape":
@@ -292,21 +348,23 @@ class _Planner:
             elif name not in ("shape.assuming", "shape.assuming_all"):
                 raise self.err(op, "takes a !shape.witness: only shape.assuming and shape.assuming_all "
                                    "consume witnesses in a legalized program")
-        if name != "shape.assuming" and len(op.regions):
-            self.walk_ops(body_ops(op))
-            self.name = name
 
     def patch(self, op) -> None:
         operands = list(op.operands)
-        indexed = [_index_typed(v.type) for v in operands]
-        idx = tuple(i for i in SHAPE_OPERANDS[self.name] if i < len(operands) and indexed[i])
-        for i in idx:
-            self.extents(operands[i], op)
+        shape_operands = SHAPE_OPERANDS[self.name]
+        idx, bad = [], None
         for i, v in enumerate(operands):
-            if i not in idx and indexed[i]:
-                raise self.err(op, f"operand #{i} has index type {v.type}, which is not a shape operand")
+            if _index_typed(v.type):
+                if i in shape_operands:
+                    idx.append(i)
+                elif bad is None:
+                    bad = i
+        for i in idx:  # (the shape operands are checked first, then the first index operand of another kind)
+            self.extents(operands[i], op)
+        if bad is not None:
+            raise self.err(op, f"operand #{bad} has index type {operands[bad].type}, which is not a shape operand")
         if idx:
-            self.steps.append(_Step(op, "patch", patch=idx))
+            self.steps.append(_Step(op, "patch", patch=tuple(idx)))
 
 
 def _rank_of(t: ir.Type, op, p: _Planner) -> list[int]:
@@ -388,11 +446,11 @@ def _dim_size(e: Emitter, x: V, i: int, I: str) -> V:
 
 def _shape_of(p: _Planner, op) -> None:
     x = op.operands[0]
-    if x in p.value_of:  # shape.shape_of(shape.with_shape(v, s)) is s
+    if p.value_of and x in p.value_of:  # shape.shape_of(shape.with_shape(v, s)) is s
         src = p.value_of[x]
         p.alias(op, src[1])
         return
-    shape = _rank_of(x.type, op, p)
+    shape = p.rank_of(x, op)
     dynamic = any(d < 0 for d in shape)
     if x in p.low and dynamic:  # an extent tensor: its lowered form may know more extents
         shape = list(p.lowered(x, op).shape)
@@ -464,7 +522,7 @@ def _get_extent(p: _Planner, op) -> None:
 def _dim(p: _Planner, op) -> None:
     """tensor.dim / shape.dim: one extent of a ranked tensor."""
     x, d = op.operands
-    shape = _rank_of(x.type, op, p)
+    shape = p.rank_of(x, op)
     if x in p.low:
         shape = list(p.lowered(x, op).shape)
     k = p.const_of(d)
@@ -513,15 +571,18 @@ def _concat(p: _Planner, op) -> None:
 def _from_elements(p: _Planner, op) -> None:
     """tensor.from_elements / shape.from_extents: scalars -> a tensor."""
     elems = list(op.operands)
-    t = op.results[0].type
-    if op.name == "shape.from_extents" or isinstance(ir.RankedTensorType(t).element_type, ir.IndexType):
-        shape = [len(elems)] if op.name == "shape.from_extents" else list(ir.RankedTensorType(t).shape)
+    extents = p.name == "shape.from_extents"
+    rt = None if extents else ir.RankedTensorType(op.result.type)
+    if extents or isinstance(rt.element_type, ir.IndexType):
+        shape = [len(elems)] if extents else list(rt.shape)
         lo = Lowered(tuple(shape), p.I)
     else:
-        shape = list(ir.RankedTensorType(t).shape)
+        shape = list(rt.shape)
         lo = None  # a data tensor of the result's own type
+    low = p.low
     for v in elems:
-        p.lowered(v, op)
+        if not low.get(v):  # (a lowered value needs no check)
+            p.lowered(v, op)
 
     def build(e, *xs):
         if len(shape) == 0:
@@ -534,19 +595,27 @@ def _from_elements(p: _Planner, op) -> None:
 
 def _extract(p: _Planner, op) -> None:
     x, *idx = op.operands
-    shape = _rank_of(x.type, op, p)
-    if x in p.low:
-        shape = list(p.lowered(x, op).shape)
-    consts = [p.const_of(i) for i in idx]
+    low = p.low
+    lo = low.get(x)
+    if lo is not None:  # an extent tensor (every lowered value has a ranked type: its type is not read)
+        shape = list(lo.shape)
+    else:
+        shape = p.rank_of(x, op)
+        if x in low:
+            shape = list(p.lowered(x, op).shape)
+    consts = []
+    for i in idx:
+        lo = low.get(i)
+        consts.append(lo.const if lo is not None else None)
     for n, (k, d) in enumerate(zip(consts, shape)):
         if k is not None and d >= 0 and not 0 <= k < d:
             raise p.err(op, f"index {k} is out of range for dimension {n} of size {d}")
     for i, k in zip(idx, consts):
         if k is None:
             p.lowered(i, op)
-    rt = op.results[0].type
-    et = p.I if isinstance(rt, ir.IndexType) else str(rt)
-    static = all(k is not None for k in consts) and all(d >= 0 for d in shape)
+    rt = op.result.type
+    et = p.I if isinstance(rt, ir.IndexType) else p.text(rt)
+    static = None not in consts and (not shape or min(shape) >= 0)
     dyn = [i for i, k in zip(idx, consts) if k is None]
 
     def build(e, v, *dv):
@@ -578,12 +647,13 @@ def _tensor_cast(p: _Planner, op) -> None:
 
 
 def _arith_binary(p: _Planner, op) -> None:
-    hop, unsigned = _ARITH_BINARY[op.name]
-    a, b = op.operands
-    la, lb = p.lowered(a, op), p.lowered(b, op)
-    if la.t.startswith("f"):
+    hop, unsigned = _ARITH_BINARY[p.name]
+    a, b = p.operands
+    low = p.low
+    la, lb = low.get(a) or p.lowered(a, op), low.get(b) or p.lowered(b, op)
+    if la.t[0] == "f":
         raise p.err(op, f"on {a.type} is not supported (integer and index values only)")
-    if la.shape != lb.shape or any(d < 0 for d in la.shape):
+    if la.shape != lb.shape or (la.shape and min(la.shape) < 0):
         raise p.err(op, f"on operands of different or unknown extents ({a.type}, {b.type}) is not supported")
 
     def build(e, x, y):
@@ -596,7 +666,7 @@ def _arith_binary(p: _Planner, op) -> None:
 
 
 def _floor_ceil_div(p: _Planner, op) -> None:
-    a, b = op.operands
+    a, b = p.operands
     la = p.lowered(a, op)
     p.lowered(b, op)
     ceil = op.name == "arith.ceildivsi"
@@ -614,7 +684,7 @@ def _floor_ceil_div(p: _Planner, op) -> None:
 
 
 def _cmpi(p: _Planner, op) -> None:
-    a, b = op.operands
+    a, b = p.operands
     la = p.lowered(a, op)
     p.lowered(b, op)
     direction, unsigned = _CMPI[attributes.int_value(op, "predicate")]
@@ -629,7 +699,7 @@ def _cmpi(p: _Planner, op) -> None:
 
 def _select(p: _Planner, op) -> None:
     """arith.select -> stablehlo.select (a 0-d condition selects whole tensors, as in both dialects)."""
-    c, a, b = op.operands
+    c, a, b = p.operands
     if p.is_data(a) and p.is_data(b):
         if isinstance(c.type, ir.ShapedType):
             return  # elementwise select of data tensors: not a shape computation
@@ -643,16 +713,16 @@ def _select(p: _Planner, op) -> None:
 
 
 def _cast(p: _Planner, op) -> None:
-    x = op.operands[0]
-    rt = op.results[0].type
+    x = p.operands[0]
+    rt = op.result.type
     if isinstance(x.type, ir.ShapedType) and not _index_typed(x.type) and not _index_typed(rt):
         return  # an integer cast on data tensors: not a shape computation
     lx = p.lowered(x, op)
     if isinstance(rt, ir.ShapedType):
         et = ir.ShapedType(rt).element_type
-        to = p.I if isinstance(et, ir.IndexType) else str(et)
+        to = p.I if isinstance(et, ir.IndexType) else p.text(et)
     else:
-        to = p.I if isinstance(rt, ir.IndexType) else str(rt)
+        to = p.I if isinstance(rt, ir.IndexType) else p.text(rt)
     widen = int(to[1:]) > int(lx.t[1:])
     unsigned = op.name in ("arith.index_castui", "arith.extui") and widen
     if lx.t == to:
@@ -668,10 +738,11 @@ def _cast(p: _Planner, op) -> None:
 
 
 def _erase(p: _Planner, op) -> None:
-    for r in op.results:
+    rs = list(op.results)
+    for r in rs:
         p.low[r] = None
     p.has_none = True
-    p.steps.append(_Step(op, "erase"))
+    p.steps.append(_Step(op, "erase", results=rs))
 
 
 def _assertion(e: Emitter, pred: V, message: str) -> None:
@@ -830,11 +901,25 @@ def _guard_arith(handler):
     does not touch shapes) stay as they are, as upstream leaves them."""
 
     def run(p: _Planner, op):
-        operands = op.operands
-        if (any(_index_typed(v.type) for v in operands) or any(_index_typed(t) for t in _result_types(op)) or any(
+        operands = p.operands = list(op.operands)  # (read once: the handlers take them from ``p.operands``)
+        for v in operands:
+            t = v.type
+            if isinstance(t, ir.IndexType) or _index_typed(t):
+                return handler(p, op)
+        if any(_index_typed(t) for t in _result_types(op)) or any(
                 p.low.get(v) is not None and not isinstance(v.type, ir.ShapedType) and v not in p.scalar_consts
-                for v in operands)):
+                for v in operands):
             handler(p, op)
+
+    return run
+
+
+def _reading_operands(handler):
+    """Run ``handler`` (one that takes its operands from ``p.operands``) on an op that no guard reads."""
+
+    def run(p: _Planner, op):
+        p.operands = list(op.operands)
+        handler(p, op)
 
     return run
 
@@ -842,104 +927,12 @@ def _guard_arith(handler):
 for _name in list(_HANDLERS):
     if _name.startswith("arith.") and _name != "arith.constant":
         _HANDLERS[_name] = _guard_arith(_HANDLERS[_name])
+    elif _name in _ARITH_BINARY:  # (shape.add, ...)
+        _HANDLERS[_name] = _reading_operands(_HANDLERS[_name])
 
-
-# -- the rewrite ------------------------------------------------------------------------------------
-
-class _Rewriter:
-    def __init__(self, planner: _Planner, context: ir.Context):
-        self.p = planner
-        self.context = context
-        self.new: dict[ir.Value, ir.Value] = {}  # original value -> lowered value
-        self.replaced: dict[ir.Value, ir.Value] = {}  # shape.assuming result -> the value it yields
-        self.lazy: dict[ir.Value, _Step] = {}  # results of constant templates not made yet
-        self.block_casts: dict[ir.Block, ir.Operation] = {}  # last cast of a block argument per block
-
-    def value(self, v: ir.Value, user: ir.Operation) -> ir.Value:
-        """The lowered value of original ``v`` (a cast of it where it comes from outside)."""
-        while v in self.replaced:  # a result of an inlined shape.assuming
-            v = self.replaced[v]
-        hit = self.new.get(v)
-        if hit is not None:
-            return hit
-        step = self.lazy.pop(v, None)
-        if step is not None:  # a constant, made where it is first needed (at its own op)
-            for r, out in zip(step.op.results, instantiate_before(self.p.cache, step.template, step.op, [])):
-                self.new[r] = out
-            return self.new[v]
-        if self.p.is_data(v):
-            return v
-        lo = self.p.lowered(v, user)
-        with self.context:
-            to = ir.Type.parse(lo.ty)
-            owner = v.owner
-            if isinstance(owner, ir.Block):
-                last = self.block_casts.get(owner)
-                ip = ir.InsertionPoint.after(last) if last is not None else ir.InsertionPoint.at_block_begin(owner)
-                first = next(iter(owner.operations), None)
-                loc = first.location if first is not None else user.location
-            else:
-                ip = ir.InsertionPoint.after(owner)
-                loc = owner.location
-            out = unrealized_cast(v, to, ip, loc)
-            if isinstance(owner, ir.Block):
-                self.block_casts[owner] = out.owner
-        self.new[v] = out
-        return out
-
-    def run(self) -> None:
-        steps = self.p.steps
-        for step in steps:  # inline the assuming regions first (their ops are planned in order)
-            if step.kind == "assuming":
-                op = step.op
-                body = body_ops(op)
-                for inner in body[:-1]:
-                    inner.move_before(op)
-                for r, v in zip(op.results, body[-1].operands):
-                    r.replace_all_uses_with(v)
-                    self.replaced[r] = v
-        for step in steps:
-            op = step.op
-            if step.lazy:
-                for r in op.results:
-                    self.lazy[r] = step
-            elif step.kind == "template":
-                args = [self.value(a, op) for a in step.args]
-                outs = instantiate_before(self.p.cache, step.template, op, args)
-                for r, v in zip(op.results, outs):
-                    self.new[r] = v
-            elif step.kind == "alias":
-                self.new[op.results[0]] = self.value(step.args[0], op)
-            elif step.kind == "patch":
-                for i in step.patch:
-                    op.operands[i] = self.value(op.operands[i], op)
-        for step in reversed(steps):
-            op = step.op
-            if step.kind == "patch":
-                continue
-            keep = False
-            for r in op.results:
-                if _has_uses(r):
-                    v = self.new.get(r)
-                    if v is None and r in self.lazy:
-                        if not _index_typed(r.type):  # a scalar constant only other ops use: kept
-                            keep = True
-                            continue
-                        v = self.value(r, op)
-                    if v is None:  # only witnesses lack a lowered value: the planner refused other users
-                        raise PassError(f"internal error: '{op.name}' result still used", op.location)
-                    if v.type != r.type:
-                        with self.context:
-                            v = unrealized_cast(v, r.type, ir.InsertionPoint(op), op.location)
-                    r.replace_all_uses_with(v)
-            if not keep:
-                op.erase()
-
-
-def _has_uses(v: ir.Value) -> bool:
-    for _ in v.uses:
-        return True
-    return False
+#: Ops whose regions visit does not walk (nor asks for): those with a handler (none has regions but
+#: shape.assuming, whose handler walks its body) and the StableHLO ops whose shape operands are patched.
+_NO_REGIONS = frozenset(_HANDLERS) | frozenset(SHAPE_OPERANDS)
 
 
 @register_pass
@@ -959,7 +952,7 @@ class ShapeLegalizeToStablehlo(Pass):
     are patched in place, and values that leave the computation are bridged with
     ``unrealized_conversion_cast``. The planner therefore walks blocks in order carrying a value map; it
     still builds its expansions as templates on the Emitter (:class:`~hlokit.passes.builder.TemplateCache`,
-    :func:`~hlokit.passes.builder.instantiate_before`).
+    :func:`~hlokit.passes.builder_templates.before_maker`).
 
     Declared illegal (:attr:`illegal_ops`): every ``shape`` / ``tensor`` op it lowers and the ``arith``
     ops it lowers when they compute on ``index`` or shape values (scalar ``arith`` that no shape value
@@ -984,9 +977,11 @@ class ShapeLegalizeToStablehlo(Pass):
         if self.index_bitwidth not in (32, 64):
             raise PassError(f"shape-legalize-to-stablehlo: index-bitwidth must be 32 or 64, not {self.index_bitwidth}",
                             func_op.location)
-        planner = _Planner(TemplateCache.of_pass(self, func_op.context), f"i{self.index_bitwidth}", bool(self.assertions))
+        planner = _Planner(TemplateCache.of_pass(self, func_op.context), f"i{self.index_bitwidth}",
+                           bool(self.assertions))
         planner.walk_ops(body_ops(func_op))
         if not planner.steps:
             return
-        check_no_escape((s.op for s in planner.steps if s.kind != "patch"), self.argument)
+        lowered = [s for s in planner.steps if s.kind != "patch"]
+        check_no_escape([s.op for s in lowered], self.argument, [s.results for s in lowered])
         _Rewriter(planner, func_op.context).run()

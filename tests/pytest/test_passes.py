@@ -144,6 +144,43 @@ def test_failing_pass_reports_location_and_leaves_ir_verified(ctx, temp_pass):
     assert hlokit.print_module(m) == before
 
 
+def test_python_passes_run_with_the_collector_paused_and_its_state_given_back(ctx, temp_pass):
+    """A Python pass runs with Python's cyclic collector paused (issue 40: collections of a growing heap); the
+    state found before is given back after a run, a refusal and a crash alike."""
+    import gc
+
+    seen = []
+
+    @temp_pass
+    class Look(Pass):
+        argument = "test-look-at-gc"
+        summary = "records gc.isenabled(), then refuses or crashes when asked"
+        anchor = "func.func"
+        options = (Option("mode", str, "ok", "ok, refuse or crash"),)
+
+        def run_on_operation(self, op):
+            seen.append(gc.isenabled())
+            if self.mode == "refuse":
+                raise fail("refused", op)
+            if self.mode == "crash":
+                raise ZeroDivisionError("boom")
+
+    for enabled in (True, False):
+        (gc.enable if enabled else gc.disable)()
+        try:
+            for mode in ("ok", "refuse", "crash"):
+                m = hlokit.parse(PROGRAM, context=ctx)
+                if mode == "ok":
+                    run_pipeline(m, f"builtin.module(func.func(test-look-at-gc{{mode={mode}}}))")
+                else:
+                    with pytest.raises(hlokit.PassError):
+                        run_pipeline(m, f"builtin.module(func.func(test-look-at-gc{{mode={mode}}}))")
+                assert gc.isenabled() is enabled, mode
+        finally:
+            gc.enable()
+    assert len(seen) >= 6 and not any(seen)
+
+
 def test_crashing_pass_becomes_a_diagnostic(ctx, temp_pass):
     @temp_pass
     class Crash(Pass):

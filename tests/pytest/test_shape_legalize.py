@@ -614,3 +614,23 @@ def test_hlokit_opt_reports_the_escape_located(tmp_path):
     assert proc.stderr.startswith(f"{src}:3:8: error: failed to legalize operation 'shape.shape_of' "
                                   "that was explicitly marked illegal")
     assert "Traceback" not in proc.stderr and not out.exists()
+
+
+# -- the fast paths of issue 40 item 1 (one read per op) --------------------------------------------------
+
+def test_generated_benchmark_program_runs(ctx):
+    """benchmarks/passes_speed.py's shape program (a data tensor and the same index constants used by every
+    block, extents read twice, casts, arith on index) legalized: every shape op gone, each data argument read
+    where it is used, and the results those of numpy on the refined shapes."""
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    try:
+        import passes_speed
+    finally:
+        sys.path.pop(0)
+    text = passes_speed.make_shape_module(60)
+    out = str(ours(text, ctx))
+    assert not _left_over(out) and out.count("stablehlo.dynamic_reshape") == text.count("stablehlo.dynamic_reshape")
+    # (rows >= 4: each block broadcasts its reshape to max(rows, 4) rows)
+    x, y, z = np.arange(20, dtype=np.float32).reshape(5, 4), np.ones(4, np.float32), np.zeros((2, 5), np.float32)
+    (got,) = hlokit.interpret(out, [x, y, z])
+    np.testing.assert_array_equal(got, 2 * x)

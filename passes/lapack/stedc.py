@@ -31,8 +31,9 @@ Steps (the matrix scaled by its largest entry first, LAPACK ``dlascl``):
    only those are iterated, gathered with their poles); ``z`` recomputed from the roots (Gu & Eisenstat's Loewner
    formula) and the eigenvectors ``z_j / (d_j - lambda)`` normalised; the children's eigenvectors
    times these as one batched ``dot_general``.
-5. Eigenvalues sorted ascending with their vectors, scaled back; a matrix with a NaN or infinite entry
-   gets NaN eigenvalues and vectors.
+5. Eigenvalues ascending with their vectors (the top level sorts its roots' data before it forms the
+   eigenvector matrix, so the columns come in order; a single leaf is sorted and gathered), scaled back; a
+   matrix with a NaN or infinite entry gets NaN eigenvalues and vectors.
 
 Accuracy (tests/pytest/test_lapack_stedc.py): ``||T Z - Z W|| <= C n eps ||T||``,
 ``||Z^T Z - I|| <= C n eps``, eigenvalues within ``C n eps ||T||`` of LAPACK's.
@@ -150,17 +151,19 @@ def _secular_roots(e: Emitter, d2: V, zeta2: V, act: V, last: V, d_next: V, gap2
 
     def make_body(mat, rd, bc_row, poles, rf, rb, split_):
         """The step for roots laid out as ``mat`` minus its reduced dimension ``rd`` (row data ``rf``, ``rb``;
-        ``poles`` (``d2``, ``zeta2``, ``act``) already broadcast to ``mat``)."""
+        ``poles()`` returns ``d2``, ``zeta2``, ``act`` broadcast to ``mat``). The broadcasts and masks are
+        built inside the loop body: a value of the enclosing scope used in the body becomes a loop operand
+        that XLA materialises (an ``m x m`` array written once, then read by every step, ~10% slower
+        solver at n = 256 than the broadcast fused into the step's reduce)."""
         rshape = rf["d2"].shape
 
         def f(x):
             return splat(e, x, t, rshape)
 
-        pd, pz, pa = poles
-        leftmask = e.compare("LE", e.iota(mat, rd, "i32"), bc_row(split_), "SIGNED")
-
         def body(it, tau, lo, hi, conv, fprev, middle, left):
             last_, single_ = rb["last"], rb["single"]
+            pd, pz, pa = poles()
+            leftmask = e.compare("LE", e.iota(mat, rd, "i32"), bc_row(split_), "SIGNED")
             org = e.select(left, rf["d2"], rf["dn"])
             # [r, j] = (d_j - org_r) - tau_r, formed inside the reduce's fusion (d_j - d_r first: exact)
             dd = e.select(pa, (pd - bc_row(org)) - bc_row(tau), splat(e, 1, t, mat))
@@ -230,8 +233,7 @@ def _secular_roots(e: Emitter, d2: V, zeta2: V, act: V, last: V, d_next: V, gap2
         keep_k = max(1, -(-total_roots // SECULAR_COMPACT))
     mat = [b, s, m, m]
     body1 = make_body(mat, 3, lambda x: _bc(e, x, mat, [0, 1, 2]),
-                      [_bc(e, d2, mat, [0, 1, 3]), _bc(e, zeta2, mat, [0, 1, 3]), _bc(e, act, mat, [0, 1, 3])],
-                      rowf, rowb, split)
+                      lambda: [_bc(e, x, mat, [0, 1, 3]) for x in (d2, zeta2, act)], rowf, rowb, split)
     init = [zero_i, half, splat(e, 0, t, vec), splat(e, 0, t, vec), e.not_(act), splat(e, math.inf, t, vec),
             e.not_(act), e.or_(act, e.not_(act))]
     if keep_k >= total_roots:
@@ -273,7 +275,7 @@ def _secular_roots(e: Emitter, d2: V, zeta2: V, act: V, last: V, d_next: V, gap2
     pd = e.reshape(e.slice(poles, [0, 0, 0], [keep_k, 1, m]), mat2)
     pz = e.reshape(e.slice(poles, [0, 1, 0], [keep_k, 2, m]), mat2)
     pa = e.compare("NE", e.reshape(e.slice(poles, [0, 2, 0], [keep_k, 3, m]), mat2), splat(e, 0, t, mat2), "FLOAT")
-    body2 = make_body(mat2, 1, lambda x: _bc(e, x, mat2, [0]), [pd, pz, pa], rf2, rb2, col(gb, nb + 3))
+    body2 = make_body(mat2, 1, lambda x: _bc(e, x, mat2, [0]), lambda: [pd, pz, pa], rf2, rb2, col(gb, nb + 3))
     init2 = [it, col(gf, nf), col(gf, nf + 1), col(gf, nf + 2), col(gb, nb, True), col(gf, nf + 3),
              col(gb, nb + 1, True), col(gb, nb + 2, True)]
     out2 = e.while_(init2, lambda it, tau, lo, hi, conv, *_: e.and_(
@@ -289,10 +291,12 @@ def _secular_roots(e: Emitter, d2: V, zeta2: V, act: V, last: V, d_next: V, gap2
     return tau, e.select(left, d2, d_next)
 
 
-def _merge(e: Emitter, dch: V, qc: V, beta: V) -> tuple[V, V]:
+def _merge(e: Emitter, dch: V, qc: V, beta: V, ascending: bool = False) -> tuple[V, V]:
     """One merge level: ``dch`` ``[B, S, m]`` the children's eigenvalues (left child's then right one's),
     ``qc`` ``[B, S, 2, h, h]`` their eigenvectors, ``beta`` ``[B, S]`` the coupling torn off. Returns the
-    eigenvalues ``[B, S, m]`` (unsorted) and eigenvectors ``[B, S, m, m]`` of the subproblems."""
+    eigenvalues ``[B, S, m]`` (unsorted; ascending when ``ascending``: the columns' data sorted before
+    the eigenvector matrix is formed, so the top level needs no sort and gather of the whole matrix) and
+    eigenvectors ``[B, S, m, m]`` of the subproblems."""
     b, s, m = dch.shape
     h = m // 2
     t = dch.t
@@ -385,6 +389,13 @@ def _merge(e: Emitter, dch: V, qc: V, beta: V) -> tuple[V, V]:
     rep_of = e.and_(same, act_c)
     drep = fsum(_sel(e, rep_of, dcol))
     zh = fsum(_sel(e, rep_of, _bc(e, zhat, mat, r_)))
+    lam = e.select(act, org + tau, d2)
+    if ascending:
+        lam, org, tau, act_i, cid2, v2, uabs2, idx2 = e.sort(
+            [lam, org, tau, e.convert(act, "i32"), cid2, v2, uabs2, idx2], 2,
+            lambda a, b_, *_: e.compare("LT", a, b_, "TOTALORDER"))
+        act_c = _bc(e, e.compare("NE", act_i, splat(e, 0, "i32", vec), "SIGNED"), mat, r_)
+        same = e.compare("EQ", _bc(e, cido, mat, p_), _bc(e, cid2, mat, r_), "FLOAT")
     den = (_bc(e, drep, mat, p_) - _bc(e, org, mat, r_)) - _bc(e, tau, mat, r_)
     live = e.and_(_bc(e, e.compare("NE", ndo, f(0), "FLOAT"), mat, p_), act_c)
     x = _sel(e, live, _bc(e, zh * uo, mat, p_) / e.select(live, den, splat(e, 1, t, mat)))
@@ -394,7 +405,6 @@ def _merge(e: Emitter, dch: V, qc: V, beta: V) -> tuple[V, V]:
     hh = e.select(eye, splat(e, 1, t, mat), splat(e, 0, t, mat)) - _sel(
         e, same, _bc(e, vo, mat, p_) * _bc(e, v2 / (uabs2 + 1.0), mat, r_))
     mm = e.select(act_c, x, hh)
-    lam = e.select(act, org + tau, d2)
     q = dot(e, qc, e.reshape(mm, [b, s, 2, h, m]), 3, 4, 3)
     return lam, e.reshape(q, mat)
 
@@ -442,18 +452,25 @@ def tridiagonal_eigh(e: Emitter, d: V, off: V) -> tuple[V, V]:
         h = m0 * 2 ** level
         m, s = 2 * h, nn // (2 * h)
         beta = e.reshape(slice_dim(e, e.reshape(op, [bsz, s, m]), 2, h - 1, h), [bsz, s])
-        lam, q = _merge(e, e.reshape(lam, [bsz, s, m]), e.reshape(q, [bsz, s, 2, h, h]), beta)
+        lam, q = _merge(e, e.reshape(lam, [bsz, s, m]), e.reshape(q, [bsz, s, 2, h, h]), beta,
+                        ascending=level == levels - 1)
     lam = e.reshape(lam, [bsz, nn])
     q = e.reshape(q, [bsz, nn, nn])
-    # ascending: sort the values with their positions, then gather the columns (a sort of the whole matrix
-    # is several times slower on XLA CPU)
-    ws, perm = e.sort([lam, e.iota([bsz, nn], 1, "i32")], 1, lambda a, b_, *_: e.compare("LT", a, b_, "TOTALORDER"))
-    w = e.slice(ws, [0, 0], [bsz, n]) * _bc(e, scale, [bsz, n], [0])
-    rows = e.slice(perm, [0, 0], [bsz, n]) + e.iota([bsz, n], 0, "i32") * nn  # rows of q^T, flattened
-    qt = e.reshape(e.transpose(q, [0, 2, 1]), [bsz * nn, nn])
-    picked = e.gather(qt, e.reshape(rows, [bsz * n, 1]), offset_dims=[1], collapsed_slice_dims=[0],
-                      start_index_map=[0], index_vector_dim=1, slice_sizes=[1, nn])
-    z = e.transpose(e.reshape(e.slice(picked, [0, 0], [bsz * n, n]), [bsz, n, n]), [0, 2, 1])
+    if levels:
+        # the top level's columns come ascending; the padding (eigenvalue PAD, beyond all others) last
+        ws, z = e.slice(lam, [0, 0], [bsz, n]), e.slice(q, [0, 0, 0], [bsz, n, n])
+    else:
+        # one leaf: sort the values with their positions, then gather the columns (a sort of the whole
+        # matrix is several times slower on XLA CPU)
+        ws, perm = e.sort([lam, e.iota([bsz, nn], 1, "i32")], 1,
+                          lambda a, b_, *_: e.compare("LT", a, b_, "TOTALORDER"))
+        rows = e.slice(perm, [0, 0], [bsz, n]) + e.iota([bsz, n], 0, "i32") * nn  # rows of q^T, flattened
+        qt = e.reshape(e.transpose(q, [0, 2, 1]), [bsz * nn, nn])
+        picked = e.gather(qt, e.reshape(rows, [bsz * n, 1]), offset_dims=[1], collapsed_slice_dims=[0],
+                          start_index_map=[0], index_vector_dim=1, slice_sizes=[1, nn])
+        z = e.transpose(e.reshape(e.slice(picked, [0, 0], [bsz * n, n]), [bsz, n, n]), [0, 2, 1])
+        ws = e.slice(ws, [0, 0], [bsz, n])
+    w = ws * _bc(e, scale, [bsz, n], [0])
     w = e.select(_bc(e, finite, [bsz, n], [0]), w, splat(e, math.nan, t, [bsz, n]))
     z = e.select(_bc(e, finite, [bsz, n, n], [0]), z, splat(e, math.nan, t, [bsz, n, n]))
     return e.reshape(w, batch + [n]), e.reshape(z, batch + [n, n])

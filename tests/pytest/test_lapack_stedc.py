@@ -147,3 +147,44 @@ def test_secular_compaction_every_level(t):
     rng = np.random.default_rng(11)
     _run(t, rng.standard_normal(63), rng.standard_normal(62), compact_min=2)
     _run(t, rng.standard_normal((2, 3, 7)), rng.standard_normal((2, 3, 6)), leaf=1, compact_min=2)
+
+
+def _loop_captures(text: str) -> list[list[int]]:
+    """Shapes of the values of the enclosing scope that the ops inside each ``stablehlo.while`` use."""
+
+    def walk(op):
+        for region in op.regions:
+            for block in region.blocks:
+                for o in block.operations:
+                    yield o
+                    yield from walk(o)
+
+    shapes = []
+    module = hlokit.parse(text, context=hlokit.make_context())
+    for loop in walk(module.operation):
+        if loop.name != "stablehlo.while":
+            continue
+        inner = list(walk(loop))
+        own = {r.get_name() for o in inner for r in o.results}
+        own |= {a.get_name() for region in loop.regions for block in region.blocks for a in block.arguments}
+        shapes += [list(v.type.shape) for o in inner for v in o.operands if v.get_name() not in own]
+    return shapes
+
+
+def test_secular_loop_captures_no_matrix():
+    """The secular loops build their m x m broadcasts inside the body: no loop of order 63 (merge levels of
+    order 16, 32, 64) uses an m x m value from outside (XLA would make it a loop operand, written once and
+    read by every step); the Jacobi leaves' 8 x 8 matrices are the only square ones."""
+    shapes = _loop_captures(_text(63, "f32"))
+    assert [8, 8] in [s[-2:] for s in shapes]
+    assert not [s for s in shapes if len(s) >= 2 and s[-1] == s[-2] and s[-1] >= 16], shapes
+
+
+def test_top_level_columns_ascending():
+    """With merge levels, the top level sorts its columns' data before forming the eigenvector matrix: no
+    sort-and-gather of the whole matrix at the end (order 63: 3 levels, no compaction, so no gather at
+    all); with one leaf (order 5) the final sort and gather stay."""
+    assert "stablehlo.gather" not in _text(63, "f32")
+    assert "stablehlo.gather" in _text(5, "f32")
+    rng = np.random.default_rng(12)
+    _run("f32", rng.standard_normal((2, 63)), rng.standard_normal((2, 62)))

@@ -31,13 +31,14 @@ enum case, the shape of a shape-independent value); the pass turns it into a loc
 from __future__ import annotations
 
 import enum
+import functools
 import math
 from typing import Callable, Sequence
 
-import ml_dtypes
 import numpy as np
 
-from hlokit.dtypes import ELEMENT_TYPES, element_types
+from hlokit import dtypes as _dtypes
+from hlokit.dtypes import bits_of, element_types
 from hlokit.passes.builder_templates import (
     TemplateCache,
     UnsupportedError,
@@ -93,30 +94,36 @@ SINT_TYPES = element_types("signed", min_bits=8, signless=True)
 UINT_TYPES = element_types("unsigned", min_bits=8)
 INT_TYPES = SINT_TYPES + UINT_TYPES
 #: Bit width of the element types whose bits the kernels manipulate.
-BITS = {t: ELEMENT_TYPES[t].bits for t in FLOAT_TYPES + ("i1",) + INT_TYPES}
+BITS = {t: bits_of(t) for t in FLOAT_TYPES + ("i1",) + INT_TYPES}
 
 
 def _bits_literal(t: str, pattern: int) -> str:
-    return f"0x{pattern:0{ELEMENT_TYPES[t].bits // 4}X}"
+    return f"0x{pattern:0{bits_of(t) // 4}X}"
 
 
-_NAN = {t: _bits_literal(t, ELEMENT_TYPES[t].nan) for t in FLOAT_TYPES}
-_POS_INF = {t: _bits_literal(t, ELEMENT_TYPES[t].pos_inf) for t in FLOAT_TYPES}
-_NEG_INF = {t: _bits_literal(t, ELEMENT_TYPES[t].neg_inf) for t in FLOAT_TYPES}
-#: ml_dtypes names of the 4/6/8-bit float types (to spell their NaN / inf bit patterns).
-_ML_DTYPES = {t: ELEMENT_TYPES[t].dtype.name for t in MINI_FLOAT_TYPES}
+@functools.cache
+def _special_literal(t: str, kind: str) -> str | None:
+    """The bit-pattern literal of ``kind`` (``nan``, ``+inf``, ``-inf``) in float type ``t`` (None: ``t`` is no
+    float type). Made on first use: the table of the 16-bit and smaller floats imports ``ml_dtypes`` (~5 ms),
+    which a pass that writes no NaN or infinity does not need."""
+    value = {"nan": math.nan, "+inf": math.inf, "-inf": -math.inf}[kind]
+    if t in FLOAT_TYPES:
+        e = _dtypes.ELEMENT_TYPES[t]
+        return _bits_literal(t, {"nan": e.nan, "+inf": e.pos_inf, "-inf": e.neg_inf}[kind])
+    if t in MINI_FLOAT_TYPES:
+        bits = np.array([value], dtype=_dtypes.ELEMENT_TYPES[t].dtype).view(np.uint8)[0]
+        return hex(int(bits))
+    return None
 
 
 def float_literal(v: float, t: str) -> str:
     """The ``dense<...>`` literal of float ``v`` in float type ``t``: decimal with 17 digits (exact for
     every finite f64), the type's bit pattern for NaN and +-inf (MLIR's text form has no NaN/inf words)."""
     if math.isnan(v) or math.isinf(v):
-        if t in _NAN:
-            return _NAN[t] if math.isnan(v) else (_POS_INF[t] if v > 0 else _NEG_INF[t])
-        if t in _ML_DTYPES:
-            bits = np.array([v], dtype=getattr(ml_dtypes, _ML_DTYPES[t])).view(np.uint8)[0]
-            return hex(int(bits))
-        raise UnsupportedError(f"no literal for {v} in element type '{t}'")
+        literal = _special_literal(t, "nan" if math.isnan(v) else ("+inf" if v > 0 else "-inf"))
+        if literal is None:
+            raise UnsupportedError(f"no literal for {v} in element type '{t}'")
+        return literal
     return "%.17e" % v
 
 

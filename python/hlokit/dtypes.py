@@ -106,16 +106,19 @@ class ElementType(NamedTuple):
 
 
 class _Extension(NamedTuple):
-    """A row of an ``ml_dtypes`` type: its spelling, and ``make(ml_dtypes)`` -> its :class:`ElementType`."""
+    """A row of an ``ml_dtypes`` type: its spelling, kind and bit width (known without ``ml_dtypes``), and
+    ``make(ml_dtypes)`` -> its :class:`ElementType`."""
 
     name: str
     make: Callable[[Any], ElementType]
+    kind: str
+    bits: int
 
 
 def _int(name: str, bits: int, dtype, kind: str):
     """A row: an :class:`ElementType`; for an ``ml_dtypes`` type (``dtype`` its name, a str), an :class:`_Extension`."""
     if isinstance(dtype, str):
-        return _Extension(name, lambda ml: ElementType(name, bits, np.dtype(_ml_type(ml, dtype)), kind))
+        return _Extension(name, lambda ml: ElementType(name, bits, np.dtype(_ml_type(ml, dtype)), kind), kind, bits)
     return ElementType(name, bits, np.dtype(dtype), kind)
 
 
@@ -125,7 +128,7 @@ def _float(name: str, dtype, e: int, m: int, nan: int | None, inf: int | None, *
     neg_inf = None if inf is None else inf | 1 << (bits - 1)
     if isinstance(dtype, str):
         return _Extension(name, lambda ml: ElementType(name, bits, np.dtype(getattr(ml, dtype)), "float", nan, inf,
-                                                       neg_inf, e, m, sign_magnitude, unsigned_zero))
+                                                       neg_inf, e, m, sign_magnitude, unsigned_zero), "float", bits)
     return ElementType(name, bits, np.dtype(dtype), "float", nan, inf, neg_inf, e, m, sign_magnitude, unsigned_zero)
 
 
@@ -199,6 +202,7 @@ def _names_of(dtypes_by_name: dict[str, np.dtype]) -> dict[np.dtype, str]:
 NATIVE_ELEMENT_TYPES: dict[str, ElementType] = {e.name: e for e in _ROWS if isinstance(e, ElementType)}
 _DTYPES: dict[str, np.dtype] = {name: e.dtype for name, e in NATIVE_ELEMENT_TYPES.items()}
 _NAMES: dict[np.dtype, str] = _names_of(_DTYPES)
+_BITS: dict[str, int] = {r.name: r.bits for r in _ROWS}
 _TABLE: dict[str, ElementType] = {}  # ELEMENT_TYPES, bound by _full()
 _FULL: list = []  # [True] once _full() has built the whole table
 
@@ -239,11 +243,16 @@ def is_extension_dtype(dtype: np.dtype) -> bool:
 
 def element_types(*kinds: str, min_bits: int = 0, max_bits: int = 1 << 30, signless: bool = False) -> tuple[str, ...]:
     """The spellings of :data:`ELEMENT_TYPES` of the given kinds (all kinds when none is given) and widths, in the
-    table's order; ``signless``: signed integers only as ``iN`` (not ``siN``)."""
-    _full()
-    return tuple(e.name for e in _TABLE.values()
+    table's order; ``signless``: signed integers only as ``iN`` (not ``siN``). Read from the rows: no ``ml_dtypes``."""
+    return tuple(e.name for e in _ROWS
                  if (not kinds or e.kind in kinds) and min_bits <= e.bits <= max_bits
                  and not (signless and e.name.startswith("si")))
+
+
+def bits_of(name: str) -> int:
+    """The bit width of element type ``name`` (a spelling of :data:`ELEMENT_TYPES`), read from the rows: no
+    ``ml_dtypes``. Raises KeyError for another spelling."""
+    return _BITS[name]
 
 
 #: MLIR spelling -> :class:`ElementType`, for every element type hlokit handles (in the order of the rows); built

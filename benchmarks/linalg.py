@@ -2,6 +2,7 @@
 
     python benchmarks/linalg.py [--platform cpu|cuda] [--repeat 20] [--budget 5] [--functions cholesky,...]
                                 [--sizes 16,64,256] [--batches 1,32] [--trials 1] [--dtype float32[,float64]]
+                                [--cond 10]
 
 The issue-40 table (f32 and f64, n = 64 .. 1024, best of 3 with the spread, compile seconds), in one run:
 
@@ -20,7 +21,10 @@ each run time is measured ``T`` times: the best (least) median is printed, with 
 ``(worst - best) / best`` of each; a measurement whose first trial's warm-up run alone exceeds ``--budget``
 seconds is not repeated (spread printed as ``-``). ``--dtype`` takes a comma-separated list (one row per
 element type). jaxlib's OpenBLAS threads oversubscribe a loaded machine (run-to-run spreads of 10x), so the
-ratios of issue 40 are against single-thread LAPACK: set ``OPENBLAS_NUM_THREADS=1`` in the environment. On a GPU platform the original still runs on CPU (it cannot run on a GPU).
+ratios of issue 40 are against single-thread LAPACK: set ``OPENBLAS_NUM_THREADS=1`` in the environment.
+``--cond`` sets the 2-norm condition number of the inputs (``export.inputs``; default 10): e.g. ``--cond 1e6``
+times the SVD's path for matrices its run-time certificate rejects. On a GPU platform the original still
+runs on CPU (it cannot run on a GPU).
 """
 
 from __future__ import annotations
@@ -76,6 +80,7 @@ def main(argv=None) -> None:
     parser.add_argument("--sizes", default="16,64,256", help="matrix orders n, comma-separated")
     parser.add_argument("--batches", default="1,32", help="batch sizes, comma-separated (1: no batch dimension)")
     parser.add_argument("--trials", type=int, default=1, help="measure each T times: best median and spread")
+    parser.add_argument("--cond", type=float, default=10.0, help="2-norm condition number of the inputs")
     opts = parser.parse_args(argv)
     print(f"{'function':24s} {'dtype':>8s} {'n':>4s} {'batch':>5s} {'LAPACK cpu (ms)':>16s} {'spread':>6s} "
           f"{'legalized ' + opts.platform + ' (ms)':>20s} {'spread':>6s} {'ratio':>7s} {'compile (s)':>11s}",
@@ -103,7 +108,7 @@ def main(argv=None) -> None:
                 text = export.lower(name, dtype, batch, n)
                 module = hlokit.parse(text, context=hlokit.make_context())
                 run_pipeline(module, "builtin.module(func.func(stablehlo-legalize-lapack-custom-calls))")
-                args = export.inputs(name, dtype, batch, n, cond=10.0)
+                args = export.inputs(name, dtype, batch, n, cond=opts.cond)
                 t_orig, s_orig = best(backend.compile(text, "cpu"), args)
                 t0 = time.perf_counter()
                 exe = backend.compile(module, opts.platform)

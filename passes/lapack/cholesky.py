@@ -220,7 +220,7 @@ def _cholesky_lower(e: Emitter, a: V, unroll: bool) -> V:
     return e.select(e.broadcast_in_dim(err, shape, full_dims), e.const(float("nan"), w), w)
 
 
-def build_cholesky(e: Emitter, a: V, lower: bool, unroll: bool | None = None) -> V:
+def build_cholesky(e: Emitter, a: V, lower: bool, unroll: bool | None = None, static_max: int | None = None) -> V:
     """``stablehlo.cholesky`` of ``a`` (``[*batch, n, n]``; f16, bf16, f32, f64, complex<f32/f64>).
 
     Returns the ``lower`` (else upper) triangular factor with zeros in the other triangle; only the
@@ -230,12 +230,15 @@ def build_cholesky(e: Emitter, a: V, lower: bool, unroll: bool | None = None) ->
     docstring (the triangle not computed then zeroed by a ``select``); accuracy: Higham's bound
     ``||L L^H - A|| <= c n eps ||A||`` (*Accuracy and Stability of Numerical Algorithms*, 2nd ed., Thm
     10.3), the products by inverted diagonal blocks adding their condition numbers as in XLA's own
-    blocked solves. Raises :class:`UnsupportedError` for another element type.
+    blocked solves. ``static_max`` (default :data:`CHOLESKY_STATIC_MAX`): the largest order of the loop-free
+    form (a caller that favours compile time passes a smaller one). Raises :class:`UnsupportedError` for
+    another element type.
     """
-    return _factor_and_diagonal(e, a, lower, unroll)[0]
+    return _factor_and_diagonal(e, a, lower, unroll, static_max)[0]
 
 
-def _factor_and_diagonal(e: Emitter, a: V, lower: bool, unroll: bool | None = None) -> tuple[V, V | None]:
+def _factor_and_diagonal(e: Emitter, a: V, lower: bool, unroll: bool | None = None,
+                         static_max: int | None = None) -> tuple[V, V | None]:
     """:func:`build_cholesky`'s factor and, on the static and panel paths, its diagonal ``[*batch, n]``
     (NaN-filled with it; read before the triangle ``select`` by a strided slice, so that the factor
     itself is read by one elementwise pass; None on the other paths)."""
@@ -250,7 +253,7 @@ def _factor_and_diagonal(e: Emitter, a: V, lower: bool, unroll: bool | None = No
         x = transpose_minor(e, x)
     dg = None
     if n > CHOLESKY_UNBLOCKED:
-        if n <= CHOLESKY_STATIC_MAX:
+        if n <= (CHOLESKY_STATIC_MAX if static_max is None else static_max):
             f, dg = _cholesky_static(e, x, CHOLESKY_STATIC_BLOCK, CHOLESKY_LEAF)
         elif n <= CHOLESKY_LEFT_MAX:
             panel = CHOLESKY_SMALL_PANEL if n <= CHOLESKY_SMALL_PANEL_MAX else CHOLESKY_PANEL

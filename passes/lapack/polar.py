@@ -19,7 +19,7 @@ weights ``a = h(l)``, ``b = (a - 1)^2 / 4``, ``c = a + b - 1``,
 
 The weights depend on ``l`` only. ``l_0``: the fixed bound :data:`L0` (``1e-9`` for f32, ``1e-18`` for f64,
 below ``1 / (cond(A) sqrt(n))`` of every matrix whose small singular values the type resolves: 4 steps for
-f32, 2 of them QR-based, 6 for f64, 3 QR-based) unless a run-time certificate gives more
+f32, 2 of them with ``c > 100``, 6 for f64, 3 with ``c > 100``) unless a run-time certificate gives more
 (:data:`ESTIMATE_L0`, :func:`_dynamic`):
 
 * ``X`` is scaled by ``1 / alpha``, ``alpha`` an estimate of ``||X||_2`` from ``G = X^H X`` (power steps,
@@ -30,8 +30,20 @@ f32, 2 of them QR-based, 6 for f64, 3 QR-based) unless a run-time certificate gi
   Cholesky-step loop (one copy of the factorisation's ops in the program); a batch element that fails it
   is unscaled and takes ``L0``;
 * the steps run in ``while`` loops with the weights computed from ``l`` in the program, QR-based while
-  some ``l < L_QR``, Cholesky-based until ``1 - l <= sqrt(4 eps / 3)``, then one Newton-Schulz step
-  ``X (3 I - X^H X) / 2`` (:data:`NEWTON_SCHULZ`);
+  some ``c(l) > STEP_C_MAX`` (:data:`STEP_C_MAX`: 100 for f32, 160 for f64, where the third step from
+  ``L0`` has ``c = 155``: 2 QR-based steps instead of 3), Cholesky-based until ``1 - l <= sqrt(4 eps /
+  3)``, then one Newton-Schulz step ``X (3 I - X^H X) / 2`` (:data:`NEWTON_SCHULZ`);
+* f32 / complex<f32> with :data:`WIDE_STEPS` (off by default: no f64 in an f32 program): the steps with
+  ``c > 100`` are Cholesky-based in f64 /
+  complex<f64> instead of QR-based (``X`` converted, ``G``, the Cholesky factor of ``I + c G`` and the
+  solves in the wider type, the result rounded back), about 2.5x a Cholesky-based f32 step's cost
+  instead of 4-7x for the QR of the ``2n x n`` matrix. The Cholesky-based form's rounding error grows
+  with ``cond(I + c G) <= 1 + c`` (hence Nakatsukasa & Higham's ``c <= 100`` in the working precision);
+  in f64 ``(1 + c) eps_f64`` is below ``2e-4`` for the first step from ``L0[f32]`` (``c = 1.6e12``) and
+  below ``1e-12`` for the second, and the backward error ``||A - U_p H|| / ||A||`` measured is 2-3 f32
+  ``eps`` (3-5 with the QR-based steps; a test checks it). A singular value at or below f32 rounding is
+  left as small as it is (the f32 QR's rounding raised it to 1), and :func:`polar_svd` re-orthonormalises
+  those columns;
 * a certified matrix left short of orthonormal (``3/4 ||G - I||_F^2 > ORTHO_SLACK n eps`` before the
   Newton-Schulz step: a certificate fooled by rounding) runs again from ``X / ||X||_F`` with ``l_0 = L0``.
 
@@ -88,6 +100,27 @@ CERTIFY_SLACK = 4.0
 MAX_QR_STEPS = 6
 MAX_CHOLESKY_STEPS = 8
 
+#: The steps with ``c > STEP_C_MAX`` of an f32 / complex<f32> matrix run Cholesky-based in the wider type
+#: of :data:`WIDER` instead of QR-based (:func:`_dynamic`, module docstring); False (the default): QR-based in
+#: the matrix's own type. Off because an f32 program must hold no f64 op: a TPU has no f64 and most GPUs run it
+#: at a fraction of f32's speed (the rule of the CHLO kernels, issue 40 item 4); on means ill-conditioned
+#: f32 SVDs 13-25 % faster on XLA CPU (n = 256 / 512, condition 1e6).
+WIDE_STEPS = False
+
+#: Steps with ``c`` up to this (per real type) run Cholesky-based in the matrix's own type, those above
+#: QR-based (or wide, :data:`WIDE_STEPS`), with ``l_0`` = :data:`L0` or certified (:data:`ESTIMATE_L0`).
+#: f64: 160 makes the third step from ``L0`` (``c = 155``) Cholesky-based (2 QR-based steps instead of 3;
+#: backward error ``||A - U_p H|| / ||A||`` measured 6-10 ``eps`` instead of 5-6 at n = 128, cond 1e3-1e9).
+STEP_C_MAX = {"f32": CHOLESKY_C_MAX, "f64": 160.0}
+
+#: ``static_max`` of the wide steps' Cholesky factorisation (:func:`~hlokit.passes.lapack.cholesky.build_cholesky`):
+#: its left-looking form at every order, as fast as the loop-free one at n = 256 (f64 4.2 vs 4.7 ms per step) for
+#: a sixth of the program text and half the compile time (4.2 vs 9.7 s, loaded machine).
+WIDE_CHOLESKY_STATIC_MAX = 0
+
+#: The wider type of a matrix's element type for :data:`WIDE_STEPS`.
+WIDER = {"f32": "f64", "complex<f32>": "complex<f64>"}
+
 #: ``U = U_p V`` is re-orthonormalised by a QR where ``|U^H U - I|`` exceeds ``ORTHO_SLACK n eps``.
 ORTHO_SLACK = 4.0
 
@@ -118,12 +151,12 @@ def qdwh_schedule(l0: float, tol: float) -> list[tuple[float, float, float]]:
     return out
 
 
-def _qr_bound() -> float:
-    """The ``l`` below which ``c(l) > CHOLESKY_C_MAX`` (``c`` decreases in ``l``; bisection in log scale)."""
+def _qr_bound(c_max: float = CHOLESKY_C_MAX) -> float:
+    """The ``l`` below which ``c(l) > c_max`` (``c`` decreases in ``l``; bisection in log scale)."""
     lo, hi = 1e-20, 1.0 - 1e-12
     for _ in range(200):
         mid = math.sqrt(lo * hi)
-        lo, hi = (mid, hi) if _weights_of(mid)[2] > CHOLESKY_C_MAX else (lo, mid)
+        lo, hi = (mid, hi) if _weights_of(mid)[2] > c_max else (lo, mid)
     return hi
 
 
@@ -155,14 +188,14 @@ def _gram(e: Emitter, x: V) -> V:
     return dot(e, conj(e, x), x, r, r, r)
 
 
-def _cholesky_update(e: Emitter, x: V, g: V, c: V, p: V, q: V) -> V:
+def _cholesky_update(e: Emitter, x: V, g: V, c: V, p: V, q: V, static_max: int | None = None) -> V:
     """``X <- p X + q X Z^{-1}`` with ``Z = I + c G`` (``G = X^H X``) by its Cholesky factor (``p = b / c``,
     ``q = a - b / c``; the weights 0-d or ``[*b]``)."""
     shape = x.shape
     r = len(shape) - 2
     batch, n = shape[:r], shape[r + 1]
     z = identity_matrix(e, batch + [n, n], x.t) + g * _bcast(e, c, g.shape)
-    return _solve_update(e, x, build_cholesky(e, z, lower=True), p, q)
+    return _solve_update(e, x, build_cholesky(e, z, lower=True, static_max=static_max), p, q)
 
 
 def _solve_update(e: Emitter, x: V, low: V, p: V, q: V) -> V:
@@ -175,9 +208,9 @@ def _solve_update(e: Emitter, x: V, low: V, p: V, q: V) -> V:
     return x * _bcast(e, p, shape) + adjoint(e, yt) * _bcast(e, q, shape)
 
 
-def _cholesky_step(e: Emitter, x: V, c: V, p: V, q: V) -> V:
+def _cholesky_step(e: Emitter, x: V, c: V, p: V, q: V, static_max: int | None = None) -> V:
     """``X <- p X + q X Z^{-1}`` with ``Z = I + c X^H X`` (:func:`_cholesky_update`)."""
-    return _cholesky_update(e, x, _gram(e, x), c, p, q)
+    return _cholesky_update(e, x, _gram(e, x), c, p, q, static_max)
 
 
 def _steps(e: Emitter, x: V, weights: list[tuple[float, float, float]], step) -> V:
@@ -264,6 +297,8 @@ def _dynamic(e: Emitter, x: V) -> list[V]:
     i32 = lambda k: e.scalar(k, "i32")  # noqa: E731
     last = math.sqrt(4.0 * eps / 3.0) if NEWTON_SCHULZ else eps  # the Cholesky-based steps stop below 1 - last
     lqr, l0 = splat(e, L_QR, rt, batch), splat(e, L0[rt], rt, batch)
+    wide = WIDER.get(t) if WIDE_STEPS else None
+    lstep = splat(e, min(_qr_bound(STEP_C_MAX[rt]), L_QR), rt, batch)  # steps below: QR-based or wide
     g = _gram(e, x)
     s, shift = _scale(e, g)
     x = x * _bcast(e, to_elem(e, s, t), shape)
@@ -273,8 +308,14 @@ def _dynamic(e: Emitter, x: V) -> list[V]:
 
     def qr_body(k: V, x_: V, l_: V) -> list[V]:
         a, b, c, nxt = _weights(e, l_)
-        sc = e.sqrt(c)
         p = b / c
+        if wide is not None:  # a Cholesky-based step in the wider type (WIDE_STEPS)
+            wr = real_type(wide)
+            xw = e.convert(x_, wide)
+            xw = _cholesky_step(e, xw, *(to_elem(e, e.convert(w, wr), wide) for w in (c, p, a - p)),
+                                static_max=WIDE_CHOLESKY_STATIC_MAX)
+            return [k + i32(1), e.convert(xw, t), nxt]
+        sc = e.sqrt(c)
         return [k + i32(1), _qr_step(e, x_, *(to_elem(e, w, t) for w in (sc, p, (a - p) / sc))), nxt]
 
     def chol_body(k: V, cert: V, x_: V, g_: V, l_: V, est: V) -> list[V]:
@@ -317,7 +358,7 @@ def _dynamic(e: Emitter, x: V) -> list[V]:
         k, x_, l_ = e.while_(
             [i32(0), x_, l_],
             lambda k, _x, l: e.and_(e.compare("LT", k, i32(MAX_QR_STEPS), "SIGNED"),
-                                    any_true(e, e.compare("LT", l, lqr, "FLOAT"))),
+                                    any_true(e, e.compare("LT", l, lstep, "FLOAT"))),
             qr_body)
         # The Gram matrix of X only after a QR-based step (a loop of zero or one trips).
         once = e.select(e.compare("GT", k, i32(0), "SIGNED"), i32(1), i32(0))
@@ -328,7 +369,7 @@ def _dynamic(e: Emitter, x: V) -> list[V]:
             lambda k, cert_, _x, _g, l, _est: e.and_(
                 e.and_(e.compare("LT", k, i32(MAX_CHOLESKY_STEPS), "SIGNED"),
                        any_true(e, e.compare("GT", 1.0 - l, splat(e, last, rt, batch), "FLOAT"))),
-                e.or_(cert_, e.not_(any_true(e, e.compare("LT", l, lqr, "FLOAT"))))),
+                e.or_(cert_, e.not_(any_true(e, e.compare("LT", l, lstep, "FLOAT"))))),
             chol_body)
         # Converged (no matrix left for QR-based steps): the last step and the check (zero or one trips).
         done = e.not_(any_true(e, e.compare("GT", 1.0 - l_, splat(e, last, rt, batch), "FLOAT")))
@@ -345,7 +386,7 @@ def _dynamic(e: Emitter, x: V) -> list[V]:
     out = e.while_([i32(0), i32(0), i32(0), e.const(True, t="i1", shape=[]), x, g, lqr, zeros],
                    lambda j, _q, _c, _cert, _x, _g, l, _est: e.or_(
                        e.compare("EQ", j, i32(0), "SIGNED"),
-                       e.and_(e.compare("LT", j, i32(3), "SIGNED"), any_true(e, e.compare("LT", l, lqr, "FLOAT")))),
+                       e.and_(e.compare("LT", j, i32(3), "SIGNED"), any_true(e, e.compare("LT", l, lstep, "FLOAT")))),
                    trip)
     return [out[4], out[1], out[2], out[0]]
 

@@ -156,11 +156,12 @@ def _assert_polar(got, a, dtype, cond):
         assert np.abs(np.conj(got[i].T) @ got[i] - np.eye(n)).max() <= C * n * eps
 
 
-@pytest.mark.parametrize("t, cond, qr_steps", [("f32", 10.0, 0), ("f64", 10.0, 0), ("f32", 1e6, 2), ("f64", 1e14, 3)])
+@pytest.mark.parametrize("t, cond, qr_steps", [("f32", 10.0, 0), ("f64", 10.0, 0), ("f32", 1e6, 2), ("f64", 1e14, 2)])
 def test_dynamic_steps_follow_the_conditioning(t, cond, qr_steps):
     """A well-conditioned matrix takes no QR-based step (one trip: certificate, Cholesky-based steps); one
-    that is not certified takes the schedule from ``L0`` (2 QR-based steps for f32, 3 for f64) in a second
-    trip. 2-3 Cholesky-based steps then Newton-Schulz (f32 from ``L_QR``: 2)."""
+    that is not certified takes the schedule from ``L0`` in a second trip: 2 QR-based steps (``c >
+    STEP_C_MAX``; f64's third, ``c = 155``, is Cholesky-based). 2-3 Cholesky-based steps then
+    Newton-Schulz (f32 from ``L_QR``: 2)."""
     dtype = TYPES[t]
     shape = (2, 30, 30)
     a = _frobenius_scaled(_matrix(np.random.default_rng(6), shape, dtype, cond))
@@ -178,7 +179,7 @@ def test_over_optimistic_estimate_restarts_from_l0(monkeypatch):
     a = _frobenius_scaled(_matrix(np.random.default_rng(7), shape, np.float64, 1e3))
     a[1] = _frobenius_scaled(_matrix(np.random.default_rng(8), (20, 20), np.float64, 2.0))
     u, nq, nc, trips = (np.asarray(x) for x in _dynamic_polar(shape, "f64")(a))
-    assert trips == 2 and nq >= 3
+    assert trips == 2 and nq >= 2
     _assert_polar(u, a, np.float64, 1e3)
 
 
@@ -191,8 +192,82 @@ def test_mixed_batch():
     a[2] = 0.0
     a[3, 2, 2] = np.nan
     u, nq, nc, trips = (np.asarray(x) for x in _dynamic_polar(shape, "f64")(a))
-    assert trips == 2 and nq == 3
+    assert trips == 2 and nq == 2
     _assert_polar(u[:1], a[:1], np.float64, 10.0)
     assert not u[2].any() and np.isnan(u[3]).all() and np.isfinite(u[1]).all()
     alone = np.asarray(_dynamic_polar((1, 12, 12), "f64")(a[:1])[0])
     assert np.abs(alone - u[:1]).max() <= C * 12 * np.finfo(np.float64).eps
+
+
+def _backward_error(u, a):
+    """``||A - U_p H||_F / ||A||_F`` with ``H`` the Hermitian part of ``U_p^H A``, in double precision."""
+    wide = np.complex128 if np.iscomplexobj(a) else np.float64
+    u, a = u.astype(wide), a.astype(wide)
+    h = np.conj(u.T) @ a
+    return np.linalg.norm(a - u @ (h + np.conj(h.T)) / 2) / np.linalg.norm(a)
+
+
+@pytest.mark.parametrize("t", ["f32", "complex<f32>"])
+def test_wide_steps_for_single_precision(monkeypatch, t):
+    """f32 / complex<f32> matrices that are not certified take their 2 steps with ``c > 100`` from ``L0``
+    Cholesky-based in f64 / complex<f64> (``WIDE_STEPS``): the program has no QR of ``[sqrt(c) X; I]``, the polar
+    factor keeps the bounds and its backward error is a few ``eps``; with ``WIDE_STEPS`` off there is no
+    f64 in the program, as by default (an f32 program holds no f64 op: TPUs have none)."""
+    monkeypatch.setattr(polar, "WIDE_STEPS", True)
+    dtype = TYPES[t]
+    shape = (2, 30, 24)
+    a = _frobenius_scaled(_matrix(np.random.default_rng(9), shape, dtype, 1e5))
+    u, nq, nc, trips = (np.asarray(x) for x in _dynamic_polar(shape, t)(a))
+    assert (nq, trips) == (2, 2)
+    _assert_polar(u, a, dtype, 1e5)
+    for i in range(shape[0]):
+        assert _backward_error(u[i], a[i]) <= 8 * np.finfo(dtype).eps
+
+    def text():
+        e = Emitter()
+        (x,) = e.args([(shape, t)])
+        return e.text("main", [x], polar._dynamic(e, x))
+
+    stacked = "2x54x24x"  # [sqrt(c) X; I] of the QR-based step
+    wide = text()
+    assert "f64" in wide and stacked not in wide
+    monkeypatch.undo()
+    narrow = text()  # (the default)
+    assert "f64" not in narrow and stacked in narrow
+
+
+def test_f64_third_step_is_cholesky_based():
+    """From ``L0[f64]`` the third step has ``c = 155``: Cholesky-based under ``STEP_C_MAX['f64']``, so 2
+    QR-based steps; the polar factor of an f64 matrix of condition 1e10 keeps the bounds and a backward
+    error of a few ``eps``."""
+    assert 100 < polar.qdwh_schedule(polar.L0["f64"], 2.0 ** -52)[2][2] <= polar.STEP_C_MAX["f64"]
+    shape = (2, 24, 24)
+    a = _frobenius_scaled(_matrix(np.random.default_rng(10), shape, np.float64, 1e10))
+    u, nq, nc, trips = (np.asarray(x) for x in _dynamic_polar(shape, "f64")(a))
+    assert (nq, trips) == (2, 2)
+    _assert_polar(u, a, np.float64, 1e10)
+    for i in range(shape[0]):
+        assert _backward_error(u[i], a[i]) <= 16 * np.finfo(np.float64).eps
+
+
+def test_wide_steps_cholesky_is_left_looking():
+    """The wide steps' factorisation (``static_max=WIDE_CHOLESKY_STATIC_MAX``, 0: the left-looking form at
+    every order) equals numpy's and the default loop-free form's factor, in a much shorter program."""
+    from hlokit.passes.lapack.cholesky import build_cholesky
+
+    n = 48
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((n, n))
+    a = x.T @ x / n + np.eye(n)
+    texts, got = [], []
+    for static_max in (None, polar.WIDE_CHOLESKY_STATIC_MAX):
+        e = Emitter()
+        (z,) = e.args([((n, n), "f64")])
+        text = e.text("main", [z], [build_cholesky(e, z, lower=True, static_max=static_max)])
+        texts.append(len(text))
+        got.append(np.asarray(_program((n, n), "f64", lambda e, z: [build_cholesky(e, z, lower=True,
+                                                                                   static_max=static_max)])(a)[0]))
+    want = np.linalg.cholesky(a)
+    for g in got:
+        assert np.abs(g - want).max() <= C * n * np.finfo(np.float64).eps * np.abs(want).max()
+    assert texts[1] < texts[0] / 2

@@ -106,13 +106,12 @@ def _special_literal(t: str, kind: str) -> str | None:
     """The bit-pattern literal of ``kind`` (``nan``, ``+inf``, ``-inf``) in float type ``t`` (None: ``t`` is no
     float type). Made on first use: the table of the 16-bit and smaller floats imports ``ml_dtypes`` (~5 ms),
     which a pass that writes no NaN or infinity does not need."""
-    value = {"nan": math.nan, "+inf": math.inf, "-inf": -math.inf}[kind]
     if t in FLOAT_TYPES:
         e = _dtypes.ELEMENT_TYPES[t]
         return _bits_literal(t, {"nan": e.nan, "+inf": e.pos_inf, "-inf": e.neg_inf}[kind])
     if t in MINI_FLOAT_TYPES:
-        bits = np.array([value], dtype=_dtypes.ELEMENT_TYPES[t].dtype).view(np.uint8)[0]
-        return hex(int(bits))
+        value = {"nan": math.nan, "+inf": math.inf, "-inf": -math.inf}[kind]
+        return hex(int(np.array([value], dtype=_dtypes.ELEMENT_TYPES[t].dtype).view(np.uint8)[0]))
     return None
 
 

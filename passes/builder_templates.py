@@ -229,16 +229,6 @@ def _replay_program(top_level: list[ir.Operation], args: list, returned: list) -
     return None if None in out else (program, out)
 
 
-def _replay(program: tuple, operands: Sequence[ir.Value], loc: ir.Location, ip: ir.InsertionPoint) -> list[ir.Value]:
-    """Create the ops of a :func:`_replay_program` at ``ip`` (in order, at ``loc``) over ``operands``; the
-    values the body returns."""
-    made: list = []
-    for name, attrs, types, refs in program[0]:
-        args = [operands[r[1]] if r[0] == 0 else made[r[1]][r[2]] for r in refs]
-        made.append(ir.Operation.create(name, results=types, operands=args, attributes=attrs, loc=loc, ip=ip).results)
-    return [operands[r[1]] if r[0] == 0 else made[r[1]][r[2]] for r in program[1]]
-
-
 def _attributes_of(op: ir.Operation) -> dict[str, ir.Attribute]:
     """Every attribute of ``op`` by name (inherent ones included)."""
     attrs = op.attributes
@@ -411,16 +401,15 @@ def instantiate_before(cache: TemplateCache, template: ir.Operation, before: ir.
                        operands: Sequence[ir.Value]) -> list[ir.Value]:
     """Clone ``template``'s body before ``before`` with its arguments bound to ``operands`` and return
     the values its ``func.return`` returns (``before`` is left as it is; the top-level ops take its
-    location). For passes that rewire results themselves (value-to-value lowerings)."""
-    layout = _layout(cache, template)
-    if layout.single is not None:
-        _, operand_args, result_index = layout.single
-        name, attrs, types, _ = layout.create
-        made = ir.Operation.create(name, results=types, operands=[operands[a] for a in operand_args], attributes=attrs,
-                                   loc=before.location, ip=ir.InsertionPoint(before)).results
-        return [made[k] for k in result_index]
-    if layout.replay is not None:
-        return _replay(layout.replay, operands, before.location, ir.InsertionPoint(before))
+    location). For passes that rewire results themselves (value-to-value lowerings). The template's
+    :func:`before_maker` does it (a small body created op by op, a larger one cloned and moved)."""
+    return before_maker(cache, template)(operands, before)
+
+
+def _clone_before(cache: TemplateCache, template: ir.Operation, before: ir.Operation,
+                  operands: Sequence[ir.Value]) -> list[ir.Value]:
+    """:func:`instantiate_before` by a clone of the whole template: its body moved before ``before``, the
+    arguments bound to ``operands``; the values its ``func.return`` returns."""
     clone, body, layout = _cloned_body(cache, template, before.location, None, None)
     if layout.args:
         for arg, operand in zip(clone.regions[0].blocks[0].arguments, operands):
@@ -452,10 +441,10 @@ def _flat_replay(program: tuple, n_args: int) -> tuple[list, list[int]]:
 
 def before_maker(cache: TemplateCache, template: ir.Operation) -> Callable[[Sequence[ir.Value], ir.Operation],
                                                                             Sequence[ir.Value]]:
-    """``make(operands, before)``, which does what ``instantiate_before(cache, template, before,
-    operands)`` does (the same ops, operands, types and locations, before ``before``) with what every
-    instance of ``template`` shares bound once: for a pass that instantiates one template at many ops
-    (one binding call per created op, no per-call layout lookup). Kept in ``cache`` per template."""
+    """``make(operands, before)``: :func:`instantiate_before` of ``template`` (its ops with ``operands``, at
+    ``before``'s location, before ``before``; the values its ``func.return`` returns) with what every instance
+    shares bound once: a body of one op or of up to :data:`REPLAY_MAX_OPS` ops without regions is created op
+    by op (one binding call per created op), another is cloned and moved. Kept in ``cache`` per template."""
     hit = cache.makers.get(id(template))
     if hit is not None and hit[0] is template:
         return hit[1]
@@ -493,7 +482,7 @@ def before_maker(cache: TemplateCache, template: ir.Operation) -> Callable[[Sequ
             return [vals[i] for i in out]
     else:
         def make(operands, before):
-            return instantiate_before(cache, template, before, operands)
+            return _clone_before(cache, template, before, operands)
     cache.makers[id(template)] = (template, make)
     return make
 

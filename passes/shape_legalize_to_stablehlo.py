@@ -61,8 +61,8 @@ Written on :mod:`hlokit.passes.builder`: every rewrite is a template function bu
 (op, operand types, constant indices), parsed once per context and written before the op by its
 :func:`~hlokit.passes.builder_templates.before_maker` (:mod:`hlokit.passes.shape_rewriter` carries the
 plan out). Speed (issue 40, item 1): each op's operands, results and types are read from the bindings once
-(types spelled once per type, a data tensor's shape once per value), the collector is paused during the
-pass, and the rewrite creates one op per written op.
+(types spelled once per type, a data tensor's shape once per value; the pass framework pauses the
+collector meanwhile), and the rewrite creates one op per written op.
 """
 
 from __future__ import annotations

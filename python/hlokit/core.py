@@ -378,6 +378,7 @@ def _deepest_simple(data: bytes) -> int | None:
     a string on its own line."""
     if b"//" in data or b"\\" in data:
         return None
+    raw = np.frombuffer(data, np.uint8)
     codes = np.frombuffer(data.translate(_BRACKET_CODES), np.int8)  # +1 opening, -1 closing, 2 quote, else 0
     at = np.flatnonzero(codes)
     kind = codes[at]
@@ -386,14 +387,20 @@ def _deepest_simple(data: bytes) -> int | None:
     if quotes.size % 2:
         return None
     if quotes.size:
-        newlines = np.flatnonzero(np.frombuffer(data, np.uint8) == 0x0A)
+        newlines = np.flatnonzero(raw == 0x0A)
         if (np.searchsorted(newlines, quotes[0::2]) != np.searchsorted(newlines, quotes[1::2])).any():
             return None
     # a bracket counts unless it is inside a string (an odd number of quotes before it) or the ``>`` of ``->``
-    raw = np.frombuffer(data, np.uint8)
     arrow = (raw[at] == 0x3E) & (raw[at - 1] == 0x2D) & (at > 0)
     counted = ~is_quote & ~arrow & (np.cumsum(is_quote, dtype=np.int32) % 2 == 0)
     return int(np.cumsum(kind[counted], dtype=np.int32).max(initial=0))
+
+
+def _deepest_stripped(data: bytes) -> int:
+    """The deepest bracket nesting of ``data`` with strings, comments and ``->`` cut out (a substitution without a
+    Python call per match; cutting them changes offsets, not the depth at any bracket): any text."""
+    stripped = _NOT_BRACKETS.sub(b"", data)
+    return int(np.cumsum(_BRACKET_DELTA[np.frombuffer(stripped, np.uint8)], dtype=np.int32).max(initial=0))
 
 
 def check_nesting(text: str, *, source_name: str = "-", limit: int = MAX_NESTING) -> None:
@@ -408,13 +415,9 @@ def check_nesting(text: str, *, source_name: str = "-", limit: int = MAX_NESTING
         return
     data = text.encode("utf-8")
     # First the deepest level only (the located scan below only runs on text that is too deep): on the brackets
-    # alone where the text allows it, else with strings, comments and ``->`` cut out (a substitution without a
-    # Python call per match; cutting them changes offsets, not the depth at any bracket).
+    # alone where the text allows it, else on the text with strings, comments and ``->`` cut out.
     deepest = _deepest_simple(data)
-    if deepest is None:
-        stripped = _NOT_BRACKETS.sub(b"", data)
-        deepest = int(np.cumsum(_BRACKET_DELTA[np.frombuffer(stripped, np.uint8)], dtype=np.int32).max(initial=0))
-    if deepest <= limit:
+    if (_deepest_stripped(data) if deepest is None else deepest) <= limit:
         return
     masked = _NOT_BRACKETS.sub(lambda m: b" " * len(m.group()), data)
     depth = np.cumsum(_BRACKET_DELTA[np.frombuffer(masked, np.uint8)], dtype=np.int32)

@@ -1,6 +1,6 @@
 """``builder_templates.before_maker`` (issue 40, item 1: the per-template maker that
-``shape-legalize-to-stablehlo`` calls once per op) writes what ``instantiate_before`` writes: the same ops,
-operands, result types and locations, for every kind of template body (one op, 2 to ``REPLAY_MAX_OPS`` ops,
+``shape-legalize-to-stablehlo`` calls once per op, and what ``instantiate_before`` runs) writes what a clone of
+the whole template moved before the op writes: the same ops, operands, result types and locations, for every kind of template body (one op, 2 to ``REPLAY_MAX_OPS`` ops,
 an unused argument, a body with a region, a body that returns an argument), and keeps one maker per template.
 """
 
@@ -12,7 +12,7 @@ from jaxlib.mlir import ir
 
 import hlokit
 from hlokit.passes import builder_templates as bt
-from hlokit.passes.builder import TemplateCache, instantiate_before
+from hlokit.passes.builder import TemplateCache
 
 PROGRAM = """
 func.func @main(%x: tensor<4xi32>, %y: tensor<4xi32>) -> tensor<4xi32> {
@@ -69,7 +69,8 @@ TEMPLATES = {
 
 
 def _rewrite(name: str, fast: bool) -> str:
-    """PROGRAM with each add replaced by the template ``name`` (``fast``: through before_maker)."""
+    """PROGRAM with each add replaced by the template ``name`` (``fast``: through before_maker; else by the
+    general path, a clone of the whole template moved before the op)."""
     m = hlokit.parse(PROGRAM, context=hlokit.make_context())
     cache = TemplateCache(m.context)
     t = cache.parse(("k",), TEMPLATES[name][0], "test")
@@ -86,7 +87,7 @@ def _rewrite(name: str, fast: bool) -> str:
         if fast:
             outs = bt.before_maker(cache, t)(list(op.operands), op)
         else:
-            outs = instantiate_before(cache, t, op, list(op.operands))
+            outs = bt._clone_before(cache, t, op, list(op.operands))
         op.results[0].replace_all_uses_with(outs[0])
         op.erase()
     assert m.operation.verify()
@@ -94,7 +95,7 @@ def _rewrite(name: str, fast: bool) -> str:
 
 
 @pytest.mark.parametrize("name", sorted(TEMPLATES))
-def test_maker_writes_what_instantiate_before_writes(name):
+def test_maker_writes_what_the_clone_path_writes(name):
     fast = _rewrite(name, True)
     assert fast == _rewrite(name, False)
     assert 'loc("first")' in fast and 'loc("second")' in fast

@@ -219,13 +219,7 @@ def test_nesting_shortcut_counts_as_the_full_scan():
     regular-expression scan gives, on random texts of brackets, quotes, arrows and newlines, or declines."""
     import random
 
-    import numpy as np
-
-    from hlokit.core import _BRACKET_DELTA, _NOT_BRACKETS, _deepest_simple
-
-    def full_scan(data: bytes) -> int:
-        stripped = _NOT_BRACKETS.sub(b"", data)
-        return int(np.cumsum(_BRACKET_DELTA[np.frombuffer(stripped, np.uint8)], dtype=np.int32).max(initial=0))
+    from hlokit.core import _deepest_simple, _deepest_stripped as full_scan
 
     rng = random.Random(0)
     read = 0

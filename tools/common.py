@@ -4,12 +4,14 @@
   rendered ``FILE:LINE:COL: error: message`` lines on stderr and exit code 1; an unexpected exception
   becomes a one-line internal error (set ``HLOKIT_TRACEBACK=1`` to see the traceback), never a traceback.
 * :func:`write_output` — ``-o FILE`` is written only on success, atomically.
+* :func:`add_version_argument` — ``--version`` (hlokit's, jaxlib's and StableHLO's versions, as LLVM tools print theirs).
 * :func:`process_chunks` — ``--split-input-file`` (``// -----``) and ``--verify-diagnostics``
   (``// expected-error @+1 {{...}}``) for any per-chunk function.
 """
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import gc
 import os
@@ -26,6 +28,8 @@ from hlokit.diagnostics import Diagnostic, HlokitError, diagnostic_from_mlir
 
 __all__ = [
     "tool_main",
+    "add_version_argument",
+    "version_text",
     "write_output",
     "finish",
     "check_output_path",
@@ -82,6 +86,37 @@ def _run_tool(name: str, body: Callable[[Sequence[str]], int], argv: list[str]) 
         sys.stdout.flush()
         print(f"{name}: error: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
+
+
+def version_text(tool: str) -> str:
+    """What ``TOOL --version`` prints: the tool with hlokit's version, then jaxlib's (whose MLIR, StableHLO and XLA
+    hlokit runs on) and the StableHLO versions of the portable artifacts it writes (current) and reads back to
+    (minimum), e.g. ``hlokit-opt (hlokit 0.1.0)\n  jaxlib 0.10.2, StableHLO 1.17.0 (portable artifacts from
+    0.9.0)``."""
+    import jaxlib
+    from jaxlib.mlir.dialects import stablehlo
+
+    from hlokit import __version__
+    return (f"{tool} (hlokit {__version__})\n  jaxlib {jaxlib.__version__}, StableHLO {stablehlo.get_current_version()}"
+            f" (portable artifacts from {stablehlo.get_minimum_version()})")
+
+
+class _VersionAction(argparse.Action):
+    """``--version``: print :func:`version_text` and exit 0 (the text made only when asked for)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(version_text(parser.prog))
+        parser.exit()
+
+
+def add_version_argument(parser: argparse.ArgumentParser) -> None:
+    """Give ``parser`` the ``--version`` flag of LLVM / MLIR tools (``-version`` too): print :func:`version_text`
+    of the parser's ``prog`` on stdout, exit 0."""
+    parser.add_argument("--version", "-version", action=_VersionAction,
+                        help="print hlokit's, jaxlib's and StableHLO's versions and exit")
 
 
 def write_output(path: str | None, data: str | bytes) -> None:

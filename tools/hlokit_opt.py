@@ -32,7 +32,7 @@ from hlokit.passes.pipeline import PipelineElement
 from hlokit.passes.plugins import load_pass_plugin, loaded_plugins, plugin_of
 from hlokit.passes.registry import pass_names
 from hlokit.passes import reproducer
-from hlokit.tools.common import check_output_path, finish, process_chunks, tool_main
+from hlokit.tools.common import add_version_argument, check_output_path, finish, process_chunks, tool_main
 
 #: Upstream C++ passes that --help names (hlokit's own passes of the same flag are listed above them).
 #: Only those MLIR's pipeline parser accepts are shown (:func:`runnable_upstream_passes`):
@@ -159,6 +159,7 @@ def _parser() -> argparse.ArgumentParser:
         epilog=None,  # (built by _Parser.format_help)
     )
     p.add_argument("input", nargs="?", default="-", help="input file (MLIR text or bytecode; '-' = stdin)")
+    add_version_argument(p)
     p.add_argument("-o", dest="output", default="-", metavar="FILE", help="output file (written only on success)")
     p.add_argument("--load-pass-plugin", "-load-pass-plugin", action="append", default=[], metavar="FILE.py|MODULE",
                    help="load a Python pass plugin (a file or module registering passes with @register_pass) "

@@ -31,7 +31,7 @@ from typing import Sequence
 
 import hlokit
 from hlokit.diagnostics import HlokitError
-from hlokit.tools.common import check_output_path, read_text, source_name, tool_main, write_output
+from hlokit.tools.common import add_version_argument, check_output_path, read_text, source_name, tool_main, write_output
 from hlokit.triage import predicates
 from hlokit.triage.reduce import ReduceError, reduce, stderr_progress
 
@@ -43,6 +43,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="hlokit-reduce", allow_abbrev=False,
         description="Shrink a StableHLO program while a test still holds (mlir-reduce's conventions).")
     p.add_argument("input", help="MLIR file (text or bytecode; '-' = stdin)")
+    add_version_argument(p)
     p.add_argument("--test", metavar="SCRIPT",
                    help="interestingness test: SCRIPT [ARG...] CANDIDATE.mlir exits 0 on an interesting candidate")
     p.add_argument("--test-arg", action="append", default=[], metavar="ARG",

@@ -96,7 +96,7 @@ from hlokit.tools.run_signature import (PLATFORM_INDEX, ExportedFacts, PlatformC
                                         exported_facts, fill_platform_index, function_op, module_platforms)
 from hlokit.passes.stablehlo_legalize_lapack_custom_calls import (
     EIGENVALUES_UNORDERED, VECTORS_UP_TO_PHASE, lapack_routines)
-from hlokit.tools.common import read_text, source_name, tool_main
+from hlokit.tools.common import add_version_argument, read_text, source_name, tool_main
 from hlokit.tools.translate_interpret import DEFAULT_MAX_STEPS
 # (re-exported: tests and benchmarks import these names from here)
 from hlokit.tools.run_io import (Progress, check_memory, check_output_target, described_arg,  # noqa: F401
@@ -244,6 +244,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Parse, verify, compile with XLA and run a StableHLO program; report its outputs.",
     )
     p.add_argument("program", nargs="?", help="MLIR file (text, bytecode, portable artifact or jax.export's serialized Exported; '-' = stdin)")
+    add_version_argument(p)
     p.add_argument("--inputs", metavar="IN.npz", help="inputs: .npz with keys arg_0, arg_1, ... (default: seeded random)")
     p.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy",
                    help="one input (repeatable): NAME=FILE.npy or NAME=@FILE.npy (NAME: arg_0, arg_1, ... or jax's "

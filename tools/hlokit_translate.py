@@ -23,7 +23,7 @@ from typing import Sequence
 
 from hlokit.diagnostics import HlokitError
 from hlokit.tools import translate_cost, translate_hlo_text, translate_indexing, translate_interpret, translate_portable
-from hlokit.tools.common import tool_main
+from hlokit.tools.common import add_version_argument, tool_main
 from hlokit.tools.translate_registry import TRANSLATE_MODES, TranslateMode, register_translate_mode
 
 __all__ = ["MODE_MODULES", "TRANSLATE_MODES", "register_translate_mode", "modes", "run", "main"]
@@ -47,6 +47,7 @@ def _parser(known: Sequence[TranslateMode]) -> argparse.ArgumentParser:
     )
     p.add_argument("input", nargs="?", default="-", help="input file ('-' = stdin)")
     p.add_argument("-o", dest="output", default="-", metavar="FILE", help="output file (written only on success)")
+    add_version_argument(p)
     group = p.add_argument_group("modes (exactly one)")
     for mode in known:
         group.add_argument(mode.flag, "-" + mode.flag[2:], action="store_true", help=mode.help, dest=mode.dest)

@@ -17,6 +17,9 @@ Inventory (checked with jax/jaxlib 0.10.2 and 0.11.2):
 * :func:`register_upstream_dialects` — ``jaxlib.mlir._mlir_libs._jax_mlir_ext.register_dialects``: adds MLIR's
   upstream dialects that jaxlib builds in (builtin, func, shape, tensor, arith, math, scf, cf) to a
   ``DialectRegistry``; jax's own ``jax/_src/interpreters/mlir.py`` calls it the same way.
+* :func:`append_dialect_search_prefix` — ``jaxlib.mlir._mlir_libs._mlir.globals.append_dialect_search_prefix``:
+  adds a package prefix under which MLIR's Python bindings look for a dialect's op classes (the bindings'
+  ``globals.dialect_search_modules``; upstream MLIR's ``_mlir_libs/__init__.py`` sets the first one this way).
 * :data:`rewrite` — MLIR's pattern-rewrite bindings (``RewritePatternSet``, ``ConversionTarget``,
   ``apply_partial_conversion``, ``walk_and_apply_patterns``...): the public ``jaxlib.mlir.rewrite`` where the
   installed jaxlib ships it, else ``jaxlib.mlir._mlir_libs._mlir.rewrite`` (jaxlib 0.10.2 has only this one).
@@ -43,6 +46,7 @@ __all__ = [
     "USES",
     "private_symbol",
     "register_upstream_dialects",
+    "append_dialect_search_prefix",
     "rewrite",
     "hlo_module_from_text",
     "hlo_to_stablehlo",
@@ -60,6 +64,7 @@ class JaxInternalMoved(HlokitError):
 USES: tuple[tuple[str, str], ...] = (
     ("jaxlib.mlir._mlir_libs._jax_mlir_ext", "register_dialects"),
     ("jaxlib.mlir._mlir_libs._mlir", "rewrite"),
+    ("jaxlib.mlir._mlir_libs._mlir", "globals.append_dialect_search_prefix"),
     ("jaxlib._hlo", "hlo_module_from_text"),
     ("jaxlib._jax", "mlir.hlo_to_stablehlo"),
     ("jaxlib._jax", "mlir.mlir_module_to_xla_computation"),
@@ -116,6 +121,15 @@ def register_upstream_dialects(registry) -> None:
     """Add the upstream MLIR dialects jaxlib builds in (builtin, func, shape, tensor, arith, math, scf, cf) to
     ``registry`` (an ``ir.DialectRegistry``). Raises :class:`JaxInternalMoved` when the entry point is gone."""
     private_symbol("jaxlib.mlir._mlir_libs._jax_mlir_ext", "register_dialects")(registry)
+
+
+def append_dialect_search_prefix(prefix: str) -> None:
+    """Make MLIR's Python bindings also look for dialect modules (op classes) under package ``prefix``, after the
+    prefixes they have (``jaxlib.mlir.dialects``); nothing when it is there already. Raises
+    :class:`JaxInternalMoved` when the bindings' globals are gone."""
+    append = private_symbol("jaxlib.mlir._mlir_libs._mlir", "globals.append_dialect_search_prefix")
+    if prefix not in getattr(append.__self__, "dialect_search_modules", ()):
+        append(prefix)
 
 
 def hlo_module_from_text(text: str):

@@ -395,3 +395,38 @@ def test_load_reads_paths_text_and_modules(tmp_path, ctx):
     m = hlokit.load(path, context=ctx)
     assert hlokit.load(m) is m
     assert 'loc("' + str(path) in hlokit.print_module(m, debug_info=True)
+
+
+class _ImportSpy:
+    """A meta-path finder that counts the lookups of modules whose last name part is ``name`` (finds nothing)."""
+
+    def __init__(self, name):
+        self.name, self.count = name, 0
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname.rsplit(".", 1)[-1] == self.name:
+            self.count += 1
+        return None
+
+
+@pytest.mark.parametrize("dialect", ["zz_no_module", "zz_no_module_b"])
+def test_ops_of_a_dialect_without_python_module_cost_one_failed_import(dialect, monkeypatch):
+    """Handing ops of a dialect jaxlib ships no Python module for (shape, tensor, check, unregistered ones) to
+    Python looks for its module once, not once per op (each failed import cost ~25-50 us per op); ops of
+    dialects with a module keep their op classes."""
+    import sys
+
+    import hlokit
+
+    spy = _ImportSpy(dialect)
+    monkeypatch.setattr(sys, "meta_path", [spy, *sys.meta_path])
+    ctx = hlokit.make_context(allow_unregistered_dialects=True)
+    text = ("func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {\n"
+            + "".join(f'  "{dialect}.op"(%x) : (tensor<2xf32>) -> ()\n' for _ in range(50))
+            + "  %y = stablehlo.add %x, %x : tensor<2xf32>\n  return %y : tensor<2xf32>\n}\n")
+    module = hlokit.parse(text, context=ctx)
+    ops = list(module.body.operations[0].regions[0].blocks[0].operations)
+    ops += list(module.body.operations[0].regions[0].blocks[0].operations)
+    assert [o.name for o in ops[:50]] == [f"{dialect}.op"] * 50
+    assert 1 <= spy.count <= 2, spy.count  # jaxlib's package, then hlokit's empty one: once for all 100 ops
+    assert type(ops[0]).__name__ == "OpView" and type(ops[50]).__name__ == "AddOp"

@@ -29,6 +29,7 @@ from hlokit.diagnostics import Diagnostic, HlokitError, diagnostic_from_mlir
 __all__ = [
     "tool_main",
     "add_version_argument",
+    "llvm_style_flags",
     "version_text",
     "write_output",
     "finish",
@@ -117,6 +118,23 @@ def add_version_argument(parser: argparse.ArgumentParser) -> None:
     of the parser's ``prog`` on stdout, exit 0."""
     parser.add_argument("--version", "-version", action=_VersionAction,
                         help="print hlokit's, jaxlib's and StableHLO's versions and exit")
+
+
+def llvm_style_flags(parser: argparse.ArgumentParser, argv: Sequence[str]) -> list[str]:
+    """``argv`` with every single-dash spelling of one of ``parser``'s long options (``-pass-pipeline=...``,
+    ``-mlir-print-ir-after-all``, ``-emit-bytecode``) written with two dashes: LLVM's command-line library, and
+    so mlir-opt / stablehlo-opt / stablehlo-translate, take either. Single-letter options (``-o``), ``-``
+    (stdin), ``--`` and what follows it, and unknown names (hlokit-opt's pass flags) are left as they are."""
+    out = []
+    for i, arg in enumerate(argv):
+        if arg == "--":
+            return out + list(argv[i:])
+        if len(arg) > 2 and arg[0] == "-" and arg[1] != "-" and arg[1].isalpha():
+            name = "-" + arg.partition("=")[0]
+            if name in parser._option_string_actions:
+                arg = "-" + arg
+        out.append(arg)
+    return out
 
 
 def write_output(path: str | None, data: str | bytes) -> None:

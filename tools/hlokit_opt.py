@@ -32,7 +32,10 @@ from hlokit.passes.pipeline import PipelineElement
 from hlokit.passes.plugins import load_pass_plugin, loaded_plugins, plugin_of
 from hlokit.passes.registry import pass_names
 from hlokit.passes import reproducer
-from hlokit.tools.common import add_version_argument, check_output_path, finish, process_chunks, tool_main
+from hlokit.tools.common import (
+    add_version_argument, check_output_path, finish,
+    llvm_style_flags, process_chunks, tool_main,
+)
 
 #: Upstream C++ passes that --help names (hlokit's own passes of the same flag are listed above them).
 #: Only those MLIR's pipeline parser accepts are shown (:func:`runnable_upstream_passes`):
@@ -358,7 +361,8 @@ def run(argv: Sequence[str]) -> int:
     for source in plugin_sources(argv):
         load_pass_plugin(source)
     argv = ["--check-numerics=interpreter" if a in ("--check-numerics", "-check-numerics") else a for a in argv]
-    args, unknown = _parser().parse_known_args(argv)
+    parser = _parser()
+    args, unknown = parser.parse_known_args(llvm_style_flags(parser, argv))
     check_output_path(args.output)
     numerics = (args.check_numerics, args.max_ulp, args.rtol, args.atol, args.inputs, args.seed, args.check_numerics_dir)
     tolerance = None

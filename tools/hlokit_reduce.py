@@ -31,7 +31,10 @@ from typing import Sequence
 
 import hlokit
 from hlokit.diagnostics import HlokitError
-from hlokit.tools.common import add_version_argument, check_output_path, read_text, source_name, tool_main, write_output
+from hlokit.tools.common import (
+    add_version_argument, check_output_path, llvm_style_flags,
+    read_text, source_name, tool_main, write_output,
+)
 from hlokit.triage import predicates
 from hlokit.triage.reduce import ReduceError, reduce, stderr_progress
 
@@ -83,7 +86,8 @@ def _check(args: argparse.Namespace) -> None:
 
 def run(argv: Sequence[str]) -> int:
     """hlokit-reduce's body: read the input, make the test, reduce, write the result."""
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(llvm_style_flags(parser, argv))
     _check(args)
     check_output_path(args.output)
     name = source_name(args.input)

@@ -96,7 +96,7 @@ from hlokit.tools.run_signature import (PLATFORM_INDEX, ExportedFacts, PlatformC
                                         exported_facts, fill_platform_index, function_op, module_platforms)
 from hlokit.passes.stablehlo_legalize_lapack_custom_calls import (
     EIGENVALUES_UNORDERED, VECTORS_UP_TO_PHASE, lapack_routines)
-from hlokit.tools.common import add_version_argument, read_text, source_name, tool_main
+from hlokit.tools.common import add_version_argument, llvm_style_flags, read_text, source_name, tool_main
 from hlokit.tools.translate_interpret import DEFAULT_MAX_STEPS
 # (re-exported: tests and benchmarks import these names from here)
 from hlokit.tools.run_io import (Progress, check_memory, check_output_target, described_arg,  # noqa: F401
@@ -338,7 +338,8 @@ def parse_arguments(argv: Sequence[str]) -> argparse.Namespace:
             a = f"{a}={argv.pop(0) if argv and re.fullmatch(r'-?[0-9]+', argv[0]) else bare[a]}"
         out.append(a)
     argv = out
-    return _parser().parse_args(argv)
+    parser = _parser()
+    return parser.parse_args(llvm_style_flags(parser, argv))
 
 
 def check_arguments(args: argparse.Namespace) -> None:

@@ -23,7 +23,7 @@ from typing import Sequence
 
 from hlokit.diagnostics import HlokitError
 from hlokit.tools import translate_cost, translate_hlo_text, translate_indexing, translate_interpret, translate_portable
-from hlokit.tools.common import add_version_argument, tool_main
+from hlokit.tools.common import add_version_argument, llvm_style_flags, tool_main
 from hlokit.tools.translate_registry import TRANSLATE_MODES, TranslateMode, register_translate_mode
 
 __all__ = ["MODE_MODULES", "TRANSLATE_MODES", "register_translate_mode", "modes", "run", "main"]
@@ -63,7 +63,8 @@ def _parser(known: Sequence[TranslateMode]) -> argparse.ArgumentParser:
 def run(argv: Sequence[str]) -> int:
     """Parse ``argv``, run the one chosen mode, return its exit code."""
     known = modes()
-    args = _parser(known).parse_args(argv)
+    parser = _parser(known)
+    args = parser.parse_args(llvm_style_flags(parser, argv))
     chosen = [mode for mode in known if getattr(args, mode.dest)]
     if len(chosen) != 1:
         raise HlokitError("choose exactly one mode (see --help)")

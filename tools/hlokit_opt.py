@@ -153,6 +153,16 @@ def _epilog() -> str:
     )
 
 
+def _bool_flag(text: str) -> bool:
+    """An LLVM boolean option's value: true / false (also 1 / 0, as LLVM's ``cl::opt<bool>`` takes)."""
+    low = text.lower()
+    if low in ("true", "1"):
+        return True
+    if low in ("false", "0"):
+        return False
+    raise argparse.ArgumentTypeError(f"'{text}' is not a boolean (true or false)")
+
+
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="hlokit-opt",
@@ -178,6 +188,22 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--mlir-timing", "-mlir-timing", action="store_true", help="report the time of every pass (to stderr)")
     instrument.add_arguments(p)  # --mlir-print-ir-before=, --mlir-pass-statistics, ... (hlokit.passes.instrument)
     p.add_argument("--mlir-elide-elementsattrs-if-larger", type=int, default=None, metavar="N", help="elide constants with more than N elements")
+    p.add_argument("--mlir-elide-resource-strings-if-larger", type=int, default=None, metavar="N",
+                   help="elide dialect resources (dense_resource blobs) larger than N bytes")
+    p.add_argument("--mlir-print-local-scope", action="store_true",
+                   help="print types and attributes inline instead of as aliases (#map = ..., !t = ...)")
+    p.add_argument("--mlir-print-skip-regions", action="store_true", help="print ops without their regions")
+    p.add_argument("--mlir-use-nameloc-as-prefix", action="store_true",
+                   help="name SSA values after their NameLoc locations (%%x = ... for loc(\"x\"))")
+    p.add_argument("--mlir-print-assume-verified", action="store_true",
+                   help="print without verifying first (hlokit-opt's output is verified already, unless "
+                   "--verify-each=false)")
+    p.add_argument("--verify-each", default=True, type=_bool_flag, nargs="?", const=True, metavar="BOOL",
+                   help="run the verifier after every pass (default true; --verify-each=false: only the output is "
+                   "verified, as it is printed)")
+    p.add_argument("--mlir-disable-threading", action="store_true",
+                   help="run passes on one thread (hlokit-opt always does: its Python passes hold the GIL)")
+    p.add_argument("--show-dialects", action="store_true", help="list the dialects hlokit-opt loads and exit")
     p.add_argument("--emit-bytecode", action="store_true", help="write MLIR bytecode instead of text")
     p.add_argument("--refine-arguments", default=None, metavar="TYPES|NAME=TYPE,...|FILE.npz",
                    help="refine @main's symbolic argument shapes to these (every argument's type, comma-separated; "
@@ -383,6 +409,9 @@ def run(argv: Sequence[str]) -> int:
         raise hlokit.HlokitError("--mlir-pass-pipeline-crash-reproducer cannot be combined with --check-numerics "
                                  "(which runs the passes one by one)")
     ctx = hlokit.make_context(allow_unregistered_dialects=args.allow_unregistered_dialect)
+    if args.show_dialects:  # (mlir-opt's --show-dialects: the registered dialects, one line)
+        print("Available Dialects: " + ", ".join(sorted({*hlokit.DIALECTS, "quant"})))
+        return 0
     if args.pass_pipeline:
         elements, implicit = parse_pipeline(args.pass_pipeline), False
     else:
@@ -423,7 +452,7 @@ def run(argv: Sequence[str]) -> int:
             pm = build_pass_manager(chunk_elements, context=ctx, implicit_nesting=nesting, observer=recorder)
             if args.dump_pass_pipeline:
                 sys.stderr.write(instrument.pipeline_dump(recorder, ctx))
-            if config is not None and not config.verify_each:
+            if (config is not None and not config.verify_each) or not args.verify_each:
                 pm.enable_verifier(False)
             printing.apply(pm, ctx)
             if statistics is not None:
@@ -451,7 +480,12 @@ def run(argv: Sequence[str]) -> int:
             debug_info=args.mlir_print_debuginfo or args.mlir_pretty_debuginfo,
             pretty_debug_info=args.mlir_pretty_debuginfo,
             large_elements_limit=args.mlir_elide_elementsattrs_if_larger,
-            assume_verified=True,  # verified after parsing and after every pass
+            large_resource_limit=args.mlir_elide_resource_strings_if_larger,
+            local_scope=args.mlir_print_local_scope,
+            skip_regions=args.mlir_print_skip_regions,
+            name_loc_as_prefix=args.mlir_use_nameloc_as_prefix,
+            # verified after parsing and (unless --verify-each=false) after every pass
+            assume_verified=args.verify_each or args.mlir_print_assume_verified,
         )
 
     ok, output = process_chunks(

@@ -822,18 +822,28 @@ def print_module(
     pretty_debug_info: bool = False,
     large_elements_limit: int | None = None,
     assume_verified: bool = False,
+    large_resource_limit: int | None = None,
+    local_scope: bool = False,
+    skip_regions: bool = False,
+    name_loc_as_prefix: bool = False,
 ) -> str:
     """Print IR as text: pretty form (default) or generic form, optionally with locations.
 
     ``assume_verified`` skips MLIR's verification before printing: pass it only for IR that was just
-    verified (after parsing or a pass manager run), never for IR under construction.
+    verified (after parsing or a pass manager run), never for IR under construction. The rest are MLIR's
+    ``OpPrintingFlags`` (mlir-opt's ``--mlir-elide-elementsattrs-if-larger``, ``--mlir-elide-resource-strings-if-larger``
+    (bytes), ``--mlir-print-local-scope``, ``--mlir-print-skip-regions``, ``--mlir-use-nameloc-as-prefix``); only
+    those set are handed to the bindings.
     """
+    extra = {k: v for k, v in (("large_resource_limit", large_resource_limit), ("use_local_scope", local_scope),
+                               ("skip_regions", skip_regions), ("use_name_loc_as_prefix", name_loc_as_prefix)) if v}
     return module.operation.get_asm(
         enable_debug_info=debug_info,
         pretty_debug_info=pretty_debug_info,
         print_generic_op_form=generic,
         large_elements_limit=large_elements_limit,
         assume_verified=assume_verified,
+        **extra,
     )
 
 

@@ -25,9 +25,9 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo
 
 from hlokit import attributes
-from hlokit.jax_private import stablehlo_ext as stablehlo
 
 __all__ = [
     "UnsupportedError",

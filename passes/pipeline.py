@@ -25,9 +25,9 @@ import traceback
 from typing import Iterable, Sequence
 
 from jaxlib.mlir import ir, passmanager
+from jaxlib.mlir.dialects import stablehlo as _stablehlo
 
 from hlokit.diagnostics import HlokitError, PassError, diagnostics_from_mlir_error
-from hlokit.jax_private import stablehlo_ext as _stablehlo
 from hlokit.passes.registry import Pass, get_pass, get_pipeline, parse_options
 
 __all__ = ["PipelineElement", "parse_pipeline", "build_pass_manager", "run_pipeline", "PipelineError", "leaf_steps"]

@@ -44,9 +44,9 @@ from typing import Callable
 import numpy as np
 
 from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo
 
 from hlokit import attributes
-from hlokit.jax_private import stablehlo_ext as stablehlo
 from hlokit.passes.builder import V, Emitter, UnsupportedError, shape_prefix
 from hlokit.passes.einsum import EinsumError, build_einsum, parse_einsum
 from hlokit.passes.registry import Option, fail, register_pass
@@ -137,8 +137,8 @@ def _torch_index_select(e: Emitter, args: list[V], info: OpInfo) -> V:
 
 def _create_token(op: ir.Operation) -> None:
     """``create_token`` -> ``after_all`` with no operands, in place."""
-    new = ir.Operation.create("stablehlo.after_all", results=[op.results[0].type], operands=[], loc=op.location,
-                              ip=ir.InsertionPoint(op))
+    with ir.InsertionPoint(op), op.location:
+        new = stablehlo.AfterAllOp([])
     op.results[0].replace_all_uses_with(new.result)
     op.erase()
 

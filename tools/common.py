@@ -95,9 +95,9 @@ def version_text(tool: str) -> str:
     (minimum), e.g. ``hlokit-opt (hlokit 0.1.0)\n  jaxlib 0.10.2, StableHLO 1.17.0 (portable artifacts from
     0.9.0)``."""
     import jaxlib
+    from jaxlib.mlir.dialects import stablehlo
 
     from hlokit import __version__
-    from hlokit.jax_private import stablehlo_ext as stablehlo
     return (f"{tool} (hlokit {__version__})\n  jaxlib {jaxlib.__version__}, StableHLO {stablehlo.get_current_version()}"
             f" (portable artifacts from {stablehlo.get_minimum_version()})")
 

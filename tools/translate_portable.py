@@ -18,12 +18,12 @@ import argparse
 import re
 
 from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as _stablehlo
 
 import hlokit
 from hlokit.core import deserialize_portable_artifact
 from hlokit.diagnostics import Diagnostic, HlokitError, diagnostic_from_mlir, location_position
 from hlokit.exported import is_container
-from hlokit.jax_private import stablehlo_ext as _stablehlo
 from hlokit.passes.chlo import find_chlo_ops
 from hlokit.tools.common import read_text, source_name, write_output
 from hlokit.tools.translate_registry import register_translate_mode

@@ -11,9 +11,9 @@ elementwise ops, its shapes); ``--chlo-legalize-to-stablehlo`` (a
 from __future__ import annotations
 
 from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import chlo
 
 from hlokit import attributes
-from hlokit.jax_private import chlo_ext as chlo
 from hlokit.passes.template_pass import OpInfo
 
 __all__ = ["OpInfo", "read_attrs", "attr_value"]

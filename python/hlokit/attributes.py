@@ -20,9 +20,8 @@ from __future__ import annotations
 from typing import Any
 
 from jaxlib.mlir import ir
-
-from hlokit.jax_private import chlo_ext as _chlo
-from hlokit.jax_private import stablehlo_ext as _stablehlo
+from jaxlib.mlir.dialects import chlo as _chlo
+from jaxlib.mlir.dialects import stablehlo as _stablehlo
 
 __all__ = [
     "AttributeReadError",

@@ -18,8 +18,10 @@ from typing import Callable, Sequence, Union
 import numpy as np
 from jaxlib.mlir import ir, passmanager
 from jaxlib.mlir.dialects import builtin as _builtin
+from jaxlib.mlir.dialects import chlo as _chlo
 from jaxlib.mlir.dialects import func as _func
 from jaxlib.mlir.dialects import sdy  # not _mlir_libs._sdy first: see make_context
+from jaxlib.mlir.dialects import stablehlo as _stablehlo
 
 from hlokit.diagnostics import (
     Diagnostic,
@@ -30,8 +32,6 @@ from hlokit.diagnostics import (
 )
 from hlokit import exported
 from hlokit.jax_private import append_dialect_search_prefix, register_upstream_dialects
-from hlokit.jax_private import chlo_ext as _chlo
-from hlokit.jax_private import stablehlo_ext as _stablehlo
 
 # The bindings import a dialect's Python module (its op classes) the first time an op of that dialect is handed to
 # Python (a walk, a block's ops): every program has func.func and builtin.module, so their modules (about 2 ms)

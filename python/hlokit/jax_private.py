@@ -1,8 +1,8 @@
 """Every private JAX / jaxlib symbol hlokit uses, in one module, each guarded by a test.
 
 The rest of hlokit goes through public APIs: ``jaxlib.mlir.ir`` / ``passmanager``, the dialect modules of
-``jaxlib.mlir.dialects`` for op classes (``sdy`` also for its registration; StableHLO's and CHLO's registrations,
-attributes, passes and portable-artifact functions come from :data:`stablehlo_ext` / :data:`chlo_ext` here),
+``jaxlib.mlir.dialects`` (``stablehlo`` re-exports the dialect, interpreter-dialect and pass registration and the
+portable-artifact serialization and version functions; ``chlo`` its dialect registration; ``sdy``),
 ``jax.extend.backend``, ``jax.enable_x64``, ``jax.device_put``, ``jax.sharding`` and ``jaxlib.xla_client``. What no
 public API offers lives here, so that a JAX release that moves it breaks one function with a message naming the
 JAX version and the moved symbol, and ``tests/pytest/test_jax_private.py`` fails on that release first (it checks
@@ -20,13 +20,6 @@ Inventory (checked with jax/jaxlib 0.10.2 and 0.11.2):
 * :func:`append_dialect_search_prefix` — ``jaxlib.mlir._mlir_libs._mlir.globals.append_dialect_search_prefix``:
   adds a package prefix under which MLIR's Python bindings look for a dialect's op classes (the bindings'
   ``globals.dialect_search_modules``; upstream MLIR's ``_mlir_libs/__init__.py`` sets the first one this way).
-* :data:`stablehlo_ext`, :data:`chlo_ext` — ``jaxlib.mlir._mlir_libs._stablehlo.register_dialect`` /
-  ``jaxlib.mlir._mlir_libs._chlo.register_dialect``: jaxlib's native extensions of the two dialects (registration,
-  attribute and type classes, StableHLO's passes, versions and portable-artifact functions), which the public
-  ``jaxlib.mlir.dialects.stablehlo`` / ``chlo`` re-export next to their generated op classes. hlokit reads the
-  extensions directly: importing the op classes costs ~10-20 ms of every process's start-up (stablehlo's alone
-  ~10 ms), and MLIR's bindings import them anyway the first time an op of the dialect is handed to Python as an
-  op view. Where an extension is gone, the public module stands in.
 * :data:`rewrite` — MLIR's pattern-rewrite bindings (``RewritePatternSet``, ``ConversionTarget``,
   ``apply_partial_conversion``, ``walk_and_apply_patterns``...): the public ``jaxlib.mlir.rewrite`` where the
   installed jaxlib ships it, else ``jaxlib.mlir._mlir_libs._mlir.rewrite`` (jaxlib 0.10.2 has only this one).
@@ -54,9 +47,6 @@ __all__ = [
     "private_symbol",
     "register_upstream_dialects",
     "append_dialect_search_prefix",
-    "dialect_extension",
-    "stablehlo_ext",
-    "chlo_ext",
     "rewrite",
     "hlo_module_from_text",
     "hlo_to_stablehlo",
@@ -75,8 +65,6 @@ USES: tuple[tuple[str, str], ...] = (
     ("jaxlib.mlir._mlir_libs._jax_mlir_ext", "register_dialects"),
     ("jaxlib.mlir._mlir_libs._mlir", "rewrite"),
     ("jaxlib.mlir._mlir_libs._mlir", "globals.append_dialect_search_prefix"),
-    ("jaxlib.mlir._mlir_libs._stablehlo", "register_dialect"),
-    ("jaxlib.mlir._mlir_libs._chlo", "register_dialect"),
     ("jaxlib._hlo", "hlo_module_from_text"),
     ("jaxlib._jax", "mlir.hlo_to_stablehlo"),
     ("jaxlib._jax", "mlir.mlir_module_to_xla_computation"),
@@ -127,27 +115,6 @@ def _rewrite_module():
 #: MLIR's pattern-rewrite bindings (``RewritePatternSet``, ``ConversionTarget``, ``apply_partial_conversion``,
 #: ``apply_patterns_and_fold_greedily``, ``walk_and_apply_patterns``, ...).
 rewrite = _rewrite_module()
-
-
-def dialect_extension(name: str):
-    """jaxlib's native extension module of dialect ``name`` (``"stablehlo"`` or ``"chlo"``): the public
-    ``jaxlib.mlir.dialects.<name>`` without its generated op classes (module docstring); that public module where
-    the extension is gone (a later jaxlib that moved it)."""
-    try:
-        module = importlib.import_module(f"jaxlib.mlir._mlir_libs._{name}")
-        if hasattr(module, "register_dialect"):
-            return module
-    except ImportError:
-        pass
-    return importlib.import_module(f"jaxlib.mlir.dialects.{name}")
-
-
-#: jaxlib's StableHLO extension (:func:`dialect_extension`): ``register_dialect``, ``register_interpreter_dialect``,
-#: ``register_stablehlo_passes``, the attribute classes (``ComparisonDirectionAttr``, ...), ``get_current_version``,
-#: ``serialize_portable_artifact``, ...
-stablehlo_ext = dialect_extension("stablehlo")
-#: jaxlib's CHLO extension: ``register_dialect`` and the attribute classes.
-chlo_ext = dialect_extension("chlo")
 
 
 def register_upstream_dialects(registry) -> None:

@@ -342,3 +342,19 @@ def test_a_result_just_over_physical_memory_is_refused_before_allocating():
   return %c : tensor<1000xf32>
 }"""
     assert hlokit.interpret(small, [np.float32(2)])[0].shape == (1000,)
+
+
+def test_one_array_for_args_is_a_clear_error():
+    """``hlokit.interpret(program, x)`` instead of ``[x]``: a TypeError saying so (numpy's ambiguous truth value
+    error before)."""
+    import numpy as np
+
+    import hlokit
+    text = ("func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
+            "  %0 = stablehlo.add %a, %a : tensor<4xf32>\n  return %0 : tensor<4xf32>\n}\n")
+    with pytest.raises(TypeError, match=r"one entry per function argument \(e.g. \[x\]\), not a single ndarray"):
+        hlokit.interpret(text, np.ones(4, np.float32))
+    with pytest.raises(TypeError, match="not a single float"):
+        hlokit.interpret(text, 1.0)
+    (out,) = hlokit.interpret(text, [np.ones(4, np.float32)])
+    assert out.tolist() == [2.0] * 4

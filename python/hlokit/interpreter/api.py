@@ -445,8 +445,11 @@ def interpret(
     Raises :class:`~hlokit.interpreter.InterpreterError` (located at the op) when a ``check`` fails,
     an argument does not match the signature, an op is unsupported, the spec defines an error, or a
     collective's peers never arrive; :class:`hlokit.ParseError` / :class:`hlokit.VerifyError` for a
-    program that does not load.
+    program that does not load. ``TypeError`` when ``args`` is one array rather than a sequence of arguments.
     """
+    if isinstance(args, np.ndarray) or np.isscalar(args):
+        raise TypeError(f"interpret: args is a sequence with one entry per function argument (e.g. [x]), "
+                        f"not a single {type(args).__name__}")
     single = num_replicas is None and num_partitions is None and not infeed and outfeed is None
     if single and args and function == "main":
         program = _refined_to(program, args)

@@ -31,7 +31,7 @@ from hlokit.diagnostics import (
     diagnostics_from_mlir_error,
 )
 from hlokit import exported
-from hlokit.jax_private import append_dialect_search_prefix, register_upstream_dialects
+from hlokit.jax_private import JaxInternalMoved, append_dialect_search_prefix, register_upstream_dialects
 
 # The bindings import a dialect's Python module (its op classes) the first time an op of that dialect is handed to
 # Python (a walk, a block's ops): every program has func.func and builtin.module, so their modules (about 2 ms)
@@ -66,7 +66,10 @@ class _NoOpClasses(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 _NO_OP_CLASSES = "hlokit._no_op_classes"
 if not any(isinstance(f, _NoOpClasses) for f in sys.meta_path):
     sys.meta_path.append(_NoOpClasses())
-append_dialect_search_prefix(_NO_OP_CLASSES)
+try:
+    append_dialect_search_prefix(_NO_OP_CLASSES)
+except JaxInternalMoved:  # (a jaxlib whose bindings moved their globals: every op of such a dialect is slower)
+    pass
 
 __all__ = [
     "DIALECTS",

@@ -11,8 +11,9 @@ divide and conquer algorithms for the symmetric eigenvalue decomposition and the
 35(3), 2013): ``X_0 = A / ||A||_F``; with ``l`` a lower bound of ``X``'s smallest singular value and the
 weights ``a = h(l)``, ``b = (a - 1)^2 / 4``, ``c = a + b - 1``,
 
-* while ``c > 100``: ``[sqrt(c) X; I] = [Q_1; Q_2] R`` (Householder QR), ``X <- (b / c) X + (a - b / c) /
-  sqrt(c) Q_1 Q_2^H``;
+* while ``c > 100``: ``[sqrt(c) X; I] = [Q_1; Q_2] R`` (Householder QR; the stacked matrix has the lower
+  bandwidth ``m``, so each block of reflectors touches ``m + nb`` of its ``m + n`` rows, and ``Q_2 = R^{-1}``
+  is upper triangular: :data:`STRUCTURED_QR`), ``X <- (b / c) X + (a - b / c) / sqrt(c) Q_1 Q_2^H``;
 * then: ``Z = I + c X^H X = L L^H`` (Cholesky), ``X <- (b / c) X + (a - b / c) X Z^{-1}`` (two triangular
   solves);
 * ``l <- l (a + b l^2) / (1 + c l^2)``.
@@ -73,9 +74,25 @@ L0 = {"f32": 1e-9, "f64": 1e-18}
 #: ``c <= 100``).
 CHOLESKY_C_MAX = 100.0
 
-#: Loops of the blocked QR of ``[sqrt(c) X; I]`` (one fixed-shape window: a third of the compile time of
-#: the default three, and as fast on the stacked ``2n x n`` matrix on XLA CPU).
+#: Loops of the blocked QR of ``[sqrt(c) X; I]`` below :data:`QR_LARGE_FROM` columns (one fixed-shape
+#: window: a third of the compile time of three; with :data:`STRUCTURED_QR` three loops make the step 10-16 %
+#: faster at n = 256, 0-5 % of an ill-conditioned SVD, within noise, for +2 s of compile).
 QR_SEGMENTS = 1
+
+#: From this many columns on the QR of ``[sqrt(c) X; I]`` runs in :data:`QR_SEGMENTS_LARGE` loops over
+#: shrinking column windows (the masked columns left of each block are half the work of one loop): at n = 512
+#: a QR-based step 13-23 % faster, an SVD at condition 1e6 9-18 % (same-process A/B, XLA CPU), for about
+#: 2 s more compile (CPU time of the polar program 6.2 -> 8.5 s at n = 256); None: never.
+QR_LARGE_FROM = 384
+QR_SEGMENTS_LARGE = 3
+
+#: The QR of ``[sqrt(c) X; I]`` per block on the ``m + nb`` rows its reflectors touch (:func:`_qr_step`;
+#: the band of the stacked matrix) instead of all ``m + n``: a QR-based step 37-42 % faster at n = 256 /
+#: 512 (f32 and f64); False: the full height.
+STRUCTURED_QR = True
+
+#: Column blocks of the product ``Q_1 Q_2^H`` with the upper triangular ``Q_2`` (:func:`_times_upper_adjoint`).
+PRODUCT_PARTS = 2
 
 #: Estimate ``l_0`` at run time from the Gram matrix (module docstring); False: the fixed bound :data:`L0`
 #: for every matrix (the schedule of :func:`qdwh_schedule`, all steps run).
@@ -171,16 +188,39 @@ def _bcast(e: Emitter, w: V, shape: list[int]) -> V:
 
 def _qr_step(e: Emitter, x: V, scale: V, p: V, q: V) -> V:
     """``X <- p X + q Q_1 Q_2^H`` with ``[scale X; I] = [Q_1; Q_2] R`` (``scale = sqrt(c)``, ``p = b / c``,
-    ``q = (a - b / c) / sqrt(c)``; the weights 0-d or ``[*b]`` of ``x``'s element type)."""
+    ``q = (a - b / c) / sqrt(c)``; the weights 0-d or ``[*b]`` of ``x``'s element type).
+
+    With :data:`STRUCTURED_QR` the QR uses the stacked matrix's structure (Nakatsukasa & Higham 2013; cf.
+    LAPACK ``?tpqrt``): ``[scale X; I]`` has the lower bandwidth ``m`` (the identity's row ``i`` is zero
+    left of column ``i``), which the Householder QR keeps, so each block of reflectors touches ``m + nb`` of
+    the ``m + n`` rows (``build_geqrf`` / ``build_orgqr``'s ``lower_bandwidth``)."""
     shape = x.shape
     r = len(shape) - 2
     batch, m, n = shape[:r], shape[r], shape[r + 1]
     stacked = e.concatenate([x * _bcast(e, scale, shape), identity_matrix(e, batch + [n, n], x.t)], r)
-    qr, tau = build_geqrf(e, stacked, segments=QR_SEGMENTS)
-    qq = build_orgqr(e, qr, tau, segments=QR_SEGMENTS)
+    band = m if STRUCTURED_QR else None
+    segments = QR_SEGMENTS_LARGE if QR_LARGE_FROM is not None and n >= QR_LARGE_FROM else QR_SEGMENTS
+    qr, tau = build_geqrf(e, stacked, segments=segments, lower_bandwidth=band)
+    qq = build_orgqr(e, qr, tau, segments=segments, lower_bandwidth=band)
     q1, q2 = slice_dim(e, qq, r, 0, m), slice_dim(e, qq, r, m, m + n)
-    prod = dot(e, q1, conj(e, q2), r, r + 1, r + 1)
+    if STRUCTURED_QR:
+        prod = _times_upper_adjoint(e, q1, q2, PRODUCT_PARTS)
+    else:
+        prod = dot(e, q1, conj(e, q2), r, r + 1, r + 1)
     return x * _bcast(e, p, shape) + prod * _bcast(e, q, shape)
+
+
+def _times_upper_adjoint(e: Emitter, q1: V, q2: V, parts: int) -> V:
+    """``Q_1 Q_2^H`` for ``q1`` ``[*b, m, n]`` and an upper triangular ``q2`` ``[*b, n, n]`` (the ``Q_2 =
+    R^{-1}`` of :func:`_qr_step`'s stacked QR, zero below the diagonal as the banded QR leaves it): column
+    block ``[j0, j1)`` of the product is ``Q_1[:, j0:] Q_2[j0:j1, j0:]^H``, ``parts`` blocks of near-equal
+    width, ``(parts + 1) / (2 parts)`` of the multiplications of one full product."""
+    r = len(q1.shape) - 2
+    n = q1.shape[r + 1]
+    cuts = sorted({round(i * n / parts) for i in range(parts + 1)})
+    blocks = [dot(e, slice_dim(e, q1, r + 1, j0, n), conj(e, slice_dim(e, slice_dim(e, q2, r, j0, j1), r + 1, j0, n)),
+                  r, r + 1, r + 1) for j0, j1 in zip(cuts, cuts[1:])]
+    return blocks[0] if len(blocks) == 1 else e.concatenate(blocks, r + 1)
 
 
 def _gram(e: Emitter, x: V) -> V:

@@ -58,28 +58,31 @@ def _segments(count: int, parts: int) -> list[tuple[int, int]]:
     return [(cuts[i], cuts[i + 1] - cuts[i]) for i in range(parts) if cuts[i + 1] > cuts[i]]
 
 
-def _householder_step(e: Emitter, a: V, tau: V, k: V, kc: V) -> tuple[V, V]:
+def _householder_step(e: Emitter, a: V, tau: V, k: V, kc: V, kr: V | None = None) -> tuple[V, V]:
     """One unblocked Householder QR step (LAPACK ``geqr2``): the reflector that zeroes column ``kc`` of ``a``
-    below row ``k``, its scalar stored at ``tau[k]``, applied from the left to the columns right of ``kc``,
-    the reflector's vector stored below the diagonal of column ``kc``. Returns (a, tau)."""
+    below row ``kr`` (default ``k``), its scalar stored at ``tau[k]``, applied from the left to the columns
+    right of ``kc``, the reflector's vector stored below the diagonal of column ``kc``. Returns (a, tau)."""
     shape = a.shape
+    kr = k if kr is None else kr
     col = column_of(e, a, kc)
-    v, t, beta = householder(e, col, k)
+    v, t, beta = householder(e, col, kr)
     tau = with_entry(e, tau, k, t)
     cols = e.iota(shape, len(shape) - 1, "i32")
     a = e.select(e.compare("GT", cols, e.broadcast_in_dim(kc, shape, []), "SIGNED"),
                  reflect_left(e, a, v, conj(e, t)), a)
-    return with_column(e, a, kc, store_reflector(e, col, k, v, beta)), tau
+    return with_column(e, a, kc, store_reflector(e, col, kr, v, beta)), tau
 
 
-def _panel_loop(e: Emitter, panel: V, tau: V, j0: V | None, end: V | int, k0: V | None = None) -> list[V]:
+def _panel_loop(e: Emitter, panel: V, tau: V, j0: V | None, end: V | int, k0: V | None = None,
+                row0: V | None = None) -> list[V]:
     """Unblocked ``?geqr2`` on the columns ``k`` in ``[j0, end)`` of ``panel`` (``[*b, m, w]``, column ``c``
-    of the panel is column ``j0 + c`` of the matrix; the reflector of column ``k`` starts at row ``k``;
+    of the panel is column ``j0 + c`` of the matrix; the reflector of column ``k`` starts at row ``k``, at
+    panel row ``k - row0`` where the panel holds the rows from ``row0`` (0-d i32) on;
     ``j0`` None: the whole matrix, ``k`` from ``k0``, a 0-d i32 0): a ``stablehlo.while`` carrying
     ``(k, panel, tau)``; ``tau`` (``[*b, K]``) written at ``k``."""
     def body(k: V, qr: V, tau_: V) -> list[V]:
         kc = k if j0 is None else k - j0
-        qr, tau_ = _householder_step(e, qr, tau_, k, kc)
+        qr, tau_ = _householder_step(e, qr, tau_, k, kc, None if row0 is None else k - row0)
         return [k + 1, qr, tau_]
 
     def cond(k: V, *_) -> V:
@@ -89,10 +92,12 @@ def _panel_loop(e: Emitter, panel: V, tau: V, j0: V | None, end: V | int, k0: V 
     return out[1:]
 
 
-def _block_reflector(e: Emitter, a: V, tau: V, j0: V, nb: int) -> tuple[V, V]:
+def _block_reflector(e: Emitter, a: V, tau: V, j0: V, nb: int, row0: V | None = None) -> tuple[V, V]:
     """The compact WY form of the ``nb`` reflectors stored in columns ``j0 ..`` of ``a`` (``[*b, m, w]``,
     reflector ``c`` in column ``j0 + c`` from row ``j0 + c``, ``tau`` ``[*b, >= j0 + nb]``):
-    ``(V, T^-1)`` with ``H_j0 ... H_{j0+nb-1} = I - V T V^H``.
+    ``(V, T^-1)`` with ``H_j0 ... H_{j0+nb-1} = I - V T V^H``. ``row0`` (0-d i32): ``a`` holds the rows
+    from ``row0`` on of the matrix (a row window, :func:`_window`), the reflector ``c`` starts at its row
+    ``j0 + c - row0``.
 
     ``V`` ``[*b, m, nb]`` is unit lower trapezoidal (zeros above row ``j0 + c``, 1 at it); a column whose
     ``tau`` is 0 (``H = I``) is set to zero. ``T^-1 = diag(1 / tau) + striu(V^H V)`` (Schreiber & Van Loan,
@@ -110,7 +115,7 @@ def _block_reflector(e: Emitter, a: V, tau: V, j0: V, nb: int) -> tuple[V, V]:
     v = e.dynamic_slice(a, [zero_i] * (r + 1) + [j0], vshape)
     tb = e.dynamic_slice(tau, [zero_i] * r + [j0], batch + [nb])
     rows = e.iota(vshape, r, "i32")
-    diag = e.iota(vshape, r + 1, "i32") + e.broadcast_in_dim(j0, vshape, [])
+    diag = e.iota(vshape, r + 1, "i32") + e.broadcast_in_dim(j0 if row0 is None else j0 - row0, vshape, [])
     trivial = e.compare("EQ", tb, splat(e, 0, t, batch + [nb]), "FLOAT")
     live = e.not_(e.broadcast_in_dim(trivial, vshape, list(range(r)) + [r + 1]))
     v = e.select(e.compare("GT", rows, diag, "SIGNED"), v,
@@ -137,12 +142,33 @@ def _apply_block(e: Emitter, c: V, v: V, tinv: V, adjoint_: bool) -> V:
     return c - dot(e, v, y, r, r + 1, r)
 
 
-def _geqrf_blocked(e: Emitter, a: V, nb: int, segments: int) -> list[V]:
+def _window_rows(m: int, nb: int, lower_bandwidth: int | None) -> int | None:
+    """The rows of the window that holds the ``nb`` reflectors of a block (:func:`build_geqrf`'s
+    ``lower_bandwidth``) in a matrix of ``m`` rows; None: no band, or a window as tall as the matrix."""
+    if lower_bandwidth is None or lower_bandwidth + nb >= m:
+        return None
+    return lower_bandwidth + nb
+
+
+def _window(e: Emitter, x: V, j0: V, rows: int) -> tuple[V, V]:
+    """``(row0, x[row0 : row0 + rows])`` for ``x`` ``[*b, m, w]``, ``row0 = min(j0, m - rows)`` (0-d i32):
+    the rows the reflectors of the block starting at column ``j0`` can touch where the matrix has the lower
+    bandwidth ``rows - nb``."""
+    shape = x.shape
+    r = len(shape) - 2
+    row0 = e.minimum(j0, e.scalar(shape[r] - rows, "i32"))
+    zero_i = e.scalar(0, "i32")
+    return row0, e.dynamic_slice(x, [zero_i] * r + [row0, zero_i], shape[:r] + [rows, shape[r + 1]])
+
+
+def _geqrf_blocked(e: Emitter, a: V, nb: int, segments: int, lower_bandwidth: int | None = None) -> list[V]:
     """Blocked ``?geqrf`` of ``a`` (``[*b, m, n]``, ``min(m, n) > nb``): per block of ``nb`` columns the panel
     (:func:`_panel_loop`, full height), its compact WY form (:func:`_block_reflector`) and ``Q_b^H`` applied
     to the columns right of it (:func:`_apply_block`). The blocks run in ``segments`` ``stablehlo.while``
     loops of fixed shapes, segment ``s`` on the trailing submatrix ``a[J_s:, J_s:]`` where its first block
-    starts (the product shrinks with the matrix; each loop's shapes are static)."""
+    starts (the product shrinks with the matrix; each loop's shapes are static). With ``lower_bandwidth``
+    ``p`` each block works on the ``p + nb`` rows its reflectors touch (:func:`_window`) instead of the full
+    height."""
     shape = a.shape
     r = len(shape) - 2
     batch, m, n = shape[:r], shape[r], shape[r + 1]
@@ -159,9 +185,22 @@ def _geqrf_blocked(e: Emitter, a: V, nb: int, segments: int) -> list[V]:
         if wn < width:  # room for the last full-width panel slice
             win = pad_dim(e, win, r + 1, width - wn)
 
-        def body(blk: V, w_: V, tau_: V, kw=kw, wm=wm) -> list[V]:
+        rows = _window_rows(wm, nb, lower_bandwidth)
+
+        def body(blk: V, w_: V, tau_: V, kw=kw, wm=wm, rows=rows) -> list[V]:
             j0 = blk * e.scalar(nb, "i32")
             end = e.minimum(j0 + e.scalar(nb, "i32"), e.scalar(kw, "i32"))
+            if rows is not None:
+                row0, sub = _window(e, w_, j0, rows)
+                panel = e.dynamic_slice(sub, [zero_i] * (r + 1) + [j0], batch + [rows, nb])
+                panel, tau_ = _panel_loop(e, panel, tau_, j0, end, row0=row0)
+                sub = e.dynamic_update_slice(sub, panel, [zero_i] * (r + 1) + [j0])
+                v, tinv = _block_reflector(e, sub, tau_, j0, nb, row0)
+                right = e.compare("GE", e.iota(sub.shape, r + 1, "i32"),
+                                  e.broadcast_in_dim(j0 + e.scalar(nb, "i32"), sub.shape, []), "SIGNED")
+                sub = e.select(right, _apply_block(e, sub, v, tinv, True), sub)
+                return [blk + e.scalar(1, "i32"), e.dynamic_update_slice(w_, sub, [zero_i] * r + [row0, zero_i]),
+                        tau_]
             wshape = w_.shape
             panel = e.dynamic_slice(w_, [zero_i] * (r + 1) + [j0], batch + [wm, nb])
             panel, tau_ = _panel_loop(e, panel, tau_, j0, end)
@@ -185,7 +224,8 @@ def _geqrf_blocked(e: Emitter, a: V, nb: int, segments: int) -> list[V]:
     return [a, e.concatenate(taus, r) if len(taus) > 1 else taus[0]]
 
 
-def build_geqrf(e: Emitter, a: V, block_size: int | None = None, segments: int | None = None) -> list[V]:
+def build_geqrf(e: Emitter, a: V, block_size: int | None = None, segments: int | None = None,
+                lower_bandwidth: int | None = None) -> list[V]:
     """``geqrf`` of ``a`` (``[*b, m, n]``): ``[qr, tau]`` as LAPACK returns them (``R`` on and above the
     diagonal, the Householder vectors below it, ``tau`` ``[*b, min(m, n)]``).
 
@@ -196,6 +236,14 @@ def build_geqrf(e: Emitter, a: V, block_size: int | None = None, segments: int |
     reflectors (the same signs and phases), the trailing columns updated per block by the compact WY form
     ``I - V T^H V^H`` (two ``dot_general``s and a ``triangular_solve`` of order ``nb``), in ``segments``
     loops over shrinking windows.
+
+    ``lower_bandwidth`` ``p`` (static): the caller's promise that ``a[i, j] = 0`` for ``i > j + p``. The QR
+    keeps that band (the reflector of column ``k`` has its non-zeros in rows ``k .. k + p``, and the update
+    of a column ``j > k`` fills rows ``<= k + p < j + p`` only), so the blocked loop works per block on the
+    ``p + nb`` rows from the block's first column (the zeros LAPACK's ``?tpqrt`` skips for a triangle under
+    a matrix; the QR of ``[sqrt(c) X; I]`` in Nakatsukasa & Higham's QDWH, SIAM J. Sci. Comput. 35(3), 2013,
+    whose band is the ``X`` block's ``m`` rows): the same reflectors to rounding, ``(p + nb) / m`` of the
+    work of each block. None (default): the full height (the unblocked loop ignores it).
     """
     shape = a.shape
     r = len(shape) - 2
@@ -203,12 +251,13 @@ def build_geqrf(e: Emitter, a: V, block_size: int | None = None, segments: int |
     kmax = min(m, n)
     nb = max(1, int(block_size or qr_block_size(kmax)))
     if kmax > nb and 0 not in batch:
-        return _geqrf_blocked(e, a, nb, segments or QR_SEGMENTS)
+        return _geqrf_blocked(e, a, nb, segments or QR_SEGMENTS, lower_bandwidth)
     k0 = e.scalar(0, "i32")
     return _panel_loop(e, a, splat(e, 0, a.t, batch + [kmax]), None, kmax, k0)
 
 
-def build_orgqr(e: Emitter, a: V, tau: V, block_size: int | None = None, segments: int | None = None) -> V:
+def build_orgqr(e: Emitter, a: V, tau: V, block_size: int | None = None, segments: int | None = None,
+                lower_bandwidth: int | None = None) -> V:
     """``orgqr`` / ``ungqr``: the first ``p`` columns of ``Q = H_0 ... H_{k-1}`` (``a`` ``[*b, m, p]`` from
     :func:`build_geqrf`, possibly zero-padded; ``tau`` ``[*b, k]``).
 
@@ -217,7 +266,9 @@ def build_orgqr(e: Emitter, a: V, tau: V, block_size: int | None = None, segment
     unblocked ``?org2r``). Beyond: LAPACK's blocked ``?orgqr``: blocks of ``nb`` reflectors from the last,
     ``q <- (I - V T V^H) q`` (:func:`_block_reflector`, :func:`_apply_block`), in ``segments`` loops; block
     ``b`` changes only ``q[j0:, j0:]`` (the columns left of ``j0`` are still those of the identity, which
-    ``V^H`` maps to zero), so each loop works on the window of its first block.
+    ``V^H`` maps to zero), so each loop works on the window of its first block. ``lower_bandwidth``: that of
+    the matrix :func:`build_geqrf` factored with it (its reflectors' band), each block then changes only the
+    ``p + nb`` rows its reflectors touch; None: the full height.
     """
     shape = a.shape
     r = len(shape) - 2
@@ -225,7 +276,7 @@ def build_orgqr(e: Emitter, a: V, tau: V, block_size: int | None = None, segment
     kk = tau.shape[-1]
     nb = max(1, int(block_size or qr_block_size(kk)))
     if kk > nb and 0 not in batch:
-        return _orgqr_blocked(e, a, tau, nb, segments or QR_SEGMENTS)
+        return _orgqr_blocked(e, a, tau, nb, segments or QR_SEGMENTS, lower_bandwidth)
     zero_i = e.scalar(0, "i32")
 
     def body(i: V, q: V, a_: V, tau_: V) -> list[V]:
@@ -243,7 +294,7 @@ def build_orgqr(e: Emitter, a: V, tau: V, block_size: int | None = None, segment
     return out[1]
 
 
-def _orgqr_blocked(e: Emitter, a: V, tau: V, nb: int, segments: int) -> V:
+def _orgqr_blocked(e: Emitter, a: V, tau: V, nb: int, segments: int, lower_bandwidth: int | None = None) -> V:
     """Blocked ``?orgqr`` (see :func:`build_orgqr`): the blocks of ``nb`` reflectors from the last one
     (``count = ceil(k / nb)``, the last block padded with ``tau = 0``), in ``segments`` ``stablehlo.while``
     loops; the loop of blocks ``first .. first + number - 1`` runs (backwards) on the window
@@ -271,18 +322,32 @@ def _orgqr_blocked(e: Emitter, a: V, tau: V, nb: int, segments: int) -> V:
             bottom = e.concatenate([splat(e, 0, t, batch + [wm - d, d]), q], r + 1)
             win = e.concatenate([top, bottom], r)
         aw = e.slice(a, [0] * r + [big, big], batch + [m, a.shape[r + 1]])
-        q, prev = apply_blocks_last_first(e, aw, slice_dim(e, tau, r, big, width), win, nb, number), big
+        q, prev = apply_blocks_last_first(e, aw, slice_dim(e, tau, r, big, width), win, nb, number,
+                                          lower_bandwidth), big
     return q
 
 
-def apply_blocks_last_first(e: Emitter, a: V, tau: V, c: V, nb: int, number: int) -> V:
+def apply_blocks_last_first(e: Emitter, a: V, tau: V, c: V, nb: int, number: int,
+                            lower_bandwidth: int | None = None) -> V:
     """``H_0 H_1 ... H_{number nb - 1} c`` for the Householder reflectors stored as :func:`build_geqrf` stores
     them in ``a`` (``[*b, m, >= number nb]``, reflector ``j`` in column ``j`` from row ``j``) with ``tau``
     (``[*b, number nb]``; ``c`` ``[*b, m, q]``): one ``stablehlo.while`` over the ``number`` blocks of ``nb``
     reflectors from the last, each applied as ``I - V T V^H`` (:func:`_block_reflector`,
-    :func:`_apply_block`; LAPACK's ``?larfb`` in ``?orgqr`` / ``?ormqr``)."""
+    :func:`_apply_block`; LAPACK's ``?larfb`` in ``?orgqr`` / ``?ormqr``). ``lower_bandwidth`` ``p``: the
+    reflectors of column ``j`` have their non-zeros in rows ``j .. j + p`` (:func:`build_geqrf`), a block
+    changes only the ``p + nb`` rows from its first column (:func:`_window`)."""
+    rows = _window_rows(c.shape[-2], nb, lower_bandwidth)
+    r = len(c.shape) - 2
+    zero_i = e.scalar(0, "i32")
+
     def body(i: V, q_: V) -> list[V]:
         j0 = (e.scalar(number - 1, "i32") - i) * e.scalar(nb, "i32")
+        if rows is not None:
+            row0, aw = _window(e, a, j0, rows)
+            v, tinv = _block_reflector(e, aw, tau, j0, nb, row0)
+            _, sub = _window(e, q_, j0, rows)
+            sub = _apply_block(e, sub, v, tinv, False)
+            return [i + e.scalar(1, "i32"), e.dynamic_update_slice(q_, sub, [zero_i] * r + [row0, zero_i])]
         v, tinv = _block_reflector(e, a, tau, j0, nb)
         return [i + e.scalar(1, "i32"), _apply_block(e, q_, v, tinv, False)]
 

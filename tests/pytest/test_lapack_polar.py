@@ -271,3 +271,48 @@ def test_wide_steps_cholesky_is_left_looking():
     for g in got:
         assert np.abs(g - want).max() <= C * n * np.finfo(np.float64).eps * np.abs(want).max()
     assert texts[1] < texts[0] / 2
+
+
+@pytest.mark.parametrize("t, m, n, cond, large_from", [("f32", 100, 96, 1e6, None), ("complex<f64>", 96, 80, 1e12, None),
+                                                       ("f64", 96, 96, 1e10, 64)])
+def test_structured_qr_step(monkeypatch, t, m, n, cond, large_from):
+    """The QR-based step on ``[sqrt(c) X; I]`` beyond ``QR_UNBLOCKED`` columns uses the stacked matrix's band
+    (``STRUCTURED_QR``: windows of ``m + 32`` rows) and the triangular ``Q_2`` in ``Q_1 Q_2^H``: the step
+    equals the full-height one's to rounding (on a matrix of condition 10, where the QR's forward error is
+    that small), and the whole polar factor of a matrix that is not certified (2 QR-based steps) keeps the
+    bounds and a backward error of a few ``eps``. ``large_from``: ``QR_LARGE_FROM`` lowered so that the step
+    runs in ``QR_SEGMENTS_LARGE`` loops."""
+    if large_from is not None:
+        monkeypatch.setattr(polar, "QR_LARGE_FROM", large_from)
+    dtype = TYPES[t]
+    shape = (1, m, n)
+    b = _frobenius_scaled(_matrix(np.random.default_rng(13), shape, dtype, 10.0))
+    rt = "f32" if "f32" in t else "f64"
+    a0, b0, c0 = polar.qdwh_schedule(polar.L0[rt], 1e-3)[0]
+    weights = (np.sqrt(c0), b0 / c0, (a0 - b0 / c0) / np.sqrt(c0))
+
+    def step(e, x):
+        from hlokit.passes.lapack.matrix import to_elem
+        return [polar._qr_step(e, x, *(to_elem(e, e.scalar(w, rt), t) for w in weights))]
+
+    def run():
+        e = Emitter()
+        (x,) = e.args([(shape, t)])
+        text = e.text("main", [x], step(e, x))
+        return text, np.asarray(_program(shape, t, step)(b)[0])
+
+    window = f"1x{m + 32}x{n}x"
+    text, got = run()
+    assert polar.STRUCTURED_QR and window in text
+    monkeypatch.setattr(polar, "STRUCTURED_QR", False)
+    text_full, want = run()
+    assert window not in text_full or large_from is not None  # (then the full QR's last loop has that shape)
+    assert np.abs(got - want).max() <= C * m * np.finfo(dtype).eps * np.abs(want).max()
+    if large_from is not None:  # the loops of the later segments work on narrower windows
+        assert f"1x{m + 32}x{n - 32}x" in text
+    monkeypatch.setattr(polar, "STRUCTURED_QR", True)
+    a = _frobenius_scaled(_matrix(np.random.default_rng(12), shape, dtype, cond))
+    u, nq, nc, trips = (np.asarray(x) for x in _dynamic_polar(shape, t)(a))
+    assert (nq, trips) == (2, 2)
+    _assert_polar(u, a, dtype, cond)
+    assert _backward_error(u[0], a[0]) <= 16 * np.finfo(dtype).eps

@@ -17,7 +17,7 @@ Steps (the matrix scaled by its largest entry first, LAPACK ``dlascl``):
    left out of the deflation tolerances; they are sliced off at the end.
 2. Tear the matrix at every leaf boundary: the rank-one pieces ``rho v v^T`` with
    ``v = e_k + sign(beta) e_{k+1}``, ``rho = |beta|``, subtracted from the two diagonal entries.
-3. Leaves of order ``m0`` (at most :data:`LEAF_MAX`) by the Jacobi method of
+3. Leaves of order ``m0`` (at most :data:`LEAF_MAX`, f32 :data:`LEAF_MAX_F32`) by the Jacobi method of
    :func:`hlokit.passes.lapack.jacobi.build_syevd` (``m0 = 1``: nothing to do).
 4. ``L`` merge levels, each for all its subproblems of order ``m`` at once (:func:`_merge`):
    ``D + rho z z^T`` with ``z`` from the last row of the left child's eigenvectors and the first row of the
@@ -27,10 +27,10 @@ Steps (the matrix scaled by its largest entry first, LAPACK ``dlascl``):
    ``1/rho + sum z_j^2 / (d_j - lambda) = 0`` for all roots at once by the two-pole rational iteration of
    ``dlaed4`` (each root kept relative to its nearer pole, safeguarded by a bracket and bisection, at most
    :data:`MAX_SECULAR_ITERATIONS` steps; :func:`_secular_roots`: each step one fused pass over the terms,
-   formed from vectors; in levels of order :data:`SECULAR_COMPACT_MIN` and more, once few roots are left,
-   only those are iterated, gathered with their poles); ``z`` recomputed from the roots (Gu & Eisenstat's Loewner
-   formula) and the eigenvectors ``z_j / (d_j - lambda)`` normalised; the children's eigenvectors
-   times these as one batched ``dot_general``.
+   formed from vectors; in levels of order :data:`SECULAR_COMPACT_MIN` (f32 :data:`SECULAR_COMPACT_MIN_F32`)
+   and more, once few roots are left, only those are iterated, gathered with their poles); ``z`` recomputed
+   from the roots (Gu & Eisenstat's Loewner formula) and the eigenvectors ``z_j / (d_j - lambda)``
+   normalised; the children's eigenvectors times these as one batched ``dot_general``.
 5. Eigenvalues ascending with their vectors (the top level sorts its roots' data before it forms the
    eigenvector matrix, so the columns come in order; a single leaf is sorted and gathered), scaled back; a
    matrix with a NaN or infinite entry gets NaN eigenvalues and vectors.
@@ -47,13 +47,21 @@ from hlokit.passes.builder import Emitter, V
 from hlokit.passes.lapack import jacobi
 from hlokit.passes.lapack.matrix import any_true, dot, finfo, reduce_with, shift_down, shift_up, slice_dim, splat
 
-__all__ = ["LEAF_MAX", "PAD", "MAX_SECULAR_ITERATIONS", "SECULAR_COMPACT", "SECULAR_COMPACT_MIN", "tridiagonal_eigh"]
+__all__ = ["LEAF_MAX", "LEAF_MAX_F32", "PAD", "MAX_SECULAR_ITERATIONS", "SECULAR_COMPACT", "SECULAR_COMPACT_MIN",
+           "SECULAR_COMPACT_MIN_F32", "tridiagonal_eigh"]
 
 
 #: Largest leaf order solved by Jacobi; the order is padded to ``m0 2^L`` with ``m0 <= LEAF_MAX`` (the
 #: smallest such padded order, then the largest ``m0``: fewer merge levels, each a separate piece of code to
 #: compile).
 LEAF_MAX = 8
+
+#: :data:`LEAF_MAX` of f32 matrices (complex<f32> ones reduce to them): leaves of order 4 and one merge level
+#: more. Measured (XLA CPU, same process, interleaved, loaded machine): the f32 solver at n = 256 with
+#: :data:`SECULAR_COMPACT_MIN_F32` 3.65 -> 3.36 and 3.30 -> 3.13 ms (best; p10 3.96 -> 3.51), its compile CPU
+#: -3 % to +11 % over runs (the whole eigh's +0 to 6 %); at n = 512 unchanged (11.2 -> 11.7 ms best, 12.0 ->
+#: 12.1 p10; compile +6 %); f64 (more Jacobi sweeps per leaf) gains nothing.
+LEAF_MAX_F32 = 4
 
 #: Diagonal value of the padding entries in the scaled matrix (every eigenvalue of a torn subproblem of the
 #: scaled matrix is at most 5 in magnitude); entries with ``|d| >= PAD / 2`` are padding.
@@ -73,16 +81,31 @@ SECULAR_COMPACT = 8
 #: 3-4 steps, at most 6-9) unchanged.
 SECULAR_COMPACT_MIN = 256
 
+#: :data:`SECULAR_COMPACT_MIN` of f32 matrices: f32 roots converge in 3-4 steps, 9-10 at most, so at order 256
+#: the compacted loop saves no time (3.65 / 3.70 ms) and costs about 2 s of compile CPU (16 %).
+SECULAR_COMPACT_MIN_F32 = 512
 
-def _plan(n: int) -> tuple[int, int]:
-    """``(m0, levels)``: the leaf order and the number of merge levels for order ``n``."""
+
+def _plan(n: int, leaf_max: int | None = None) -> tuple[int, int]:
+    """``(m0, levels)``: the leaf order and the number of merge levels for order ``n`` (leaves of order at most
+    ``leaf_max``, default :data:`LEAF_MAX`)."""
     best = None
-    for m0 in range(1, LEAF_MAX + 1):
+    for m0 in range(1, (leaf_max or LEAF_MAX) + 1):
         levels = max(0, math.ceil(math.log2(n / m0))) if n > m0 else 0
         size = m0 * 2 ** levels
         if best is None or size <= best[0]:
             best = (size, m0, levels)
     return best[1], best[2]
+
+
+def _leaf_max(t: str) -> int:
+    """:data:`LEAF_MAX` or :data:`LEAF_MAX_F32` for element type ``t``."""
+    return LEAF_MAX_F32 if t == "f32" else LEAF_MAX
+
+
+def _compact_min(t: str) -> int:
+    """:data:`SECULAR_COMPACT_MIN` or :data:`SECULAR_COMPACT_MIN_F32` for element type ``t``."""
+    return SECULAR_COMPACT_MIN_F32 if t == "f32" else SECULAR_COMPACT_MIN
 
 
 def _bc(e: Emitter, x: V, shape, dims) -> V:
@@ -229,7 +252,7 @@ def _secular_roots(e: Emitter, d2: V, zeta2: V, act: V, last: V, d_next: V, gap2
     limit = e.scalar(MAX_SECULAR_ITERATIONS, "i32")
     total_roots = b * s * m
     keep_k = total_roots
-    if SECULAR_COMPACT and m >= SECULAR_COMPACT_MIN:
+    if SECULAR_COMPACT and m >= _compact_min(t):
         keep_k = max(1, -(-total_roots // SECULAR_COMPACT))
     mat = [b, s, m, m]
     body1 = make_body(mat, 3, lambda x: _bc(e, x, mat, [0, 1, 2]),
@@ -438,7 +461,7 @@ def tridiagonal_eigh(e: Emitter, d: V, off: V) -> tuple[V, V]:
     scale = e.select(e.and_(finite, e.compare("GT", scale, splat(e, 0, t, [bsz]), "FLOAT")), scale, one)
     ds = d / _bc(e, scale, [bsz, n], [0])
     os_ = off / _bc(e, scale, [bsz, n - 1], [0])
-    m0, levels = _plan(n)
+    m0, levels = _plan(n, _leaf_max(t))
     nn = m0 * 2 ** levels
     dp = e.concatenate([ds, splat(e, PAD, t, [bsz, nn - n])], 1) if nn > n else ds
     op = e.concatenate([os_, splat(e, 0, t, [bsz, nn - n + 1])], 1)  # op[i] couples i and i + 1

@@ -123,7 +123,12 @@ def sytrd_for_eigh(e: Emitter, h: V) -> tuple[V, V, V, V]:
     (for :func:`apply_sytrd_q` with ``lower=True``: eigenvectors ``Z`` of ``T`` give ``H``'s as ``Q Z``),
     ``d`` ``[*b, n]`` and ``off`` ``[*b, n - 1]`` (real) the diagonal and off-diagonal of the real symmetric
     ``T``. Blocked beyond order :data:`~hlokit.passes.lapack.tridiagonal_blocked.SYTRD_UNBLOCKED`
-    (:func:`build_sytrd`)."""
+    (:func:`build_sytrd`); there ``packed`` holds unspecified values above the diagonal (``apply_sytrd_q``
+    reads the reflectors below the subdiagonal only), not the input's upper triangle."""
+    n = h.shape[-1]
+    if n > blocked.SYTRD_UNBLOCKED and 0 not in h.shape[:-2]:
+        packed, d, off, tau = blocked.sytrd_lower_blocked(e, hermitian_from_lower(e, h))
+        return packed, tau, d, off
     packed, d, off, tau, _ = build_sytrd(e, h, True)
     return packed, tau, d, off
 

@@ -27,6 +27,7 @@ def tridiagonal_route(monkeypatch):
     monkeypatch.setattr(tridiagonal_blocked, "SYTRD_UNBLOCKED", 4)
     monkeypatch.setattr(tridiagonal_blocked, "ORMTR_BLOCK", 4)
     monkeypatch.setattr(stedc, "LEAF_MAX", 2)
+    monkeypatch.setattr(stedc, "LEAF_MAX_F32", 2)
 
 
 @pytest.mark.parametrize("name, dtype", [("eigh", "float32"), ("eigh", "complex128"), ("eigvalsh", "float64"),

@@ -24,20 +24,25 @@ DTYPES = {"f32": np.float32, "f64": np.float64}
 _CACHE: dict = {}
 
 
-def _text(n: int, t: str, batch=(), leaf: int = 8, compact_min: int | None = None) -> str:
-    old = stedc.LEAF_MAX, stedc.SECULAR_COMPACT_MIN
-    stedc.LEAF_MAX = leaf
-    stedc.SECULAR_COMPACT_MIN = old[1] if compact_min is None else compact_min
+def _text(n: int, t: str, batch=(), leaf: int | None = 8, compact_min: int | None = None) -> str:
+    """The solver's program; ``leaf`` / ``compact_min`` set ``LEAF_MAX`` / ``SECULAR_COMPACT_MIN`` and their f32
+    variants (None: the module's values)."""
+    names = ["LEAF_MAX", "LEAF_MAX_F32", "SECULAR_COMPACT_MIN", "SECULAR_COMPACT_MIN_F32"]
+    old = [getattr(stedc, k) for k in names]
+    for k, v in zip(names, [leaf, leaf, compact_min, compact_min]):
+        if v is not None:
+            setattr(stedc, k, v)
     try:
         e = Emitter()
         d, o = e.args([(tuple(batch) + (n,), t), (tuple(batch) + (n - 1,), t)])
         w, z = stedc.tridiagonal_eigh(e, d, o)
         return e.text("main", [d, o], [w, z]).replace("func.func private @main", "func.func @main")
     finally:
-        stedc.LEAF_MAX, stedc.SECULAR_COMPACT_MIN = old
+        for k, v in zip(names, old):
+            setattr(stedc, k, v)
 
 
-def _solver(n: int, t: str, batch=(), leaf: int = 8, compact_min: int | None = None):
+def _solver(n: int, t: str, batch=(), leaf: int | None = 8, compact_min: int | None = None):
     key = (n, t, tuple(batch), leaf, compact_min)
     if key not in _CACHE:
         _CACHE[key] = xla_compile(hlokit.parse(_text(n, t, batch, leaf, compact_min), context=hlokit.make_context()))
@@ -59,7 +64,7 @@ def _check(t: str, d: np.ndarray, o: np.ndarray, w: np.ndarray, z: np.ndarray) -
     assert np.linalg.norm(z64.T @ z64 - np.eye(n), 2) <= bound
 
 
-def _run(t: str, d: np.ndarray, o: np.ndarray, leaf: int = 8, compact_min: int | None = None) -> None:
+def _run(t: str, d: np.ndarray, o: np.ndarray, leaf: int | None = 8, compact_min: int | None = None) -> None:
     d, o = d.astype(DTYPES[t]), o.astype(DTYPES[t])
     w, z = (np.asarray(x) for x in _solver(d.shape[-1], t, d.shape[:-1], leaf, compact_min)(d, o))
     for i in np.ndindex(d.shape[:-1]):
@@ -127,6 +132,26 @@ def test_nan_and_scale():
     rng = np.random.default_rng(9)
     for s in (1e-300, 1e300):
         _run("f64", rng.standard_normal(5) * s, rng.standard_normal(4) * s)
+
+
+def test_f32_plan():
+    """f32 runs leaves of LEAF_MAX_F32 (4: one merge level more than f64's 8) and compacts its secular loops
+    from order SECULAR_COMPACT_MIN_F32 (512) only: at order 256 f32 has no compacted loop, f64 has one."""
+    assert stedc._plan(256, stedc._leaf_max("f32")) == (4, 6) and stedc._plan(256, stedc._leaf_max("f64")) == (8, 5)
+    assert stedc._leaf_max("f32") == stedc.LEAF_MAX_F32 == 4 and stedc._compact_min("f32") == 512
+    for t, extra in (("f32", 0), ("f64", 1)):
+        whiles = _text(256, t, leaf=None).count("stablehlo.while")
+        assert whiles == _text(256, t, leaf=None, compact_min=10 ** 6).count("stablehlo.while") + extra
+
+
+def test_f32_defaults_hard_cases():
+    """The module's f32 settings (leaves of 4, 4 merge levels at order 63): the hard matrices and a random one
+    within the file's bounds."""
+    rng = np.random.default_rng(12)
+    for case in sorted(HARD):
+        d, o = HARD[case](63)
+        _run("f32", d, o, leaf=None)
+    _run("f32", rng.standard_normal(63), rng.standard_normal(62), leaf=None)
 
 
 def test_secular_compaction_structure():

@@ -139,6 +139,23 @@ def test_blocked_sytrd_equals_lapack(dtype):
     assert np.max(np.abs(got[0][:, :8] - lapack[0][:, :8])[low[:, :8]]) <= 8 * n * eps * np.linalg.norm(a, 2)
 
 
+def test_trailing_update_leaves_out_the_first_block_of_its_window():
+    # order 64 in blocks of 8, two window loops (orders 64 and 32): each rank-16 update is a product of
+    # order 56 / 24 (the window less its first block), none of the window's whole order
+    import re
+
+    e = Emitter()
+    (a,) = e.args([((64, 64), "f32")])
+    text = e.text("main", [a], tb.sytrd_lower_blocked(e, a, block_size=8, segments=2))
+    squares = set()
+    for line in text.splitlines():
+        if "stablehlo.dot_general" in line:
+            m = re.search(r"-> tensor<(\d+)x(\d+)xf32>", line)
+            if m and m.group(1) == m.group(2):
+                squares.add(int(m.group(1)))
+    assert squares == {56, 24}
+
+
 def test_orders_below_two_and_empty_batches():
     for shape in [(1, 1), (0, 0), (0, 5, 5)]:
         a = np.ones(shape, np.float32)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 import re
 
-from jaxlib.mlir import ir
+from jaxlib.mlir import ir, passmanager
 from jaxlib.mlir.dialects import stablehlo as _stablehlo
 
 import hlokit
@@ -108,8 +108,11 @@ def deserialize(data: bytes, context: ir.Context, name: str = "-") -> ir.Module:
 
 
 def add_serialize_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--target`` (the options of ``--serialize``)."""
-    parser.add_argument_group("--serialize options").add_argument("--target", default=None, metavar="VERSION", help="'current', 'minimum' or X.Y.Z (with --serialize)")
+    """``--target`` and ``--strip-debuginfo`` (the options of ``--serialize``, as stablehlo-translate's)."""
+    group = parser.add_argument_group("--serialize options")
+    group.add_argument("--target", default=None, metavar="VERSION", help="'current', 'minimum' or X.Y.Z (with --serialize)")
+    group.add_argument("--strip-debuginfo", action="store_true",
+                       help="write every location as loc(unknown) (with --serialize: no source paths in the artifact)")
 
 
 @register_translate_mode(
@@ -120,6 +123,9 @@ def run_serialize(args: argparse.Namespace) -> int:
     ctx = hlokit.make_context(allow_unregistered_dialects=args.allow_unregistered_dialect)
     name = source_name(args.input)
     module = hlokit.parse(read_text(args.input), context=ctx, source_name=name)
+    if args.strip_debuginfo:  # (MLIR's strip-debuginfo pass; the artifact then names no source file)
+        with ctx:
+            passmanager.PassManager.parse("builtin.module(strip-debuginfo)").run(module.operation)
     write_output(args.output, serialize(module, args.target, name))
     return 0
 

@@ -8,6 +8,11 @@
 // RUN: not hlokit-translate --serialize %s 2>&1 | FileCheck %s --check-prefix=NOTARGET
 // RUN: not hlokit-translate --deserialize %s 2>&1 | FileCheck %s --check-prefix=DESER
 // RUN: not hlokit-translate %s 2>&1 | FileCheck %s --check-prefix=MODE
+// --strip-debuginfo (stablehlo-translate's): the artifact holds no location naming the source file.
+// RUN: hlokit-translate --serialize --target=current --strip-debuginfo %s -o %t.strip.bc
+// RUN: hlokit-translate --deserialize %t.strip.bc | FileCheck %s
+// RUN: not grep -a -q translate_portable_artifact.mlir %t.strip.bc
+// RUN: grep -a -q translate_portable_artifact.mlir %t.bc
 
 // CHECK-LABEL: func.func @main
 // CHECK: stablehlo.exponential

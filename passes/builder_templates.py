@@ -11,7 +11,7 @@ helper of :class:`~hlokit.passes.template_pass.TemplatePass`) and :func:`before_
 Speed: the clones of one template share a :class:`_Layout` (kept in the :class:`TemplateCache`), and the
 ops of a clone are reached with one pre-order walk (:func:`body_ops`), which hands out plain
 ``ir.Operation`` objects: iterating ``block.operations`` would build each op's OpView subclass, a lookup
-per op (a failed import per op for a dialect without Python module, such as ``shape`` or ``tensor``).
+per op (0.86 against 0.50 us per ``stablehlo`` op).
 Every Python binding call costs about 0.3 to 1 microsecond, so the layout also says when fewer calls do:
 a body of one op without regions is created anew with ``ir.Operation.create`` (name, attributes and
 result types read once per template); a body of 2 to :data:`REPLAY_MAX_OPS` ops without regions is
@@ -120,9 +120,10 @@ def body_ops(op: ir.Operation) -> list[ir.Operation]:
     """The ops directly inside ``op``'s regions (every block of every region, in order; ops nested
     deeper are not entered), as plain ``ir.Operation`` objects.
 
-    Iterating ``block.operations`` gives each op as its OpView subclass, which costs a lookup per op
-    (and, for a dialect without a Python module such as ``shape`` or ``tensor``, a failed import per op);
-    a pre-order walk that skips the nested regions hands out the plain operations at a fraction of it."""
+    Iterating ``block.operations`` gives each op as its OpView subclass, which costs a lookup per op (for a
+    dialect without a Python module, such as ``shape``, only the first op's lookup fails: ``hlokit.core``);
+    a pre-order walk that skips the nested regions hands out the plain operations for less (0.50 against
+    0.86 us per ``stablehlo`` op)."""
     out: list[ir.Operation] = []
     started = False
 

@@ -838,8 +838,10 @@ def print_module(
     (bytes), ``--mlir-print-local-scope``, ``--mlir-print-skip-regions``, ``--mlir-use-nameloc-as-prefix``); only
     those set are handed to the bindings.
     """
-    extra = {k: v for k, v in (("large_resource_limit", large_resource_limit), ("use_local_scope", local_scope),
-                               ("skip_regions", skip_regions), ("use_name_loc_as_prefix", name_loc_as_prefix)) if v}
+    extra = {k: v for k, v in (("use_local_scope", local_scope), ("skip_regions", skip_regions),
+                               ("use_name_loc_as_prefix", name_loc_as_prefix)) if v}
+    if large_resource_limit is not None:  # (0 is a limit: every resource elided)
+        extra["large_resource_limit"] = large_resource_limit
     return module.operation.get_asm(
         enable_debug_info=debug_info,
         pretty_debug_info=pretty_debug_info,

@@ -8,6 +8,7 @@
 // RUN: hlokit-opt --show-dialects | FileCheck %s --check-prefix=DIALECTS
 // RUN: hlokit-opt %S/Inputs/resource.mlir | FileCheck %s --check-prefix=BLOB
 // RUN: hlokit-opt --mlir-elide-resource-strings-if-larger=4 %S/Inputs/resource.mlir | FileCheck %s --check-prefix=ELIDED
+// RUN: hlokit-opt --mlir-elide-resource-strings-if-larger=0 %S/Inputs/resource.mlir | FileCheck %s --check-prefix=ELIDED
 
 // SKIP: module {...}
 // SKIP-NOT: stablehlo.add

@@ -22,6 +22,7 @@ ops, operands, types and locations as the clone of the whole body (``tests/pytes
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Callable, Sequence
 
 from jaxlib.mlir import ir
@@ -36,6 +37,7 @@ __all__ = [
     "instantiate",
     "instantiate_before",
     "before_maker",
+    "body_rewriter",
     "find_ops",
     "body_ops",
     "single_rewriter",
@@ -260,11 +262,13 @@ def single_rewriter(cache: TemplateCache, template: ir.Operation,
     name, attrs = layout.create[:2]
     types = list(result_types)
     n = len(types)
+    in_order = operand_args == list(range(len(operand_args)))  # (the op's operands as they are: one list call)
 
     def rewrite(op: ir.Operation) -> None:
         given = op.operands
-        new = ir.Operation.create(name, results=types, operands=[given[a] for a in operand_args],
-                                  attributes=attrs, loc=op.location, ip=ir.InsertionPoint(op))
+        operands = list(given) if in_order and len(given) == len(operand_args) else [given[a] for a in operand_args]
+        new = ir.Operation.create(name, results=types, operands=operands, attributes=attrs, loc=op.location,
+                                  ip=ir.InsertionPoint(op))
         if n == 1:
             op.result.replace_all_uses_with(new.result)
         else:
@@ -471,21 +475,117 @@ def before_maker(cache: TemplateCache, template: ir.Operation) -> Callable[[Sequ
         n_args = len(template.regions[0].blocks[0].arguments)
         program, out = _flat_replay(layout.replay, n_args)
 
+        # (each op's operands picked without a comprehension: one index, or an itemgetter of several)
+        steps = [(name, attrs, types, len(refs) == 1, refs[0] if len(refs) == 1 else itemgetter(*refs) if refs else
+                  (lambda vals: ()), n) for name, attrs, types, refs, n in program]
+        pick_out = itemgetter(*out) if len(out) > 1 else None
+
         def make(operands, before):
             loc, ip = before.location, InsertionPoint(before)
             vals = list(operands) if len(operands) == n_args else [operands[i] for i in range(n_args)]
-            for name, attrs, types, refs, n in program:
-                new = create(name, results=types, operands=[vals[i] for i in refs], attributes=attrs, loc=loc, ip=ip)
+            for name, attrs, types, one, pick, n in steps:
+                new = create(name, results=types, operands=[vals[pick]] if one else pick(vals), attributes=attrs,
+                             loc=loc, ip=ip)
                 if n == 1:
                     vals.append(new.result)
                 elif n:
                     vals.extend(new.results)
-            return [vals[i] for i in out]
+            return list(pick_out(vals)) if pick_out is not None else [vals[i] for i in out]
     else:
         def make(operands, before):
             return _clone_before(cache, template, before, operands)
     cache.makers[id(template)] = (template, make)
     return make
+
+
+def _self_contained(op: ir.Operation) -> bool:
+    """Every op nested in ``op``'s regions uses only values defined inside ``op`` (its blocks' arguments and
+    its nested ops' results): a clone of ``op`` alone reads nothing of the template around it."""
+    nested: list[ir.Operation] = []
+
+    def visit(o):
+        nested.append(o)
+        return _ADVANCE
+
+    op.walk(visit, _PRE_ORDER)
+    defined = set()
+    for o in nested:
+        for region in o.regions:
+            for block in region.blocks:
+                defined.update(block.arguments)
+        if o is not nested[0]:
+            defined.update(o.results)
+    return all(v in defined for o in nested[1:] for v in o.operands)
+
+
+def body_rewriter(cache: TemplateCache, template: ir.Operation, *,
+                  relocate_nested: bool = False) -> Callable[[ir.Operation], None] | None:
+    """For a template of 2 to :data:`REPLAY_MAX_OPS` top-level ops whose ops with regions read only values of
+    their own regions inside them: ``rewrite(op)``, which does what :func:`instantiate` does to ``op`` (same
+    ops, operands, attributes, types and locations, ``op``'s results replaced and ``op`` erased), each op
+    without regions created anew and each op with regions cloned alone (its operands then set), instead of
+    a clone of the whole template, a walk and a move per op. None for any other template (a one-op body:
+    :func:`single_rewriter` or :func:`instantiate`'s own paths). The template's arguments are ``op``'s
+    operands in order."""
+    layout = _layout(cache, template)
+    if layout.single is not None or layout.held is not None:
+        return None
+    top_level = body_ops(template)
+    body = top_level[:-1]
+    if not 2 <= len(body) <= REPLAY_MAX_OPS:
+        return None
+    known = [(a, i) for i, a in enumerate(template.regions[0].blocks[0].arguments)]  # value -> index into vals
+
+    def ref(v):
+        return next((i for w, i in known if w == v), None)
+
+    program = []
+    for o in body:
+        refs = [ref(v) for v in o.operands]
+        results = list(o.results)
+        if None in refs or (len(o.regions) and not _self_contained(o)):
+            return None
+        program.append((o, refs, len(results)) if len(o.regions) else
+                       (o.name, _attributes_of(o) or None, [r.type for r in results], refs, len(results)))
+        known += [(r, len(known) + k) for k, r in enumerate(results)]
+    out = [ref(v) for v in top_level[-1].operands]
+    if None in out:
+        return None
+    made, types = layout.made, layout.types
+    create, InsertionPoint = ir.Operation.create, ir.InsertionPoint
+
+    def rewrite(op: ir.Operation) -> None:
+        loc, ip = op.location, InsertionPoint(op)
+        vals = list(op.operands)
+        for step in program:
+            if len(step) == 3:  # an op with regions: cloned alone, its operands set
+                held, refs, n = step
+                new = held.clone(ip=ip)
+                operands = new.operands
+                for j, r in enumerate(refs):
+                    operands[j] = vals[r]
+                if relocate_nested:
+                    relocate(new, loc, include_root=True)
+                else:
+                    new.location = loc
+            else:
+                name, attrs, result_types, refs, n = step
+                new = create(name, results=result_types, operands=[vals[r] for r in refs], attributes=attrs,
+                             loc=loc, ip=ip)
+            if n == 1:
+                vals.append(new.result)
+            elif n:
+                vals.extend(new.results)
+        for res, i, own, vt in zip(op.results, out, made, types):
+            val = vals[i]
+            if own:  # (as instantiate: a value the body makes takes the result's exact type back)
+                t = res.type
+                if vt != t:
+                    val.set_type(t)
+            res.replace_all_uses_with(val)
+        op.erase()
+
+    return rewrite
 
 
 def relocate(clone: ir.Operation, loc: ir.Location, *, include_root: bool = False) -> None:

@@ -21,11 +21,16 @@ from jaxlib.mlir import ir
 
 from hlokit.diagnostics import PassError
 
-__all__ = ["check_no_escape", "SHAPE_TYPES", "index_typed", "data_spec", "result_types"]
+__all__ = ["check_no_escape", "SHAPE_TYPES", "MAY_MAKE_SHAPE_VALUES", "index_typed", "has_shape_typed", "data_spec",
+           "result_types"]
 
 #: Shape-dialect types that the pass lowers to integer tensors and that have no form outside it.
 #: (``!shape.witness`` and ``!shape.value_shape`` are refused by the planner where they are used.)
 SHAPE_TYPES = ("!shape.shape", "!shape.size")
+
+#: The ops that ``shape-legalize-to-stablehlo`` lowers whose results may have one of :data:`SHAPE_TYPES`
+#: (name prefixes): arith ops make integers, index and floats, the other tensor ops tensors or index.
+MAY_MAKE_SHAPE_VALUES = ("shape.", "tensor.extract")
 
 _YIELD = "shape.assuming_yield"
 _BUILTIN = (ir.ShapedType, ir.IndexType, ir.IntegerType, ir.FloatType)
@@ -39,6 +44,14 @@ def index_typed(t: ir.Type) -> bool:
     if isinstance(t, ir.ShapedType):
         return isinstance(ir.ShapedType(t).element_type, ir.IndexType)
     return str(t) in SHAPE_TYPES
+
+
+def has_shape_typed(types: Iterable[ir.Type]) -> bool:
+    """Some type of ``types`` is one of :data:`SHAPE_TYPES` (a builtin type's text is not spelled)."""
+    for t in types:
+        if not isinstance(t, _BUILTIN) and str(t) in SHAPE_TYPES:
+            return True
+    return False
 
 
 def data_spec(t: ir.Type) -> tuple[tuple[int, ...], str]:
@@ -86,7 +99,8 @@ def check_no_escape(ops: Iterable[ir.Operation], pass_name: str,
 
     ``ops``: every op the pass replaces or erases (not the StableHLO ops whose shape operands it only
     patches: those cannot take a ``!shape.*`` operand). ``results``: optionally, per op of ``ops``, its
-    results as the caller already read them (None for an op whose results are to be read here). Raises
+    results as the caller already read them (None for an op whose results are to be read here; empty for an
+    op the caller knows makes no ``!shape.*`` value, whose results are then not read). Raises
     :class:`~hlokit.diagnostics.PassError` located at the op: ``failed to legalize operation
     'shape.num_elements' that was explicitly marked illegal: its result #0 of type !shape.size is used by
     'func.return', ...`` (upstream's message, then the reason). Changes nothing.

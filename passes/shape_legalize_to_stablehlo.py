@@ -62,7 +62,9 @@ Written on :mod:`hlokit.passes.builder`: every rewrite is a template function bu
 :func:`~hlokit.passes.builder_templates.before_maker` (:mod:`hlokit.passes.shape_rewriter` carries the
 plan out). Speed (issue 40, item 1): each op's operands, results and types are read from the bindings once
 (types spelled once per type, a data tensor's shape once per value; the pass framework pauses the
-collector meanwhile), and the rewrite creates one op per written op.
+collector meanwhile), an op whose signature (name, operand and result types, operands' lowered forms) was
+planned before replays that plan instead of running its handler (:mod:`hlokit.passes.shape_plan_memo`), and
+the rewrite creates one op per written op.
 """
 
 from __future__ import annotations
@@ -85,6 +87,7 @@ from hlokit.passes.builder_templates import before_maker
 from hlokit.passes.registry import Option, Pass, register_pass
 from hlokit.passes.shape_escapes import check_no_escape, data_spec as _data_spec, index_typed as _index_typed
 from hlokit.passes.shape_escapes import result_types as _result_types
+from hlokit.passes.shape_plan_memo import walk_ops as _walk_ops
 from hlokit.passes.shape_rewriter import Rewriter as _Rewriter, Step as _Step
 
 __all__ = ["ShapeLegalizeToStablehlo", "Lowered", "SHAPE_OPERANDS"]
@@ -171,6 +174,14 @@ class _Planner:
         self.name = ""  # the name of the op being visited (read once, in visit)
         self.made: dict[tuple, tuple] = {}  # template key -> (template, its before_maker)
         self.operands: list[ir.Value] = []  # the operands of the arith op being visited (read by its guard)
+        self.index_types: dict[ir.Type, bool] = {}  # _index_typed per (uniqued) type
+        self.outcomes: dict[tuple, tuple] = {}  # op signature -> its planned outcome (shape_plan_memo)
+        self.shape_typed = False  # a planned op makes a !shape.shape / !shape.size value (set by the walk)
+
+    def index_typed(self, t: ir.Type) -> bool:
+        """:func:`~hlokit.passes.shape_escapes.index_typed` of ``t``, worked out once per type."""
+        hit = self.index_types.get(t)
+        return self.index_types.setdefault(t, _index_typed(t)) if hit is None else hit
 
     # -- values ------------------------------------------------------------------------------------
     def err(self, op, msg: str) -> PassError:
@@ -301,17 +312,7 @@ class _Planner:
     # -- the walk ----------------------------------------------------------------------------------
     def walk_ops(self, ops: Sequence[ir.Operation]) -> None:
         """:meth:`visit` every op of ``ops`` (one region's, in order: :func:`~hlokit.passes.builder.body_ops`)."""
-        get = _HANDLERS.get
-        for op in ops:
-            name = op.name
-            handler = get(name)
-            if handler is None:
-                self.visit(op)
-                continue
-            self.name = name  # (what visit does for an op with a handler, inlined: most ops have one)
-            handler(self, op)
-            if self.has_none:
-                self.check_witnesses(op, name)
+        _walk_ops(self, ops, _HANDLERS, _REPLAYABLE)  # (a signature's first op runs its handler: shape_plan_memo)
 
     def visit(self, op: ir.Operation) -> None:
         name = self.name = op.name
@@ -325,8 +326,9 @@ class _Planner:
         elif name in SHAPE_OPERANDS:
             self.patch(op)
         elif name.startswith("stablehlo."):
+            index_typed = self.index_typed
             for i, v in enumerate(op.operands):
-                if _index_typed(v.type):
+                if index_typed(v.type):
                     raise self.err(op, f"operand #{i} has index type {v.type}, which StableHLO accepts only "
                                        "as a shape operand of the dynamic ops")
         if self.has_none:  # (no value maps to None: no witness to check)
@@ -930,6 +932,12 @@ for _name in list(_HANDLERS):
     elif _name in _ARITH_BINARY:  # (shape.add, ...)
         _HANDLERS[_name] = _reading_operands(_HANDLERS[_name])
 
+#: Ops planned once per signature (shape_plan_memo): not those whose handler reads an attribute or a region
+#: or records more than its op's step (constants, witnesses, constraints, shape.with_shape / value_of).
+_REPLAYABLE = frozenset(_HANDLERS).union(SHAPE_OPERANDS) - {
+    "arith.constant", "arith.cmpi", "shape.const_shape", "shape.const_size", "shape.assuming", "shape.assuming_yield",
+    "shape.with_shape", "shape.value_of", *_WITNESS_OPS, *_CONSTRAINTS}
+
 #: Ops whose regions visit does not walk (nor asks for): those with a handler (none has regions but
 #: shape.assuming, whose handler walks its body) and the StableHLO ops whose shape operands are patched.
 _NO_REGIONS = frozenset(_HANDLERS) | frozenset(SHAPE_OPERANDS)
@@ -982,6 +990,7 @@ class ShapeLegalizeToStablehlo(Pass):
         planner.walk_ops(body_ops(func_op))
         if not planner.steps:
             return
-        lowered = [s for s in planner.steps if s.kind != "patch"]
-        check_no_escape([s.op for s in lowered], self.argument, [s.results for s in lowered])
+        if planner.shape_typed:  # (a !shape.* value was made: the escape check; shape_plan_memo.walk_ops)
+            lowered = [s for s in planner.steps if s.kind != "patch"]
+            check_no_escape([s.op for s in lowered], self.argument, [s.results for s in lowered])
         _Rewriter(planner, func_op.context).run()

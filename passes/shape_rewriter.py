@@ -15,7 +15,7 @@ needed (``lazy``), and only a result that is still used after its users were rew
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Callable, NamedTuple, Sequence
 
 from jaxlib.mlir import ir
 
@@ -26,26 +26,23 @@ from hlokit.passes.shape_escapes import index_typed
 __all__ = ["Step", "Rewriter", "step_results"]
 
 
-class Step:
+class Step(NamedTuple):
     """One planned rewrite: ``kind`` is ``template`` (``make(args' lowered values, op)`` writes the clone of
     ``template`` before ``op``: :func:`~hlokit.passes.builder_templates.before_maker`), ``alias`` (results
     are ``args``' values), ``erase``, ``assuming`` (inline) or ``patch`` (operands ``patch`` of a StableHLO
     op get their lowered values). ``results``: ``op``'s results, read once by the planner (None: read by
-    the rewriter)."""
+    the rewriter). ``lazy``: a constant, made where a rewritten op first needs it. (A named tuple: one is
+    made per planned op, which the planner's hot path does with ``tuple.__new__`` and the rewriter unpacks
+    in one step.)"""
 
-    __slots__ = ("op", "kind", "args", "template", "make", "patch", "lazy", "results")
-
-    def __init__(self, op: ir.Operation, kind: str, args: Sequence[ir.Value] = (), template: ir.Operation | None = None,
-                 make: Callable | None = None, patch: tuple[int, ...] = (), lazy: bool = False,
-                 results: Sequence[ir.Value] | None = None):
-        self.op = op
-        self.kind = kind
-        self.args = args
-        self.template = template
-        self.make = make
-        self.patch = patch
-        self.lazy = lazy  # a constant: made where a rewritten op first needs it
-        self.results = results
+    op: ir.Operation
+    kind: str
+    args: Sequence[ir.Value] = ()
+    template: ir.Operation | None = None
+    make: Callable | None = None
+    patch: tuple[int, ...] = ()
+    lazy: bool = False
+    results: Sequence[ir.Value] | None = None
 
 
 class Rewriter:
@@ -110,31 +107,35 @@ class Rewriter:
         new, lazy, value = self.new, self.lazy, self.value
         get = new.get
         for step in steps:
-            if step.lazy:
-                for r in step.results:
+            op, kind, args, _, make, patch, is_lazy, rs = step
+            if is_lazy:
+                for r in rs:
                     lazy[r] = step
-                continue
-            kind = step.kind
-            if kind == "template":
-                op = step.op
-                outs = step.make([get(a) or value(a, op) for a in step.args], op)  # (a Value is never false)
-                for r, v in zip(step.results, outs):
+            elif kind == "template":  # (a Value is never false; one or two arguments without a comprehension)
+                n = len(args)
+                if n == 1:
+                    a = args[0]
+                    outs = make([get(a) or value(a, op)], op)
+                elif n == 2:
+                    a, b = args
+                    outs = make([get(a) or value(a, op), get(b) or value(b, op)], op)
+                else:
+                    outs = make([get(a) or value(a, op) for a in args], op)
+                for r, v in zip(rs, outs):
                     new[r] = v
             elif kind == "alias":
-                a = step.args[0]
+                a = args[0]
                 x = get(a)
-                new[step_results(step)[0]] = value(a, step.op) if x is None else x
+                new[step_results(step)[0]] = value(a, op) if x is None else x
             elif kind == "patch":
-                op = step.op
                 operands = op.operands
-                for i in step.patch:
+                for i in patch:
                     operands[i] = value(operands[i], op)
         for step in reversed(steps):
-            if step.kind == "patch":
+            op, kind, _, _, _, _, _, rs = step
+            if kind == "patch":
                 continue
-            op = step.op
             keep = False
-            rs = step.results
             for r in (rs if rs is not None else step_results(step)):
                 for _ in r.uses:  # (still used: by an op this pass does not rewrite)
                     break
@@ -159,6 +160,4 @@ class Rewriter:
 def step_results(step: Step) -> Sequence[ir.Value]:
     """The results of ``step``'s op (as the planner read them, or read now)."""
     rs = step.results
-    if rs is None:
-        rs = step.results = list(step.op.results)
-    return rs
+    return list(step.op.results) if rs is None else rs

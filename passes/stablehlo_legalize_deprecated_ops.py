@@ -48,6 +48,7 @@ from jaxlib.mlir.dialects import stablehlo
 
 from hlokit import attributes
 from hlokit.passes.builder import V, Emitter, UnsupportedError, shape_prefix
+from hlokit.passes.builder_templates import body_rewriter
 from hlokit.passes.einsum import EinsumError, build_einsum, parse_einsum
 from hlokit.passes.registry import Option, fail, register_pass
 from hlokit.passes.stablehlo_legalize_dot_to_dot_general import replace_dot
@@ -261,7 +262,10 @@ class StablehloLegalizeDeprecatedOps(TemplatePass):
             return entry.rewriter(op)
         if entry.in_place is not None:
             return entry.in_place
-        return self.template(cache, op, self.op_info(op, index))
+        template = self.template(cache, op, self.op_info(op, index))
+        # A body of a few ops (unary_einsum: a constant and a reduce) written op by op, the reduce cloned alone:
+        # what instantiate writes, without cloning the whole template per op (issue 40, item 1).
+        return body_rewriter(cache, template, relocate_nested=self.relocate) or template
 
     def attributes(self, op) -> tuple:
         return TABLE[op.name].attributes(op)

@@ -138,6 +138,16 @@ else:  # (bindings without OpResultList.types)
         """The result types of ``op`` (``ir.Type`` objects)."""
         return tuple([r.type for r in op.results])
 
+
+def _operand_types(op: ir.Operation) -> tuple:
+    """The operand types of ``op`` (``ir.Type`` objects); one or two read by index, without a comprehension."""
+    xs = op.operands
+    n = len(xs)
+    if n == 2:
+        return (xs[0].type, xs[1].type)
+    return (xs[0].type,) if n == 1 else tuple([v.type for v in xs])
+
+
 if hasattr(getattr(ir, "OpAttributeMap", None), "items"):
     def _attribute_items(op: ir.Operation) -> tuple:
         """``(name, ir.Attribute)`` for every attribute of ``op``, in the order MLIR keeps them (by name)."""
@@ -376,7 +386,7 @@ class TemplatePass(Pass):
         plans: dict[tuple, object] = {}
         for index, op in enumerate(found):  # every op checked and its template built before any rewrite
             if shared and not len(op.regions):
-                key = (op.name, tuple([v.type for v in op.operands]), _result_types(op), _attribute_items(op))
+                key = (op.name, _operand_types(op), _result_types(op), _attribute_items(op))
                 template = plans.get(key, plans)
                 if template is plans:
                     template = self.plan_op(cache, op, index)

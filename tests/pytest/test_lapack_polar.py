@@ -316,3 +316,70 @@ def test_structured_qr_step(monkeypatch, t, m, n, cond, large_from):
     assert (nq, trips) == (2, 2)
     _assert_polar(u, a, dtype, cond)
     assert _backward_error(u[0], a[0]) <= 16 * np.finfo(dtype).eps
+
+
+# -- CholeskyQR2 for the QR-based steps with c <= CHOLESKY_QR2_C_MAX ---------------------------------------
+
+def _second_step(rt: str):
+    """``(l, (a, b, c))``: the bound before the second step from ``L0[rt]`` and that step's weights."""
+    l = polar._weights_of(polar.L0[rt])[3]
+    return l, polar._weights_of(l)[:3]
+
+
+@pytest.mark.parametrize("t, m, n", [("f32", 72, 64), ("f64", 72, 64), ("complex<f32>", 40, 40),
+                                     ("complex<f64>", 48, 40)])
+def test_cholesky_qr2_step(t, m, n):
+    """The second step from ``L0`` (``c`` 4.7e3 for f32, 4.6e7 for f64) takes the CholeskyQR form
+    (``STEP_C_MAX < c <= CHOLESKY_QR2_C_MAX``, the first step's ``c`` above it), and its result matches the
+    step by a Householder QR (numpy's, in double precision) to ``2 sqrt(c) eps`` (the step's own condition:
+    ``X`` moved by ``eps`` moves ``sqrt(c) X (I + c X^H X)^{-1}`` by up to ``sqrt(c) eps``), as the library's
+    Householder step does; the one-pass form (the Cholesky-based step, ``(I + c X^H X)^{-1}`` by its Cholesky
+    factor) misses that by its ``c eps`` loss of orthogonality (measured: CholeskyQR2 0.09-0.25 of the bound,
+    Householder 0.24-0.69, one pass 4 (f32) and 500 (f64) times it)."""
+    from hlokit.passes.lapack.matrix import to_elem
+
+    dtype = TYPES[t]
+    rt = "f32" if "f32" in t else "f64"
+    eps = np.finfo(dtype).eps
+    l, (a, b, c) = _second_step(rt)
+    assert polar.STEP_C_MAX[rt] < c <= polar.CHOLESKY_QR2_C_MAX[rt] < polar._weights_of(polar.L0[rt])[2]
+    rng = np.random.default_rng(14)
+    u, v = _matrix(rng, (m, n), dtype, 1.0), _matrix(rng, (n, n), dtype, 1.0)
+    x = ((u * np.geomspace(1.0, l, n).astype(dtype)) @ v).astype(dtype)
+    wide = x.astype(np.complex128)
+    q, _ = np.linalg.qr(np.concatenate([np.sqrt(c) * wide, np.eye(n)]))
+    want = wide * (b / c) + (a - b / c) / np.sqrt(c) * q[:m] @ np.conj(q[m:].T)
+    if np.dtype(dtype).kind != "c":
+        want = want.real
+    sc = np.sqrt(c)
+
+    def run(step, weights):
+        return np.asarray(_program((m, n), t, lambda e, y: [step(e, y, *(to_elem(e, e.scalar(w, rt), t)
+                                                                        for w in weights))])(x)[0])
+
+    bound = 2 * sc * eps * np.abs(want).max()
+    qr_weights = (sc, b / c, (a - b / c) / sc)
+    errs = [np.abs(run(step, qr_weights) - want).max() / bound for step in (polar._cholesky_qr2_step, polar._qr_step)]
+    errs.append(np.abs(run(polar._cholesky_step, (c, b / c, a - b / c)) - want).max() / bound)
+    assert max(errs[:2]) <= 1 < errs[2]
+
+
+@pytest.mark.parametrize("t, cond", [("f32", 1e6), ("f64", 1e10)])
+def test_cholesky_qr2_runs_in_the_polar_factor(monkeypatch, t, cond):
+    """A matrix that is not certified takes its second QR-based step by :func:`polar._cholesky_qr2_step` (a
+    copy that returns NaN makes the polar factor NaN), and none with ``CHOLESKY_QR2_C_MAX = None``; by default
+    the polar factor keeps the bounds and a backward error of a few ``eps``."""
+    dtype = TYPES[t]
+    shape = (1, 40, 36)
+    a = _frobenius_scaled(_matrix(np.random.default_rng(15), shape, dtype, cond))
+    u, nq, nc, trips = (np.asarray(x) for x in _dynamic_polar(shape, t)(a))
+    assert (nq, trips) == (2, 2)
+    _assert_polar(u, a, dtype, cond)
+    assert _backward_error(u[0], a[0]) <= 16 * np.finfo(dtype).eps
+    step = polar._cholesky_qr2_step
+    monkeypatch.setattr(polar, "_cholesky_qr2_step", lambda e, x, *w: step(e, x, *w) * e.const(float("nan"), x))
+    assert np.isnan(np.asarray(_dynamic_polar(shape, t)(a)[0])).all()
+    monkeypatch.setattr(polar, "CHOLESKY_QR2_C_MAX", None)
+    got = np.asarray(_dynamic_polar(shape, t)(a)[0])
+    assert np.isfinite(got).all()
+    _assert_polar(got, a, dtype, cond)

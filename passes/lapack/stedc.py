@@ -26,11 +26,14 @@ Steps (the matrix scaled by its largest entry first, LAPACK ``dlascl``):
    cluster in place of ``dlaed2``'s chain of Givens rotations, so no sequential scan); the secular equation
    ``1/rho + sum z_j^2 / (d_j - lambda) = 0`` for all roots at once by the two-pole rational iteration of
    ``dlaed4`` (each root kept relative to its nearer pole, safeguarded by a bracket and bisection, at most
-   :data:`MAX_SECULAR_ITERATIONS` steps; :func:`_secular_roots`: each step one fused pass over the terms,
-   formed from vectors; in levels of order :data:`SECULAR_COMPACT_MIN` (f32 :data:`SECULAR_COMPACT_MIN_F32`)
-   and more, once few roots are left, only those are iterated, gathered with their poles); ``z`` recomputed
-   from the roots (Gu & Eisenstat's Loewner formula) and the eigenvectors ``z_j / (d_j - lambda)``
-   normalised; the children's eigenvectors times these as one batched ``dot_general``.
+   :data:`MAX_SECULAR_ITERATIONS` steps; :func:`_secular_roots`: each step's terms formed from vectors,
+   summed in two passes (:data:`SECULAR_SUM_SPLIT`); in levels of order :data:`SECULAR_COMPACT_MIN` (f32
+   :data:`SECULAR_COMPACT_MIN_F32`) and more, once few roots are left, only those are iterated, gathered with
+   their poles); ``z`` recomputed from the roots (Gu & Eisenstat's Loewner formula) and the eigenvectors
+   ``z_j / (d_j - lambda)`` normalised; the children's eigenvectors times these as one batched
+   ``dot_general``. The level's three stable sorts (poles by deflation and value, cluster representatives
+   first, back to the children's order) by ranks and gathers up to order :data:`RANK_SORT_MAX`
+   (:func:`_rank_sort`).
 5. Eigenvalues ascending with their vectors (the top level sorts its roots' data before it forms the
    eigenvector matrix, so the columns come in order; a single leaf is sorted and gathered), scaled back; a
    matrix with a NaN or infinite entry gets NaN eigenvalues and vectors.
@@ -47,8 +50,8 @@ from hlokit.passes.builder import Emitter, V
 from hlokit.passes.lapack import jacobi
 from hlokit.passes.lapack.matrix import any_true, dot, finfo, reduce_with, shift_down, shift_up, slice_dim, splat
 
-__all__ = ["LEAF_MAX", "LEAF_MAX_F32", "PAD", "MAX_SECULAR_ITERATIONS", "SECULAR_COMPACT", "SECULAR_COMPACT_MIN",
-           "SECULAR_COMPACT_MIN_F32", "tridiagonal_eigh"]
+__all__ = ["LEAF_MAX", "LEAF_MAX_F32", "PAD", "MAX_SECULAR_ITERATIONS", "RANK_SORT_MAX", "SECULAR_COMPACT",
+           "SECULAR_COMPACT_MIN", "SECULAR_COMPACT_MIN_F32", "SECULAR_SUM_SPLIT", "tridiagonal_eigh"]
 
 
 #: Largest leaf order solved by Jacobi; the order is padded to ``m0 2^L`` with ``m0 <= LEAF_MAX`` (the
@@ -84,6 +87,28 @@ SECULAR_COMPACT_MIN = 256
 #: :data:`SECULAR_COMPACT_MIN` of f32 matrices: f32 roots converge in 3-4 steps, 9-10 at most, so at order 256
 #: the compacted loop saves no time (3.65 / 3.70 ms) and costs about 2 s of compile CPU (16 %).
 SECULAR_COMPACT_MIN_F32 = 512
+
+
+#: Merge levels of subproblems of order up to this do their stable sorts by ranks (:func:`_rank_sort`: each
+#: entry's rank counted by one ``m x m`` compare and a ``dot_general``, the permutation inverted the same way,
+#: the operands gathered; the sort back to the children's order a gather by the first sort's ranks) in place
+#: of ``stablehlo.sort``, whose XLA CPU kernel calls the comparator per comparison; 0: comparator sorts.
+#: The same permutation either way (ties by position), so the same results. Measured (XLA CPU, same process,
+#: interleaved, loaded machine): the solver alone at f32 n = 256 2.87 -> 2.31 ms best (ranks up to order 128
+#: only: 2.43, 64: 2.63); the whole eigh f32 256 5.42 -> 4.84 ms, f64 256 8.64 -> 8.27, f32 512 19.5 -> 18.6
+#: (ranks at order 512 too: the same); the solver alone at f64 512 16.3 -> 15.9 ms. A sort of 64 x 4 entries
+#: (4 operands, two keys) costs ~28 us more than no sort, its ranks ~3 us. XLA compile CPU of the whole eigh
+#: +0-10 % (f64 512: 18.5, 19.8 -> 19.7, 21.1 s).
+RANK_SORT_MAX = 256
+
+
+#: The secular step's sums over the ``m`` terms of each root run in two ``reduce`` ops: the terms as
+#: ``[m / k, k]``, summed over ``m / k`` (``k`` partial sums side by side, which XLA CPU's reduce loop
+#: vectorises), then over ``k`` (0, or ``m`` not a multiple of ``k`` larger than ``k``: one reduce over ``m``,
+#: a scalar loop). Measured (XLA CPU, same process, interleaved, loaded machine): the solver alone at f32
+#: n = 256 2.52 -> 1.82 ms best (k 8: 2.27, 32: 1.94), f64 4.02 -> 3.57 ms; a 256 x 256 micro-benchmark of the
+#: four sums 129 -> 33 us. The summation order differs from one pass's (rounding, not accuracy).
+SECULAR_SUM_SPLIT = 16
 
 
 def _plan(n: int, leaf_max: int | None = None) -> tuple[int, int]:
@@ -135,6 +160,56 @@ def _leaves(e: Emitter, dt: V, offp: V, m0: int) -> tuple[V, V]:
     return w, v
 
 
+def _order_key(e: Emitter, x: V) -> V:
+    """An integer key (SIGNED compare) ordered as ``x``: i1 -> i32, integers as they are, f32 / f64 -> the
+    same-width integer whose order is the ``TOTALORDER`` one (-NaN < -inf < ... < -0 < +0 < ... < NaN:
+    the sign bit's complement applied to the other bits of a negative value)."""
+    if x.t == "i1":
+        return e.convert(x, "i32")
+    bits = {"f32": ("i32", 31), "f64": ("i64", 63)}.get(x.t)
+    if bits is None:
+        return x
+    it, sh = bits
+    b = e.bitcast_convert(x, it)
+    low = e.and_(e.shift_right_arithmetic(b, splat(e, sh, it, x.shape)), splat(e, (1 << sh) - 1, it, x.shape))
+    return e.xor(b, low)
+
+
+def _take_last(e: Emitter, arrays: list[V], perm: V) -> list[V]:
+    """``x[..., perm]`` along the last dimension for each ``x`` of ``arrays``, all and ``perm`` (i32)
+    ``[B, S, m]``: one flat gather each (XLA fuses it into its users; stacking the arrays into one gather was
+    slower: the whole solver at f32 n = 256 2.37 -> 2.85 ms)."""
+    b, s, m = perm.shape
+    k = b * s * m
+    flat = e.reshape(perm + e.iota([b, s, m], 1, "i32") * m + e.iota([b, s, m], 0, "i32") * (s * m), [k])
+    return [e.reshape(_gather_rows(e, e.reshape(x, [k]), flat), [b, s, m]) for x in arrays]
+
+
+def _rank_sort(e: Emitter, keys: list[V], arrays: list[V]) -> tuple[list[V], V, V]:
+    """The stable sort of ``arrays`` (each ``[B, S, m]``) along the last dimension by ``keys`` (lexicographic,
+    ascending; floats in ``TOTALORDER``, i1 false first), ties by position: what ``stablehlo.sort`` with
+    ``is_stable`` and that comparator gives, bit for bit. Returns ``(sorted arrays, rank, perm)`` (i32):
+    ``rank_i`` the position entry ``i`` moves to, ``perm_r`` the entry that moves to ``r`` (``y[..., rank]``
+    puts a sorted ``y`` back). Each entry's rank counts the entries before it (one fused ``m x m`` compare,
+    summed by a ``dot_general`` with ones); ``perm`` is the rank's inverse (``perm_r = sum_i i [rank_i = r]``,
+    the same way), the arrays gathered by it. The sums (at most ``m`` ones, indices below ``m``) are exact in
+    f32 up to ``m = 2^24``. The ranking idea is a counting sort's (Knuth, TAOCP vol. 3, 5.2 "sorting by
+    counting"), done for all pairs at once."""
+    b, s, m = keys[0].shape
+    mat = [b, s, m, m]
+    rows, cols = e.iota(mat, 2, "i32"), e.iota(mat, 3, "i32")
+    before = e.compare("LT", cols, rows, "SIGNED")  # [.., i, j]: entry j goes before entry i
+    for k in reversed(keys):
+        k = _order_key(e, k)
+        ki, kj = _bc(e, k, mat, [0, 1, 2]), _bc(e, k, mat, [0, 1, 3])
+        before = e.or_(e.compare("LT", kj, ki, "SIGNED"), e.and_(e.compare("EQ", kj, ki, "SIGNED"), before))
+    ones = splat(e, 1, "f32", [b, s, m])
+    rank = e.convert(dot(e, e.convert(before, "f32"), ones, 2, 3, 2), "i32")
+    hit = e.compare("EQ", rows, _bc(e, rank, mat, [0, 1, 3]), "SIGNED")  # [.., r, i]: rank_i = r
+    perm = e.convert(dot(e, e.convert(hit, "f32"), e.iota([b, s, m], 2, "f32"), 2, 3, 2), "i32")
+    return _take_last(e, arrays, perm), rank, perm
+
+
 def _gather_rows(e: Emitter, x: V, rows: V) -> V:
     """``x[rows]`` for ``x`` ``[R, *c]`` and ``rows`` i32 ``[K]``: ``[K, *c]``."""
     k = rows.shape[0]
@@ -149,12 +224,12 @@ def _secular_roots(e: Emitter, d2: V, zeta2: V, act: V, last: V, d_next: V, gap2
     ``rho_inv`` ``[B, S]``). Returns ``(tau, org)``: root ``r`` is ``org_r + tau_r`` with ``org_r`` its nearer
     pole (``d2_r`` or ``d_next_r``), as LAPACK ``dlaed4`` keeps it.
 
-    Each step evaluates ``f``, ``f'`` and its left part at the roots in one fused variadic reduce whose
-    terms are formed from vectors (no ``m x m`` array is read or carried), then takes ``dlaed4``'s rational
-    step safeguarded by the bracket; step 0 evaluates at the midpoints between the poles and picks each
-    root's origin from the sign of ``f`` there. Two ``stablehlo.while`` loops: all roots at once until at
-    most ``1 /`` :data:`SECULAR_COMPACT` of them are left, then those alone (gathered with their
-    subproblems' poles), so that the few slow roots do not cost whole-level steps."""
+    Each step evaluates ``f``, ``f'`` and its left part at the roots in variadic reduces (two:
+    :data:`SECULAR_SUM_SPLIT`) whose terms are formed from vectors (no ``m x m`` array is carried), then
+    takes ``dlaed4``'s rational step safeguarded by the bracket; step 0 evaluates at the midpoints between
+    the poles and picks each root's origin from the sign of ``f`` there. Two ``stablehlo.while`` loops: all
+    roots at once until at most ``1 /`` :data:`SECULAR_COMPACT` of them are left, then those alone (gathered
+    with their subproblems' poles), so that the few slow roots do not cost whole-level steps."""
     b, s, m = d2.shape
     t = d2.t
     eps = float(finfo(t).eps)
@@ -192,10 +267,17 @@ def _secular_roots(e: Emitter, d2: V, zeta2: V, act: V, last: V, d_next: V, gap2
             dd = e.select(pa, (pd - bc_row(org)) - bc_row(tau), splat(e, 1, t, mat))
             tt = _sel(e, pa, pz / dd)
             t2 = tt / dd
-            # one variadic reduce (one pass over the terms): f - 1/rho, f', its left part, sum |terms|
+            # variadic reduces over the terms: f - 1/rho, f', its left part, sum |terms|
             zero = e.scalar(0, t)
+            terms = [tt, t2, _sel(e, leftmask, t2), e.abs(tt)]
+            k = SECULAR_SUM_SPLIT
+            if k and mat[rd] % k == 0 and mat[rd] > k:
+                # [.., m] as [.., m/k, k]: sum over m/k first (k partial sums side by side), then over k
+                terms = [e.reshape(x, mat[:rd] + [mat[rd] // k, k]) for x in terms]
+                terms = e.reduce(terms, [zero] * 4, [rd],
+                                 lambda a0, a1, a2, a3, b0, b1, b2, b3: [a0 + b0, a1 + b1, a2 + b2, a3 + b3])
             total, fp, dpsi, atot = e.reduce(
-                [tt, t2, _sel(e, leftmask, t2), e.abs(tt)], [zero] * 4, [rd],
+                terms, [zero] * 4, [rd],
                 lambda a0, a1, a2, a3, b0, b1, b2, b3: [a0 + b0, a1 + b1, a2 + b2, a3 + b3])
             dphi = fp - dpsi
             fv = rf["rinv"] + total
@@ -355,7 +437,11 @@ def _merge(e: Emitter, dch: V, qc: V, beta: V, ascending: bool = False) -> tuple
                      e.and_(e.compare("EQ", a0, b0, "SIGNED"), e.compare("LT", a1, b1, "TOTALORDER")))
 
     # -- sort 1: the undeflated entries first, each part by d ------------------------------------------
-    k1, d1, z1, idx1 = e.sort([i32, dch, z, idx], 2, two_keys)
+    ranked = m <= RANK_SORT_MAX
+    if ranked:
+        (k1, d1, z1), rank1, idx1 = _rank_sort(e, [i32, dch], [i32, dch, z])
+    else:
+        k1, d1, z1, idx1 = e.sort([i32, dch, z, idx], 2, two_keys)
     defl1 = e.compare("NE", k1, splat(e, 0, "i32", vec), "SIGNED")
     nd1 = e.not_(defl1)
     first = e.compare("EQ", idx, splat(e, 0, "i32", vec), "SIGNED")
@@ -378,7 +464,11 @@ def _merge(e: Emitter, dch: V, qc: V, beta: V, ascending: bool = False) -> tuple
 
     # -- sort 2: the cluster representatives (the reduced problem) first, by d --------------------------
     krep = e.convert(e.not_(rep1), "i32")
-    k2, d2, zeta2, cid2, v2, uabs2, idx2 = e.sort([krep, d1, zeta2, cid, v1, uabs, idx1], 2, two_keys)
+    if ranked:
+        (k2, d2, zeta2, cid2, v2, uabs2, idx2), _, _ = _rank_sort(e, [krep, d1],
+                                                                  [krep, d1, zeta2, cid, v1, uabs, idx1])
+    else:
+        k2, d2, zeta2, cid2, v2, uabs2, idx2 = e.sort([krep, d1, zeta2, cid, v1, uabs, idx1], 2, two_keys)
     act = e.compare("EQ", k2, splat(e, 0, "i32", vec), "SIGNED")
     act_next = e.compare("NE", shift_up(e, e.convert(act, "i32")), splat(e, 0, "i32", vec), "SIGNED")
     last = e.and_(act, e.not_(act_next))
@@ -406,17 +496,23 @@ def _merge(e: Emitter, dch: V, qc: V, beta: V, ascending: bool = False) -> tuple
     zhat = _sel(e, act, e.sqrt(e.abs(alast * _bc(e, rho_inv, vec, s_) * prod)))
 
     # -- the eigenvectors, rows in the children's order ---------------------------------------------------
-    _, uo, ndo, cido, vo = e.sort([idx1, u1, e.convert(nd1, t), cid, v1], 2,
-                                  lambda a, b_, *_: e.compare("LT", a, b_, "SIGNED"))
+    if ranked:  # back by the first sort's ranks
+        uo, ndo, cido, vo = _take_last(e, [u1, e.convert(nd1, t), cid, v1], rank1)
+    else:
+        _, uo, ndo, cido, vo = e.sort([idx1, u1, e.convert(nd1, t), cid, v1], 2,
+                                      lambda a, b_, *_: e.compare("LT", a, b_, "SIGNED"))
     same = e.compare("EQ", _bc(e, cido, mat, p_), _bc(e, cid2, mat, r_), "FLOAT")
     rep_of = e.and_(same, act_c)
     drep = fsum(_sel(e, rep_of, dcol))
     zh = fsum(_sel(e, rep_of, _bc(e, zhat, mat, r_)))
     lam = e.select(act, org + tau, d2)
     if ascending:
-        lam, org, tau, act_i, cid2, v2, uabs2, idx2 = e.sort(
-            [lam, org, tau, e.convert(act, "i32"), cid2, v2, uabs2, idx2], 2,
-            lambda a, b_, *_: e.compare("LT", a, b_, "TOTALORDER"))
+        top = [lam, org, tau, e.convert(act, "i32"), cid2, v2, uabs2, idx2]
+        if ranked:
+            (lam, org, tau, act_i, cid2, v2, uabs2, idx2), _, _ = _rank_sort(e, [lam], top)
+        else:
+            lam, org, tau, act_i, cid2, v2, uabs2, idx2 = e.sort(
+                top, 2, lambda a, b_, *_: e.compare("LT", a, b_, "TOTALORDER"))
         act_c = _bc(e, e.compare("NE", act_i, splat(e, 0, "i32", vec), "SIGNED"), mat, r_)
         same = e.compare("EQ", _bc(e, cido, mat, p_), _bc(e, cid2, mat, r_), "FLOAT")
     den = (_bc(e, drep, mat, p_) - _bc(e, org, mat, r_)) - _bc(e, tau, mat, r_)

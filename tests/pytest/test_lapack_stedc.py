@@ -24,12 +24,15 @@ DTYPES = {"f32": np.float32, "f64": np.float64}
 _CACHE: dict = {}
 
 
-def _text(n: int, t: str, batch=(), leaf: int | None = 8, compact_min: int | None = None) -> str:
-    """The solver's program; ``leaf`` / ``compact_min`` set ``LEAF_MAX`` / ``SECULAR_COMPACT_MIN`` and their f32
-    variants (None: the module's values)."""
-    names = ["LEAF_MAX", "LEAF_MAX_F32", "SECULAR_COMPACT_MIN", "SECULAR_COMPACT_MIN_F32"]
+def _text(n: int, t: str, batch=(), leaf: int | None = 8, compact_min: int | None = None,
+          rank_max: int | None = None, split: int | None = None) -> str:
+    """The solver's program; ``leaf`` / ``compact_min`` / ``rank_max`` / ``split`` set ``LEAF_MAX`` /
+    ``SECULAR_COMPACT_MIN`` (and their f32 variants) / ``RANK_SORT_MAX`` / ``SECULAR_SUM_SPLIT`` (None: the
+    module's values)."""
+    names = ["LEAF_MAX", "LEAF_MAX_F32", "SECULAR_COMPACT_MIN", "SECULAR_COMPACT_MIN_F32", "RANK_SORT_MAX",
+             "SECULAR_SUM_SPLIT"]
     old = [getattr(stedc, k) for k in names]
-    for k, v in zip(names, [leaf, leaf, compact_min, compact_min]):
+    for k, v in zip(names, [leaf, leaf, compact_min, compact_min, rank_max, split]):
         if v is not None:
             setattr(stedc, k, v)
     try:
@@ -42,10 +45,12 @@ def _text(n: int, t: str, batch=(), leaf: int | None = 8, compact_min: int | Non
             setattr(stedc, k, v)
 
 
-def _solver(n: int, t: str, batch=(), leaf: int | None = 8, compact_min: int | None = None):
-    key = (n, t, tuple(batch), leaf, compact_min)
+def _solver(n: int, t: str, batch=(), leaf: int | None = 8, compact_min: int | None = None,
+            rank_max: int | None = None, split: int | None = None):
+    key = (n, t, tuple(batch), leaf, compact_min, rank_max, split)
     if key not in _CACHE:
-        _CACHE[key] = xla_compile(hlokit.parse(_text(n, t, batch, leaf, compact_min), context=hlokit.make_context()))
+        _CACHE[key] = xla_compile(hlokit.parse(_text(n, t, batch, leaf, compact_min, rank_max, split),
+                                               context=hlokit.make_context()))
     return _CACHE[key]
 
 
@@ -64,9 +69,10 @@ def _check(t: str, d: np.ndarray, o: np.ndarray, w: np.ndarray, z: np.ndarray) -
     assert np.linalg.norm(z64.T @ z64 - np.eye(n), 2) <= bound
 
 
-def _run(t: str, d: np.ndarray, o: np.ndarray, leaf: int | None = 8, compact_min: int | None = None) -> None:
+def _run(t: str, d: np.ndarray, o: np.ndarray, leaf: int | None = 8, compact_min: int | None = None,
+         split: int | None = None) -> None:
     d, o = d.astype(DTYPES[t]), o.astype(DTYPES[t])
-    w, z = (np.asarray(x) for x in _solver(d.shape[-1], t, d.shape[:-1], leaf, compact_min)(d, o))
+    w, z = (np.asarray(x) for x in _solver(d.shape[-1], t, d.shape[:-1], leaf, compact_min, split=split)(d, o))
     for i in np.ndindex(d.shape[:-1]):
         _check(t, d[i], o[i], w[i], z[i])
 
@@ -205,11 +211,117 @@ def test_secular_loop_captures_no_matrix():
     assert not [s for s in shapes if len(s) >= 2 and s[-1] == s[-2] and s[-1] >= 16], shapes
 
 
+def _gather_ranks(text: str) -> list[int]:
+    """The ranks of the results of the program's ``stablehlo.gather`` ops."""
+    module = hlokit.parse(text, context=hlokit.make_context())
+    return [len(op.results[0].type.shape) for op in module.body.operations[0].regions[0].blocks[0].operations
+            if op.name == "stablehlo.gather"]
+
+
 def test_top_level_columns_ascending():
     """With merge levels, the top level sorts its columns' data before forming the eigenvector matrix: no
-    sort-and-gather of the whole matrix at the end (order 63: 3 levels, no compaction, so no gather at
-    all); with one leaf (order 5) the final sort and gather stay."""
-    assert "stablehlo.gather" not in _text(63, "f32")
-    assert "stablehlo.gather" in _text(5, "f32")
+    sort-and-gather of the whole matrix at the end (order 63: 3 levels, no compaction; with comparator sorts
+    no gather at all, with rank sorts only gathers of vectors); with one leaf (order 5) the final sort and
+    gather of the matrix stay."""
+    assert "stablehlo.gather" not in _text(63, "f32", rank_max=0)
+    assert set(_gather_ranks(_text(63, "f32"))) == {1}
+    assert 2 in _gather_ranks(_text(5, "f32"))
     rng = np.random.default_rng(12)
     _run("f32", rng.standard_normal((2, 63)), rng.standard_normal((2, 62)))
+
+
+def _sorted_by_xla(keys: list[np.ndarray], arrays: list[np.ndarray], ranked: bool) -> list[np.ndarray]:
+    """``stedc._rank_sort`` (``ranked``) or ``stablehlo.sort`` (stable, the keys lexicographic, floats in total
+    order) of ``arrays`` ``[B, S, m]`` on XLA CPU; the rank sort also returns its ranks and permutation."""
+    tn = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64", np.dtype(np.int32): "i32"}
+    e = Emitter()
+    args = e.args([(x.shape, tn[x.dtype]) for x in keys + arrays])
+    ks, xs = args[:len(keys)], args[len(keys):]
+    if ranked:
+        out, rank, perm = stedc._rank_sort(e, ks, xs)
+        out = out + [rank, perm]
+    else:
+        def before(*ab):
+            res = None
+            for i in reversed(range(len(ks))):
+                a, b = ab[2 * i], ab[2 * i + 1]
+                ct = "SIGNED" if a.t == "i32" else "TOTALORDER"
+                lt = e.compare("LT", a, b, ct)
+                res = lt if res is None else e.or_(lt, e.and_(e.compare("EQ", a, b, ct), res))
+            return res
+        out = e.sort(ks + xs, 2, before)[len(ks):]
+    text = e.text("main", args, out).replace("func.func private @main", "func.func @main")
+    return [np.asarray(x) for x in xla_compile(hlokit.parse(text, context=hlokit.make_context()))(*keys, *arrays)]
+
+
+@pytest.mark.parametrize("t", ["f32", "f64"])
+def test_rank_sort_is_the_stable_sort(t):
+    """``_rank_sort`` gives ``stablehlo.sort``'s stable permutation bit for bit: two keys (an i32 flag and a
+    float with many ties, -0 / +0, infinities and NaNs of both signs), subproblems of order 1, 8 and 64."""
+    rng = np.random.default_rng(21)
+    dt = DTYPES[t]
+    for s, m in ((5, 1), (6, 8), (2, 64)):
+        flag = rng.integers(0, 2, (1, s, m)).astype(np.int32)
+        key = rng.choice(np.array([-1.5, -0.0, 0.0, 0.5, 2.0, np.inf, -np.inf, np.nan, -np.nan], dt), (1, s, m))
+        val = rng.standard_normal((1, s, m)).astype(dt)
+        pos = np.broadcast_to(np.arange(m, dtype=np.int32), (1, s, m)).copy()
+        want = _sorted_by_xla([flag, key], [key, val, pos], ranked=False)
+        *got, rank, perm = _sorted_by_xla([flag, key], [key, val, pos], ranked=True)
+        for w_, g_ in zip(want, got):
+            assert w_.dtype == g_.dtype and np.array_equal(w_.view(np.uint8), g_.view(np.uint8))
+        np.testing.assert_array_equal(perm, want[2])
+        np.testing.assert_array_equal(np.take_along_axis(rank, perm, 2), pos)  # rank inverts perm
+        # one float key alone (the top level's ascending sort)
+        want = _sorted_by_xla([key], [val, pos], ranked=False)
+        got = _sorted_by_xla([key], [val, pos], ranked=True)[:2]
+        for w_, g_ in zip(want, got):
+            assert np.array_equal(w_.view(np.uint8), g_.view(np.uint8))
+
+
+def test_rank_sorts_replace_the_merge_sorts():
+    """At order 256 every merge level of order <= RANK_SORT_MAX sorts by ranks: the only ``stablehlo.sort``
+    left is the Jacobi leaves' (f64: and the compacted top-level secular loop's two); comparator sorts
+    (RANK_SORT_MAX 0) have 3 per level and the top level's ascending one."""
+    assert stedc.RANK_SORT_MAX >= 256
+    assert _text(256, "f32", leaf=None).count("stablehlo.sort") == 1
+    assert _text(256, "f32", leaf=None, rank_max=0).count("stablehlo.sort") == 1 + 3 * 6 + 1
+    assert _text(256, "f64", leaf=None).count("stablehlo.sort") == 3
+    assert _text(256, "f64", leaf=None, rank_max=64).count("stablehlo.sort") == 3 + 3 * 2 + 1
+
+
+@pytest.mark.parametrize("t", ["f32", "f64"])
+def test_rank_sorts_same_results(t):
+    """The solver with rank sorts returns exactly what comparator sorts give (the same permutations, ties by
+    position): tie- and deflation-heavy matrices (glued Wilkinson, repeated eigenvalues, 1-2-1, identity,
+    zero, ...) and a random one at order 63 with the module's leaves, and a batch with leaves of one."""
+    rng = np.random.default_rng(23)
+    cases = [HARD[c](63) for c in sorted(HARD)] + [(np.repeat(rng.standard_normal(16), 4)[:63], np.zeros(62)),
+                                                  (rng.standard_normal(63), rng.standard_normal(62))]
+    ranked, plain = _solver(63, t, leaf=None), _solver(63, t, leaf=None, rank_max=0)
+    for d, o in cases:
+        d, o = d.astype(DTYPES[t]), o.astype(DTYPES[t])
+        for x, y in zip(ranked(d, o), plain(d, o)):
+            assert np.array_equal(np.asarray(x), np.asarray(y))
+    d, o = rng.standard_normal((2, 3, 7)).astype(DTYPES[t]), rng.standard_normal((2, 3, 6)).astype(DTYPES[t])
+    for x, y in zip(_solver(7, t, (2, 3), leaf=1)(d, o), _solver(7, t, (2, 3), leaf=1, rank_max=0)(d, o)):
+        assert np.array_equal(np.asarray(x), np.asarray(y))
+
+
+def test_secular_sums_split():
+    """The secular steps sum their terms in two reduces (SECULAR_SUM_SPLIT 16) in the levels of order above
+    16: order 64 with leaves of 4 (levels of order 8, 16, 32, 64) has two reduces more than with one pass, one
+    per split level's loop (f32: no compacted loop)."""
+    assert stedc.SECULAR_SUM_SPLIT == 16
+    plain = _text(64, "f32", leaf=None, split=0).count("stablehlo.reduce")
+    assert _text(64, "f32", leaf=None).count("stablehlo.reduce") == plain + 2
+
+
+@pytest.mark.parametrize("t", ["f32", "f64"])
+def test_secular_sums_split_small(t):
+    """Split sums in every level's loops (SECULAR_SUM_SPLIT 2; the compacted loop too): the hard matrices of
+    order 63 and a random one within the file's bounds."""
+    rng = np.random.default_rng(29)
+    for case in sorted(HARD):
+        d, o = HARD[case](63)
+        _run(t, d, o, compact_min=16, split=2)
+    _run(t, rng.standard_normal(63), rng.standard_normal(62), compact_min=16, split=2)

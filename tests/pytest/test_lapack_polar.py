@@ -383,3 +383,33 @@ def test_cholesky_qr2_runs_in_the_polar_factor(monkeypatch, t, cond):
     got = np.asarray(_dynamic_polar(shape, t)(a)[0])
     assert np.isfinite(got).all()
     _assert_polar(got, a, dtype, cond)
+
+
+# -- polar_svd's test of U^H U only where the iteration did not end orthonormal (polar.ORTHO_SKIP) ------------
+
+@pytest.mark.parametrize("t, cond", [("f32", 1e6), ("f64", 1e10)])
+def test_orthonormality_test_only_where_needed(monkeypatch, t, cond):
+    # A NaN-returning re-orthonormalisation and a zero slack: U comes out NaN wherever the U^H U test runs.
+    monkeypatch.setattr(polar, "orthonormal_columns", lambda e, u: u * float("nan"))
+    monkeypatch.setattr(polar, "ORTHO_SLACK", 0.0)
+    dtype = TYPES[t]
+    shape = (2, 24, 16)
+    rng = np.random.default_rng(7)
+    a = _matrix(rng, shape, dtype, cond)  # uncertified: the QR-based steps run
+    svd = lambda e, x: list(polar.polar_svd(e, x, spectral.hermitian_eigh, "S"))  # noqa: E731
+    s, u, v = (np.asarray(x) for x in _program(shape, t, svd)(a))
+    eps = np.finfo(dtype).eps
+    n = shape[-1]
+    for i in range(shape[0]):
+        want = np.linalg.svd(a[i].astype(np.float64), compute_uv=False)
+        assert np.abs(s[i] - want).max() <= C * n * eps * want[0]
+        assert np.abs(u[i].T @ u[i] - np.eye(n)).max() <= C * n * eps
+        assert np.abs((u[i] * s[i]) @ v[i].T - a[i]).max() <= C * n * eps * want[0]
+    # A zero matrix in the batch (U_p = 0: its singular values stay 0, below l_0): the test still runs. (A
+    # rank-deficient matrix's rounding-level singular value is mapped to 1 by the steps, like the others.)
+    b = a.copy()
+    b[1] = 0.0
+    assert np.isnan(np.asarray(_program(shape, t, svd)(b)[1])).any()
+    # Without ORTHO_SKIP the test runs for every matrix.
+    monkeypatch.setattr(polar, "ORTHO_SKIP", None)
+    assert np.isnan(np.asarray(_program(shape, t, svd)(a)[1])).all()

@@ -368,14 +368,8 @@ def instantiate(cache: TemplateCache, template: ir.Operation, op: ir.Operation,
             return
         if layout.held is not None:
             only, operand_args, result_index = layout.held
-            new = only.clone(ip=ir.InsertionPoint(op))
-            given, operands = op.operands, new.operands
-            for j, a in enumerate(operand_args):
-                operands[j] = given[a]
-            if relocate_nested:
-                relocate(new, loc, include_root=True)
-            else:
-                new.location = loc
+            given = op.operands
+            new = _clone_alone(only, [given[a] for a in operand_args], ir.InsertionPoint(op), loc, relocate_nested)
             _replace_results(op, new.results, result_index, layout.types)
             return
     clone, body, layout = _cloned_body(cache, template, loc, loc if relocate_nested else None, prepare)
@@ -560,14 +554,7 @@ def body_rewriter(cache: TemplateCache, template: ir.Operation, *,
         for step in program:
             if len(step) == 3:  # an op with regions: cloned alone, its operands set
                 held, refs, n = step
-                new = held.clone(ip=ip)
-                operands = new.operands
-                for j, r in enumerate(refs):
-                    operands[j] = vals[r]
-                if relocate_nested:
-                    relocate(new, loc, include_root=True)
-                else:
-                    new.location = loc
+                new = _clone_alone(held, [vals[r] for r in refs], ip, loc, relocate_nested)
             else:
                 name, attrs, result_types, refs, n = step
                 new = create(name, results=result_types, operands=[vals[r] for r in refs], attributes=attrs,
@@ -586,6 +573,21 @@ def body_rewriter(cache: TemplateCache, template: ir.Operation, *,
         op.erase()
 
     return rewrite
+
+
+def _clone_alone(held: ir.Operation, operands: list, ip: ir.InsertionPoint, loc: ir.Location,
+                 relocate_nested: bool) -> ir.Operation:
+    """A clone of the template op ``held`` (with its regions) at ``ip``, its operands set to ``operands`` (in
+    order) and its location ``loc`` (every nested op's too with ``relocate_nested``)."""
+    new = held.clone(ip=ip)
+    slots = new.operands
+    for j, v in enumerate(operands):
+        slots[j] = v
+    if relocate_nested:
+        relocate(new, loc, include_root=True)
+    else:
+        new.location = loc
+    return new
 
 
 def relocate(clone: ir.Operation, loc: ir.Location, *, include_root: bool = False) -> None:

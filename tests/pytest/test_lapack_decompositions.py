@@ -39,6 +39,7 @@ from hlokit import backend
 from hlokit.passes import run_pipeline
 
 from conftest import REPO
+from sweeps import f32_and_c128_by_default, wide_slow
 
 _spec = importlib.util.spec_from_file_location("hlokit_linalg_export_dec", REPO / "examples" / "linalg" / "export.py")
 export = importlib.util.module_from_spec(_spec)
@@ -368,7 +369,7 @@ def _check_real_eig_structure(a: np.ndarray, w: np.ndarray, vl: np.ndarray, vr: 
             np.testing.assert_array_equal(v[:, firsts + 1], np.conj(v[:, firsts]))
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("dtype", wide_slow(["float32", "float64"]))
 def test_real_eig_has_lapacks_structure(dtype):
     # Real geev goes through the real Schur form, as LAPACK does: on XLA and on the interpreter.
     a = np.random.default_rng(3).standard_normal((3, 6, 6)).astype(dtype)
@@ -381,7 +382,7 @@ def test_real_eig_has_lapacks_structure(dtype):
         _check_eig("eig_left", dtype, a, [w, vl, vr], [np.asarray(x) for x in backend.compile(text)(a)])
 
 
-@pytest.mark.parametrize("dtype, c", [("float64", 1e-17), ("float32", 1e-9)])
+@pytest.mark.parametrize("dtype, c", wide_slow([("float64", 1e-17), ("float32", 1e-9)]))
 @pytest.mark.parametrize("n", [2, 3])
 def test_real_schur_keeps_subdiagonal_entries_the_eigenvalues_need(dtype, c, n):
     # [[1, 1], [c, 1]] with c below eps: negligible next to the diagonal (the classical deflation test zeroed
@@ -497,7 +498,8 @@ def test_interpreter_runs_legalized_program(name, dtype):
 
 
 @pytest.mark.parametrize("dtype, sizes", [("float32", (3, 5, 8)), ("float64", (3, 5, 8)),
-                                          ("complex64", (3, 5, 8, 12)), ("complex128", (3, 5, 8, 12))])
+                                          ("complex64", (3, 5, 8, 12)),
+                                          pytest.param("complex128", (3, 5, 8, 12), marks=pytest.mark.slow)])
 def test_eigenvalues_come_in_lapacks_order(dtype, sizes):
     # The eigenvalues of geev have no set order, but users compare with LAPACK's. Real input: with ?lahqr's shifts
     # (a double real shift at the trailing block's eigenvalue nearer its last entry; exceptional shifts counted
@@ -567,7 +569,7 @@ def _assert_eig_like_lapack(a: np.ndarray, in_order=lambda k: False, vector_slac
                 assert np.max(np.abs(g - v * (phase / np.abs(phase)))) <= tol * vector_slack, k
 
 
-@pytest.mark.parametrize("dtype", export.DTYPES)
+@pytest.mark.parametrize("dtype", f32_and_c128_by_default(export.DTYPES))
 def test_eig_of_matrices_with_isolated_eigenvalues(dtype):
     # ?geev's balancing permutes first (?gebal): rows and columns that isolate an eigenvalue (triangular,
     # permuted triangular, sparse, block-triangular matrices) go to the ends, where the QR steps find them at
@@ -580,7 +582,7 @@ def test_eig_of_matrices_with_isolated_eigenvalues(dtype):
     _assert_eig_like_lapack(a, in_order=lambda k: k % 4 < 2, vector_slack=10)
 
 
-@pytest.mark.parametrize("dtype", export.DTYPES)
+@pytest.mark.parametrize("dtype", f32_and_c128_by_default(export.DTYPES))
 def test_schur_of_permuted_triangular_matrices(dtype):
     # ?gees permutes first (?gebal, JOB = 'P'): a matrix that is triangular up to a permutation is its own Schur
     # form once permuted, so T and Z are LAPACK's (Z a permutation) to rounding, not another valid Schur form
@@ -595,7 +597,7 @@ def test_schur_of_permuted_triangular_matrices(dtype):
             assert np.max(np.abs(np.asarray(g) - w)) <= tol
 
 
-@pytest.mark.parametrize("dtype", export.DTYPES)
+@pytest.mark.parametrize("dtype", f32_and_c128_by_default(export.DTYPES))
 def test_eig_of_badly_scaled_matrices(dtype):
     # D A D^-1 with D spanning 10^-5 .. 10^5 has A's eigenvalues; unbalanced QR steps lose them to the norm of the
     # scaled matrix (relative errors up to 1e-2 in f64 before ?gebal's balancing), balanced ones keep LAPACK's

@@ -27,6 +27,7 @@ from hlokit.passes.builder import Emitter
 from hlokit.passes import run_pipeline
 
 from conftest import REPO
+from sweeps import f32_and_c128_by_default
 
 _spec = importlib.util.spec_from_file_location("hlokit_linalg_export", REPO / "examples" / "linalg" / "export.py")
 export = importlib.util.module_from_spec(_spec)
@@ -65,7 +66,7 @@ def _rel(got: np.ndarray, want: np.ndarray) -> float:
     return float(np.max(np.abs(got - want))) / scale
 
 
-@pytest.mark.parametrize("dtype", export.DTYPES)
+@pytest.mark.parametrize("dtype", f32_and_c128_by_default(export.DTYPES))
 @pytest.mark.parametrize(
     "name, batch", [(name, (2, 3)) for name in FULL] + [("cholesky", ()), ("solve_triangular_lower", ())])
 def test_legalized_equals_lapack_on_xla_cpu(name, dtype, batch):
@@ -530,7 +531,7 @@ def _with_zero_patterns(a: np.ndarray, seed: int) -> np.ndarray:
 
 @pytest.mark.parametrize("permute", [False, True])
 @pytest.mark.parametrize("n", [1, 2, 6])
-@pytest.mark.parametrize("dtype", export.DTYPES)
+@pytest.mark.parametrize("dtype", f32_and_c128_by_default(export.DTYPES))
 def test_balancing_matches_lapack_gebal(dtype, n, permute):
     # ?geev balances first (?gebal, JOB = 'B'): P^T A P (rows and columns that isolate an eigenvalue moved to the
     # ends), then D^-1 (.) D with D powers of 2 on the rest. The emitted loops (on the interpreter and on XLA) and
@@ -765,7 +766,7 @@ def _jax_program(fn, *args):
     return text, want
 
 
-@pytest.mark.parametrize("dtype", export.DTYPES)
+@pytest.mark.parametrize("dtype", f32_and_c128_by_default(export.DTYPES))
 @pytest.mark.parametrize("name", sorted(_REDUCTIONS))
 @pytest.mark.parametrize("shape", [(5, 5), (2, 6, 6), (1, 1), (2, 2)])
 def test_hessenberg_and_tridiagonal_equal_lapack_on_xla_cpu_and_the_interpreter(name, dtype, shape):
@@ -850,7 +851,7 @@ def _random_matrix(dtype: str, shape, seed: int) -> np.ndarray:
     return a.astype(dtype)
 
 
-@pytest.mark.parametrize("dtype", export.DTYPES)
+@pytest.mark.parametrize("dtype", f32_and_c128_by_default(export.DTYPES))
 @pytest.mark.parametrize("shape", [(5, 4), (2, 4, 6), (1, 1), (2, 7, 2), (12, 9)])
 def test_qr_with_pivoting_equals_lapack_on_xla_cpu_and_the_interpreter(dtype, shape):
     fn = lambda a: jax.lax.linalg.qr(a, pivoting=True, full_matrices=False)  # noqa: E731

@@ -16,6 +16,7 @@ from hlokit import backend
 from hlokit.passes.builder import Emitter
 from hlokit.passes.lapack import polar, spectral
 
+from sweeps import wide_slow
 from test_lapack_blocked import _legalize, _run
 from test_lapack_decompositions import check, export
 
@@ -116,7 +117,8 @@ def _frobenius_scaled(a):
     return a / np.linalg.norm(a, axis=(-2, -1), keepdims=True)
 
 
-@pytest.mark.parametrize("t, cond", [("f32", 10.0), ("f32", 40.0), ("f64", 1e5), ("complex<f64>", 5.0)])
+@pytest.mark.parametrize("t, cond", [("f32", 10.0), ("f32", 40.0), ("f64", 1e5),
+                                      pytest.param("complex<f64>", 5.0, marks=pytest.mark.slow)])
 def test_scale_and_certificate(t, cond):
     """``s X`` has ``sigma_max`` in [0.7, 1.15]; the certificate (no QR-based step, one trip) holds exactly
     where ``sigma_min(s X) >= L_QR`` with a margin (the cases are chosen away from the threshold)."""
@@ -273,7 +275,9 @@ def test_wide_steps_cholesky_is_left_looking():
     assert texts[1] < texts[0] / 2
 
 
-@pytest.mark.parametrize("t, m, n, cond, large_from", [("f32", 100, 96, 1e6, None), ("complex<f64>", 96, 80, 1e12, None),
+@pytest.mark.parametrize("t, m, n, cond, large_from", [("f32", 100, 96, 1e6, None),
+                                                       pytest.param("complex<f64>", 96, 80, 1e12, None,
+                                                                    marks=pytest.mark.slow),
                                                        ("f64", 96, 96, 1e10, 64)])
 def test_structured_qr_step(monkeypatch, t, m, n, cond, large_from):
     """The QR-based step on ``[sqrt(c) X; I]`` beyond ``QR_UNBLOCKED`` columns uses the stacked matrix's band
@@ -327,7 +331,7 @@ def _second_step(rt: str):
 
 
 @pytest.mark.parametrize("t, m, n", [("f32", 72, 64), ("f64", 72, 64), ("complex<f32>", 40, 40),
-                                     ("complex<f64>", 48, 40)])
+                                     pytest.param("complex<f64>", 48, 40, marks=pytest.mark.slow)])
 def test_cholesky_qr2_step(t, m, n):
     """The second step from ``L0`` (``c`` 4.7e3 for f32, 4.6e7 for f64) takes the CholeskyQR form
     (``STEP_C_MAX < c <= CHOLESKY_QR2_C_MAX``, the first step's ``c`` above it), and its result matches the
@@ -364,7 +368,7 @@ def test_cholesky_qr2_step(t, m, n):
     assert max(errs[:2]) <= 1 < errs[2]
 
 
-@pytest.mark.parametrize("t, cond", [("f32", 1e6), ("f64", 1e10)])
+@pytest.mark.parametrize("t, cond", wide_slow([("f32", 1e6), ("f64", 1e10)]))
 def test_cholesky_qr2_runs_in_the_polar_factor(monkeypatch, t, cond):
     """A matrix that is not certified takes its second QR-based step by :func:`polar._cholesky_qr2_step` (a
     copy that returns NaN makes the polar factor NaN), and none with ``CHOLESKY_QR2_C_MAX = None``; by default
@@ -387,7 +391,7 @@ def test_cholesky_qr2_runs_in_the_polar_factor(monkeypatch, t, cond):
 
 # -- polar_svd's test of U^H U only where the iteration did not end orthonormal (polar.ORTHO_SKIP) ------------
 
-@pytest.mark.parametrize("t, cond", [("f32", 1e6), ("f64", 1e10)])
+@pytest.mark.parametrize("t, cond", wide_slow([("f32", 1e6), ("f64", 1e10)]))
 def test_orthonormality_test_only_where_needed(monkeypatch, t, cond):
     # A NaN-returning re-orthonormalisation and a zero slack: U comes out NaN wherever the U^H U test runs.
     monkeypatch.setattr(polar, "orthonormal_columns", lambda e, u: u * float("nan"))

@@ -18,6 +18,7 @@ import hlokit
 from hlokit.backend import compile as xla_compile
 from hlokit.passes.builder import Emitter
 from hlokit.passes.lapack import stedc
+from sweeps import wide_slow
 
 C = 4.0
 DTYPES = {"f32": np.float32, "f64": np.float64}
@@ -91,7 +92,7 @@ def test_random(t, n):
     _run(t, rng.standard_normal(n), rng.standard_normal(n - 1))
 
 
-@pytest.mark.parametrize("t", ["f32", "f64"])
+@pytest.mark.parametrize("t", wide_slow(["f32", "f64"]))
 def test_batch_leaves_of_one(t):
     """Batch (2, 3), order 7 padded to 8: leaves of one, 3 merge levels, no Jacobi."""
     rng = np.random.default_rng(3)
@@ -168,7 +169,7 @@ def test_secular_compaction_structure():
     assert _text(63, "f64", compact_min=64).count("stablehlo.while") == plain + 1
 
 
-@pytest.mark.parametrize("t", ["f32", "f64"])
+@pytest.mark.parametrize("t", wide_slow(["f32", "f64"]))
 def test_secular_compaction_every_level(t):
     """The compacted secular loop in every merge level (SECULAR_COMPACT_MIN lowered to 2): the hard
     matrices of order 63, a random one, and a batch with leaves of one, within the same bounds."""
@@ -289,7 +290,7 @@ def test_rank_sorts_replace_the_merge_sorts():
     assert _text(256, "f64", leaf=None, rank_max=64).count("stablehlo.sort") == 3 + 3 * 2 + 1
 
 
-@pytest.mark.parametrize("t", ["f32", "f64"])
+@pytest.mark.parametrize("t", wide_slow(["f32", "f64"]))
 def test_rank_sorts_same_results(t):
     """The solver with rank sorts returns exactly what comparator sorts give (the same permutations, ties by
     position): tie- and deflation-heavy matrices (glued Wilkinson, repeated eigenvalues, 1-2-1, identity,
@@ -316,7 +317,7 @@ def test_secular_sums_split():
     assert _text(64, "f32", leaf=None).count("stablehlo.reduce") == plain + 2
 
 
-@pytest.mark.parametrize("t", ["f32", "f64"])
+@pytest.mark.parametrize("t", wide_slow(["f32", "f64"]))
 def test_secular_sums_split_small(t):
     """Split sums in every level's loops (SECULAR_SUM_SPLIT 2; the compacted loop too): the hard matrices of
     order 63 and a random one within the file's bounds."""

@@ -14,6 +14,7 @@ from hlokit.backend import compile as xla_compile
 from hlokit.passes.builder import Emitter
 from hlokit.passes.lapack import tridiagonal as td
 from hlokit.passes.lapack import tridiagonal_blocked as tb
+from sweeps import wide_slow
 
 _TYPES = {"float32": "f32", "float64": "f64", "complex64": "complex<f32>", "complex128": "complex<f64>"}
 
@@ -64,7 +65,7 @@ def small_blocks(monkeypatch):
 
 
 @pytest.mark.parametrize("lower", [True, False])
-@pytest.mark.parametrize("dtype", sorted(_TYPES))
+@pytest.mark.parametrize("dtype", wide_slow(sorted(_TYPES)))
 def test_blocked_sytrd_is_the_unblocked_reduction(small_blocks, dtype, lower, monkeypatch):
     n = 29 if lower == (np.dtype(dtype).kind == "f") else 30  # (odd and even orders over the cases)
     a = _hermitian((n, n), dtype, seed=n)

@@ -244,9 +244,9 @@ def _secular_roots(e: Emitter, d2: V, zeta2: V, act: V, last: V, d_next: V, gap2
     takes ``dlaed4``'s rational step safeguarded by the bracket (outside it the one-pole model's root,
     :data:`SECULAR_POLE_STEP`, then bisection; the model switch :data:`SECULAR_SWITCH_LAPACK`); step 0
     evaluates at the midpoints between the poles and picks each root's origin from the sign of ``f`` there.
-    Two ``stablehlo.while`` loops: all
-    roots at once until at most ``1 /`` :data:`SECULAR_COMPACT` of them are left, then those alone (gathered
-    with their subproblems' poles), so that the few slow roots do not cost whole-level steps."""
+    Two ``stablehlo.while`` loops: all roots at once until at most ``1 /`` :data:`SECULAR_COMPACT` of them
+    are left, then those alone (gathered with their subproblems' poles), so that the few slow roots do not
+    cost whole-level steps."""
     b, s, m = d2.shape
     t = d2.t
     eps = float(finfo(t).eps)

@@ -24,15 +24,8 @@ def _is_wide(value) -> bool:
 def wide_slow(values: Iterable) -> list:
     """``values`` (element types, or tuples of parameters one of which is an element type) as pytest
     parameters, those with a 64-bit element type (:data:`WIDE`) marked ``slow``."""
-    out = []
-    for v in values:
-        if isinstance(v, type(pytest.param(0))):
-            out.append(v)
-        elif _is_wide(v):
-            out.append(pytest.param(*(v if isinstance(v, tuple) else (v,)), marks=pytest.mark.slow))
-        else:
-            out.append(v)
-    return out
+    return [pytest.param(*(v if isinstance(v, tuple) else (v,)), marks=pytest.mark.slow) if _is_wide(v) else v
+            for v in values]
 
 
 #: The two cases a four-type sweep keeps in the default run: one real 32-bit, one complex 64-bit (each field

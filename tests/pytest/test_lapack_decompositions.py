@@ -497,10 +497,8 @@ def test_interpreter_runs_legalized_program(name, dtype):
             assert _rel(g, w) <= tol, (name, dtype, _rel(g, w), tol)
 
 
-@pytest.mark.parametrize("dtype, sizes", [("float32", (3, 5, 8)),
-                                          pytest.param("float64", (3, 5, 8), marks=pytest.mark.slow),
-                                          ("complex64", (3, 5, 8, 12)),
-                                          pytest.param("complex128", (3, 5, 8, 12), marks=pytest.mark.slow)])
+@pytest.mark.parametrize("dtype, sizes", wide_slow([("float32", (3, 5, 8)), ("float64", (3, 5, 8)),
+                                                    ("complex64", (3, 5, 8, 12)), ("complex128", (3, 5, 8, 12))]))
 def test_eigenvalues_come_in_lapacks_order(dtype, sizes):
     # The eigenvalues of geev have no set order, but users compare with LAPACK's. Real input: with ?lahqr's shifts
     # (a double real shift at the trailing block's eigenvalue nearer its last entry; exceptional shifts counted

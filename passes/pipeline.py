@@ -201,7 +201,7 @@ def _find_and_run(instance: Pass, root: ir.Operation, path: Sequence[str]) -> No
         if anchor in ("any", target.name):
             found.append(target)
         else:
-            target.walk(collect)
+            target.walk(collect, ir.WalkOrder.PRE_ORDER)  # (pre-order: SKIP leaves an anchor's body unvisited)
     if found:
         instance.run_on_anchors(found)
 

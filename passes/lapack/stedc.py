@@ -34,6 +34,10 @@ Steps (the matrix scaled by its largest entry first, LAPACK ``dlascl``):
    ``dot_general``. The level's three stable sorts (poles by deflation and value, cluster representatives
    first, back to the children's order) by ranks and gathers up to order :data:`RANK_SORT_MAX`
    (:func:`_rank_sort`).
+   The levels of order up to :data:`GROUPED_BLOCK` (f32 :data:`GROUPED_BLOCK_F32`) but the top one run as a
+   single ``while`` loop over levels (:func:`_merge_grouped`): blocks of that order, each holding its
+   subproblems side by side, every sum, maximum, sort and secular root restricted to an entry's own
+   subproblem by a mask, so that XLA compiles one level's code for them all.
 5. Eigenvalues ascending with their vectors (the top level sorts its roots' data before it forms the
    eigenvector matrix, so the columns come in order; a single leaf is sorted and gathered), scaled back; a
    matrix with a NaN or infinite entry gets NaN eigenvalues and vectors.
@@ -50,7 +54,7 @@ from hlokit.passes.builder import Emitter, V
 from hlokit.passes.lapack import jacobi
 from hlokit.passes.lapack.matrix import any_true, dot, finfo, reduce_with, shift_down, shift_up, slice_dim, splat
 
-__all__ = ["LEAF_MAX", "LEAF_MAX_F32", "PAD", "MAX_SECULAR_ITERATIONS", "RANK_SORT_MAX", "SECULAR_COMPACT",
+__all__ = ["LEAF_MAX", "LEAF_MAX_F32", "GROUPED_BLOCK", "GROUPED_BLOCK_F32", "PAD", "MAX_SECULAR_ITERATIONS", "RANK_SORT_MAX", "SECULAR_COMPACT",
            "SECULAR_COMPACT_MIN", "SECULAR_COMPACT_MIN_F32", "SECULAR_SUM_SPLIT",
            "SECULAR_POLE_STEP", "SECULAR_SWITCH_LAPACK", "tridiagonal_eigh"]
 
@@ -124,6 +128,33 @@ SECULAR_SWITCH_LAPACK = True
 #: the solver alone f64 256 3.91 -> 3.75 ms best, f64 512 11.1 -> 10.6 ms, the whole eigh f64 256 8.46 ->
 #: 8.08 ms; f32 within noise. Both False: the previous program, byte for byte.
 SECULAR_POLE_STEP = True
+
+
+#: The merge levels of subproblems of order up to this (not the top level; at least two of them) run as one
+#: ``while`` loop of :func:`_merge_grouped` (blocks of this order, each holding several subproblems side by
+#: side, masks restricting every sum, sort and root to its subproblem) instead of one piece of code per level
+#: (:func:`_merge`): XLA compiles one level's code instead of several (0: every level by :func:`_merge`).
+#: Measured (XLA CPU, the whole eigh, same process, interleaved; loaded machine): f64 n = 256 (leaves of 8,
+#: levels 16 and 32 folded) compile CPU 18.0 -> 16.2 s, run time 9.41 -> 9.45 ms (p10); n = 512 24.8 -> 20.3
+#: s, 40.3 -> 41.5 ms; blocks of 64 cut compile further but cost 5-8 % of the solver's run time at n = 256.
+GROUPED_BLOCK = 32
+
+#: :data:`GROUPED_BLOCK` of f32 matrices (leaves of order 4: levels 8 .. 64 folded). Measured as above: f32
+#: n = 256 compile CPU 21.1 -> 12.8 s, run time 5.42 -> 5.47 ms (p10); n = 512 24.8 -> 20.1 s, 22.6 -> 22.9 ms.
+GROUPED_BLOCK_F32 = 64
+
+
+def _grouped_levels(m0: int, levels: int, t: str) -> int:
+    """How many of the ``levels`` merge levels above leaves of order ``m0`` run in :func:`_merge_grouped`'s
+    loop for element type ``t``: those of order up to :data:`GROUPED_BLOCK` (f32: :data:`GROUPED_BLOCK_F32`),
+    the top level never, and none unless at least two."""
+    block = GROUPED_BLOCK_F32 if t == "f32" else GROUPED_BLOCK
+    if not block:
+        return 0
+    k = 0
+    while k < levels - 1 and m0 * 2 ** (k + 1) <= block:
+        k += 1
+    return k if k >= 2 else 0
 
 
 def _plan(n: int, leaf_max: int | None = None) -> tuple[int, int]:
@@ -200,7 +231,8 @@ def _take_last(e: Emitter, arrays: list[V], perm: V) -> list[V]:
     return [e.reshape(_gather_rows(e, e.reshape(x, [k]), flat), [b, s, m]) for x in arrays]
 
 
-def _rank_sort(e: Emitter, keys: list[V], arrays: list[V]) -> tuple[list[V], V, V]:
+def _rank_sort(e: Emitter, keys: list[V], arrays: list[V], group: V | None = None,
+               start: V | None = None) -> tuple[list[V], V, V]:
     """The stable sort of ``arrays`` (each ``[B, S, m]``) along the last dimension by ``keys`` (lexicographic,
     ascending; floats in ``TOTALORDER``, i1 false first), ties by position: what ``stablehlo.sort`` with
     ``is_stable`` and that comparator gives, bit for bit. Returns ``(sorted arrays, rank, perm)`` (i32):
@@ -209,7 +241,11 @@ def _rank_sort(e: Emitter, keys: list[V], arrays: list[V]) -> tuple[list[V], V, 
     summed by a ``dot_general`` with ones); ``perm`` is the rank's inverse (``perm_r = sum_i i [rank_i = r]``,
     the same way), the arrays gathered by it. The sums (at most ``m`` ones, indices below ``m``) are exact in
     f32 up to ``m = 2^24``. The ranking idea is a counting sort's (Knuth, TAOCP vol. 3, 5.2 "sorting by
-    counting"), done for all pairs at once."""
+    counting"), done for all pairs at once.
+
+    With ``group`` (i1 ``[B, S, m, m]``, ``[.., i, j]``: entries ``i`` and ``j`` belong to the same run) and
+    ``start`` (i32 ``[B, S, m]``: the position where each entry's run begins), each run of consecutive entries
+    is sorted on its own, in place (:func:`_merge_grouped`)."""
     b, s, m = keys[0].shape
     mat = [b, s, m, m]
     rows, cols = e.iota(mat, 2, "i32"), e.iota(mat, 3, "i32")
@@ -218,8 +254,12 @@ def _rank_sort(e: Emitter, keys: list[V], arrays: list[V]) -> tuple[list[V], V, 
         k = _order_key(e, k)
         ki, kj = _bc(e, k, mat, [0, 1, 2]), _bc(e, k, mat, [0, 1, 3])
         before = e.or_(e.compare("LT", kj, ki, "SIGNED"), e.and_(e.compare("EQ", kj, ki, "SIGNED"), before))
+    if group is not None:
+        before = e.and_(before, group)
     ones = splat(e, 1, "f32", [b, s, m])
     rank = e.convert(dot(e, e.convert(before, "f32"), ones, 2, 3, 2), "i32")
+    if start is not None:
+        rank = rank + start
     hit = e.compare("EQ", rows, _bc(e, rank, mat, [0, 1, 3]), "SIGNED")  # [.., r, i]: rank_i = r
     perm = e.convert(dot(e, e.convert(hit, "f32"), e.iota([b, s, m], 2, "f32"), 2, 3, 2), "i32")
     return _take_last(e, arrays, perm), rank, perm
@@ -232,7 +272,8 @@ def _gather_rows(e: Emitter, x: V, rows: V) -> V:
                     start_index_map=[0], index_vector_dim=1, slice_sizes=[1] + x.shape[1:])
 
 
-def _secular_roots(e: Emitter, d2: V, zeta2: V, act: V, last: V, d_next: V, gap2: V, rho_inv: V) -> tuple[V, V]:
+def _secular_roots(e: Emitter, d2: V, zeta2: V, act: V, last: V, d_next: V, gap2: V, rho_inv: V,
+                   group: V | None = None, first: V | None = None) -> tuple[V, V]:
     """The roots of the secular equations ``1/rho + sum_j zeta2_j / (d_j - lambda) = 0`` of every subproblem
     (``[B, S, m]``: poles ``d2`` ascending among the ``act`` entries, weights ``zeta2``, ``last`` the largest
     active pole, ``d_next`` the next pole, ``gap2`` the distance to it (for the last root ``rho sum zeta2``),
@@ -246,18 +287,24 @@ def _secular_roots(e: Emitter, d2: V, zeta2: V, act: V, last: V, d_next: V, gap2
     evaluates at the midpoints between the poles and picks each root's origin from the sign of ``f`` there.
     Two ``stablehlo.while`` loops: all roots at once until at most ``1 /`` :data:`SECULAR_COMPACT` of them
     are left, then those alone (gathered with their subproblems' poles), so that the few slow roots do not
-    cost whole-level steps."""
+    cost whole-level steps.
+
+    With ``group`` (0-d i32, dynamic) each row of ``m`` holds ``m / group`` independent subproblems of order
+    ``group`` side by side, ``rho_inv`` and the others per entry (``[B, S, m]``) and ``first`` (i1 ``[B, S, m]``)
+    marking where each subproblem begins: a root's sums run over its own subproblem's poles only
+    (:func:`_merge_grouped`; the compacted loop is not used there)."""
     b, s, m = d2.shape
     t = d2.t
     eps = float(finfo(t).eps)
     vec = [b, s, m]
     s_ = [0, 1]
-    rinv_v = _bc(e, rho_inv, vec, s_)
+    rinv_v = rho_inv if len(rho_inv.shape) == 3 else _bc(e, rho_inv, vec, s_)
     # the two poles of the rational model: r and r + 1, for the last root r - 1 and r (dlaed4's choice)
     pk = e.select(last, shift_down(e, d2), d2)
     pk1 = e.select(last, d2, d_next)
     split = e.iota(vec, 2, "i32") - e.convert(last, "i32")
-    single = e.and_(last, e.compare("EQ", e.iota(vec, 2, "i32"), splat(e, 0, "i32", vec), "SIGNED"))
+    single = e.and_(last, first if first is not None else
+                    e.compare("EQ", e.iota(vec, 2, "i32"), splat(e, 0, "i32", vec), "SIGNED"))
     half = gap2 * 0.5
     zero_i = e.scalar(0, "i32")
     rowf = dict(d2=d2, dn=d_next, pk=pk, pk1=pk1, zn=shift_up(e, zeta2), zo=zeta2, half=half, gap2=gap2,
@@ -278,6 +325,10 @@ def _secular_roots(e: Emitter, d2: V, zeta2: V, act: V, last: V, d_next: V, gap2
         def body(it, tau, lo, hi, conv, fprev, middle, left):
             last_, single_ = rb["last"], rb["single"]
             pd, pz, pa = poles()
+            if group is not None:  # (the root's own subproblem: built in the body, as the broadcasts are)
+                gm = e.broadcast_in_dim(group, mat, [])
+                pa = e.and_(pa, e.compare("EQ", e.divide(e.iota(mat, rd - 1, "i32"), gm),
+                                          e.divide(e.iota(mat, rd, "i32"), gm), "SIGNED"))
             leftmask = e.compare("LE", e.iota(mat, rd, "i32"), bc_row(split_), "SIGNED")
             org = e.select(left, rf["d2"], rf["dn"])
             # [r, j] = (d_j - org_r) - tau_r, formed inside the reduce's fusion (d_j - d_r first: exact)
@@ -366,7 +417,7 @@ def _secular_roots(e: Emitter, d2: V, zeta2: V, act: V, last: V, d_next: V, gap2
     limit = e.scalar(MAX_SECULAR_ITERATIONS, "i32")
     total_roots = b * s * m
     keep_k = total_roots
-    if SECULAR_COMPACT and m >= _compact_min(t):
+    if SECULAR_COMPACT and m >= _compact_min(t) and group is None:
         keep_k = max(1, -(-total_roots // SECULAR_COMPACT))
     mat = [b, s, m, m]
     body1 = make_body(mat, 3, lambda x: _bc(e, x, mat, [0, 1, 2]),
@@ -433,13 +484,94 @@ def _merge(e: Emitter, dch: V, qc: V, beta: V, ascending: bool = False) -> tuple
     ``qc`` ``[B, S, 2, h, h]`` their eigenvectors, ``beta`` ``[B, S]`` the coupling torn off. Returns the
     eigenvalues ``[B, S, m]`` (unsorted; ascending when ``ascending``: the columns' data sorted before
     the eigenvector matrix is formed, so the top level needs no sort and gather of the whole matrix) and
-    eigenvectors ``[B, S, m, m]`` of the subproblems."""
+    eigenvectors ``[B, S, m, m]`` of the subproblems (:func:`_merge_steps`, then the children's eigenvectors
+    times its matrix, one batched ``dot_general`` per child)."""
     b, s, m = dch.shape
     h = m // 2
     t = dch.t
     eps = float(finfo(t).eps)
-    vec, mat, two = [b, s, m], [b, s, m, m], [b, s]
-    p_, r_, s_ = [0, 1, 2], [0, 1, 3], [0, 1]  # broadcast along rows (p), columns (r), per subproblem
+    vec, two = [b, s, m], [b, s]
+    s_ = [0, 1]
+    zl = e.reshape(e.slice(qc, [0, 0, 0, h - 1, 0], [b, s, 1, h, h]), [b, s, h])
+    zr = e.reshape(e.slice(qc, [0, 0, 1, 0, 0], [b, s, 2, 1, h]), [b, s, h])
+    sgn = e.select(e.compare("GE", beta, splat(e, 0, t, two), "FLOAT"), splat(e, 1, t, two), splat(e, -1, t, two))
+    z = e.concatenate([zl, zr * _bc(e, sgn, [b, s, h], s_)], 2) * (1 / math.sqrt(2.0))
+    rho = e.abs(beta) * 2.0
+    real = e.compare("LT", e.abs(dch), splat(e, PAD / 2, t, vec), "FLOAT")
+    dmax = reduce_with(e, _sel(e, real, e.abs(dch)), 2, 0.0, "maximum")
+    zmax = reduce_with(e, e.abs(z), 2, 0.0, "maximum")
+    tol = e.maximum(dmax, rho * zmax) * (8 * eps)
+    idx = e.iota(vec, 2, "i32")
+    lam, mm = _merge_steps(e, dch, z, _bc(e, rho, vec, s_), _bc(e, tol, vec, s_),
+                           lambda x: _bc(e, e.reduce_sum(x, [2]), vec, s_),
+                           e.compare("EQ", idx, splat(e, 0, "i32", vec), "SIGNED"),
+                           e.compare("EQ", idx, splat(e, m - 1, "i32", vec), "SIGNED"), ascending=ascending)
+    q = dot(e, qc, e.reshape(mm, [b, s, 2, h, m]), 3, 4, 3)
+    return lam, e.reshape(q, [b, s, m, m])
+
+
+def _merge_grouped(e: Emitter, dch: V, q: V, opb: V, h: V) -> tuple[V, V]:
+    """One merge level of :func:`_merge` for subproblems of order ``m = 2 h`` (``h`` 0-d i32, dynamic) laid out
+    ``M / m`` to a block: ``dch`` ``[B, S, M]`` the children's eigenvalues, ``q`` ``[B, S, M, M]`` their
+    eigenvectors as one block-diagonal matrix per block (children of order ``h`` on the diagonal), ``opb``
+    ``[B, S, M]`` the off-diagonal (entry ``k`` couples ``k`` and ``k + 1``; a subproblem's coupling sits at
+    its children's boundary). Returns the eigenvalues ``[B, S, M]`` (unsorted) and the block-diagonal
+    eigenvectors ``[B, S, M, M]`` of the subproblems.
+
+    The same steps (:func:`_merge_steps`), each restricted to an entry's own subproblem by a mask (sums,
+    maxima, sorts, the secular roots); so one piece of code serves every level of order up to ``M``
+    (:data:`GROUPED_BLOCK`) in a ``while`` loop, where :func:`_merge` has one per level (XLA compiles each:
+    about 1.5-2 s a level on a 2-core machine)."""
+    b, s, mb = dch.shape
+    t = dch.t
+    eps = float(finfo(t).eps)
+    vec, mat = [b, s, mb], [b, s, mb, mb]
+    p_, r_ = [0, 1, 2], [0, 1, 3]
+    m = h + h
+    pos = e.iota(vec, 2, "i32")
+    mv, hv = e.broadcast_in_dim(m, vec, []), e.broadcast_in_dim(h, vec, [])
+    start = e.divide(pos, mv) * mv  # where each entry's subproblem begins
+    within = pos - start
+    right = e.compare("GE", within, hv, "SIGNED")
+    rows, cols = e.iota(mat, 2, "i32"), e.iota(mat, 3, "i32")
+    mm_ = e.broadcast_in_dim(m, mat, [])
+    group = e.compare("EQ", e.divide(rows, mm_), e.divide(cols, mm_), "SIGNED")  # [.., i, j]: same subproblem
+    # each entry's coupling beta (at its subproblem's start + h - 1) and z (the left child's last row of q, the
+    # right child's first row)
+    bpos = start + hv - splat(e, 1, "i32", vec)
+    beta = e.reduce_sum(_sel(e, e.compare("EQ", cols, _bc(e, bpos, mat, p_), "SIGNED"), _bc(e, opb, mat, r_)), [3])
+    zrow = bpos + e.convert(right, "i32")
+    z = e.reduce_sum(_sel(e, e.compare("EQ", rows, _bc(e, zrow, mat, r_), "SIGNED"), q), [2])
+    sgn = e.select(e.compare("GE", beta, splat(e, 0, t, vec), "FLOAT"), splat(e, 1, t, vec), splat(e, -1, t, vec))
+    z = e.select(right, z * sgn, z) * (1 / math.sqrt(2.0))
+    rho = e.abs(beta) * 2.0
+    real = e.compare("LT", e.abs(dch), splat(e, PAD / 2, t, vec), "FLOAT")
+
+    def gmax(x):  # the largest of x over each entry's subproblem
+        return reduce_with(e, _sel(e, group, _bc(e, x, mat, r_)), 3, 0.0, "maximum")
+
+    tol = e.maximum(gmax(_sel(e, real, e.abs(dch))), rho * gmax(e.abs(z))) * (8 * eps)
+    lam, mm = _merge_steps(e, dch, z, rho, tol, lambda x: e.reduce_sum(_sel(e, group, _bc(e, x, mat, r_)), [3]),
+                           e.compare("EQ", within, splat(e, 0, "i32", vec), "SIGNED"),
+                           e.compare("EQ", within, mv - splat(e, 1, "i32", vec), "SIGNED"),
+                           group=group, start=start, order=m)
+    return lam, dot(e, q, mm, 2, 3, 2)
+
+
+def _merge_steps(e: Emitter, dch: V, z: V, rho: V, tol: V, gsum, first: V, last_m: V, ascending: bool = False,
+                 group: V | None = None, start: V | None = None, order: V | None = None) -> tuple[V, V]:
+    """What :func:`_merge` and :func:`_merge_grouped` share: from the children's eigenvalues ``dch`` and the
+    normalised ``z`` (``[B, S, m]``), with each entry's subproblem's ``rho`` and deflation tolerance ``tol``
+    (``[B, S, m]``), ``gsum(x)`` the sum of ``x`` over each entry's subproblem (per entry), ``first`` /
+    ``last_m`` marking where subproblems begin and end: the deflation, the two sorts, the secular roots and Gu &
+    Eisenstat's vectors. Returns the eigenvalues (ascending with ``ascending``) and the ``[B, S, m, m]``
+    matrix that the children's eigenvectors are multiplied by. ``group`` / ``start`` / ``order``: several
+    subproblems (of order ``order``, 0-d i32) to a row, ``group`` the same-subproblem mask (``[.., i, j]``),
+    ``start`` where each entry's subproblem begins (see :func:`_merge_grouped`)."""
+    b, s, m = dch.shape
+    t = dch.t
+    vec, mat = [b, s, m], [b, s, m, m]
+    p_, r_ = [0, 1, 2], [0, 1, 3]
 
     def f(x):
         return splat(e, x, t, vec)
@@ -447,41 +579,44 @@ def _merge(e: Emitter, dch: V, qc: V, beta: V, ascending: bool = False) -> tuple
     def fsum(x, dim=3):
         return e.reduce_sum(x, [dim])
 
-    zl = e.reshape(e.slice(qc, [0, 0, 0, h - 1, 0], [b, s, 1, h, h]), [b, s, h])
-    zr = e.reshape(e.slice(qc, [0, 0, 1, 0, 0], [b, s, 2, 1, h]), [b, s, h])
-    sgn = e.select(e.compare("GE", beta, splat(e, 0, t, two), "FLOAT"), splat(e, 1, t, two), splat(e, -1, t, two))
-    z = e.concatenate([zl, zr * _bc(e, sgn, [b, s, h], s_)], 2) * (1 / math.sqrt(2.0))
-    rho = e.abs(beta) * 2.0
-    rho_v = _bc(e, rho, vec, s_)
-    real = e.compare("LT", e.abs(dch), f(PAD / 2), "FLOAT")
-    dmax = reduce_with(e, _sel(e, real, e.abs(dch)), 2, 0.0, "maximum")
-    zmax = reduce_with(e, e.abs(z), 2, 0.0, "maximum")
-    tol = e.maximum(dmax, rho * zmax) * (8 * eps)
-    tol_v = _bc(e, tol, vec, s_)
-    defl = e.compare("LE", rho_v * e.abs(z), tol_v, "FLOAT")
+    def masked(x):  # x restricted to pairs of one subproblem
+        return x if group is None else e.and_(x, group)
+
+    defl = e.compare("LE", rho * e.abs(z), tol, "FLOAT")
     # NaN: every entry deflated (the result is replaced by NaN at the end)
     defl = e.or_(defl, e.compare("NE", dch, dch, "FLOAT"))
     idx = e.iota(vec, 2, "i32")
     i32 = e.convert(defl, "i32")
+    ranked = m <= RANK_SORT_MAX
 
-    def two_keys(a0, b0, a1, b1, *_):
-        return e.or_(e.compare("LT", a0, b0, "SIGNED"),
-                     e.and_(e.compare("EQ", a0, b0, "SIGNED"), e.compare("LT", a1, b1, "TOTALORDER")))
+    def comparator_sort(arrays: list[V]) -> list[V]:
+        """The stable sort of ``arrays`` by their first two (lexicographic; the second in total order), each
+        subproblem on its own."""
+        lead = [] if start is None else [start]
+
+        def before(*ab):
+            keys = list(zip(ab[0::2], ab[1::2]))[:len(lead) + 2]
+            kinds = ["SIGNED"] * (len(keys) - 1) + ["TOTALORDER"]
+            (a, b_), kind = keys[-1], kinds[-1]
+            out = e.compare("LT", a, b_, kind)
+            for (a, b_), kind in zip(reversed(keys[:-1]), reversed(kinds[:-1])):
+                out = e.or_(e.compare("LT", a, b_, kind), e.and_(e.compare("EQ", a, b_, kind), out))
+            return out
+
+        return e.sort(lead + arrays, 2, before)[len(lead):]
 
     # -- sort 1: the undeflated entries first, each part by d ------------------------------------------
-    ranked = m <= RANK_SORT_MAX
     if ranked:
-        (k1, d1, z1), rank1, idx1 = _rank_sort(e, [i32, dch], [i32, dch, z])
+        (k1, d1, z1), rank1, idx1 = _rank_sort(e, [i32, dch], [i32, dch, z], group, start)
     else:
-        k1, d1, z1, idx1 = e.sort([i32, dch, z, idx], 2, two_keys)
+        k1, d1, z1, idx1 = comparator_sort([i32, dch, z, idx])
     defl1 = e.compare("NE", k1, splat(e, 0, "i32", vec), "SIGNED")
     nd1 = e.not_(defl1)
-    first = e.compare("EQ", idx, splat(e, 0, "i32", vec), "SIGNED")
     gap = d1 - shift_down(e, d1)
-    newc = e.or_(e.or_(first, defl1), e.compare("GT", gap, tol_v, "FLOAT"))
+    newc = e.or_(e.or_(first, defl1), e.compare("GT", gap, tol, "FLOAT"))
     upper = e.convert(e.compare("LE", e.iota([m, m], 0, "i32"), e.iota([m, m], 1, "i32"), "SIGNED"), t)
-    cid = e.dot_general(e.convert(newc, t), upper, [], [], [2], [0])  # cumulative sum: cluster ids 1, 2, ...
-    last_m = e.compare("EQ", idx, splat(e, m - 1, "i32", vec), "SIGNED")
+    # cumulative sum: cluster ids 1, 2, ... (a subproblem's first entry starts a cluster: ids never span two)
+    cid = e.dot_general(e.convert(newc, t), upper, [], [], [2], [0])
     last_in = e.or_(last_m, e.compare("NE", shift_up(e, e.convert(newc, t)), f(0), "FLOAT"))
     rep1 = e.and_(last_in, nd1)
     same1 = e.compare("EQ", _bc(e, cid, mat, p_), _bc(e, cid, mat, r_), "FLOAT")
@@ -497,35 +632,37 @@ def _merge(e: Emitter, dch: V, qc: V, beta: V, ascending: bool = False) -> tuple
     # -- sort 2: the cluster representatives (the reduced problem) first, by d --------------------------
     krep = e.convert(e.not_(rep1), "i32")
     if ranked:
-        (k2, d2, zeta2, cid2, v2, uabs2, idx2), _, _ = _rank_sort(e, [krep, d1],
-                                                                  [krep, d1, zeta2, cid, v1, uabs, idx1])
+        (k2, d2, zeta2, cid2, v2, uabs2, idx2), _, _ = _rank_sort(
+            e, [krep, d1], [krep, d1, zeta2, cid, v1, uabs, idx1], group, start)
     else:
-        k2, d2, zeta2, cid2, v2, uabs2, idx2 = e.sort([krep, d1, zeta2, cid, v1, uabs, idx1], 2, two_keys)
+        k2, d2, zeta2, cid2, v2, uabs2, idx2 = comparator_sort([krep, d1, zeta2, cid, v1, uabs, idx1])
     act = e.compare("EQ", k2, splat(e, 0, "i32", vec), "SIGNED")
-    act_next = e.compare("NE", shift_up(e, e.convert(act, "i32")), splat(e, 0, "i32", vec), "SIGNED")
+    act_next = e.and_(e.compare("NE", shift_up(e, e.convert(act, "i32")), splat(e, 0, "i32", vec), "SIGNED"),
+                      e.not_(last_m))
     last = e.and_(act, e.not_(act_next))
     d_next = shift_up(e, d2)
-    zsum = fsum(zeta2, 2)
     rho_inv = 1.0 / rho
-    gap2 = e.select(last, _bc(e, rho * zsum, vec, s_), d_next - d2)
+    gap2 = e.select(last, rho * gsum(zeta2), d_next - d2)
     gap2 = e.select(act, gap2, f(1))
     act_c = _bc(e, act, mat, r_)
     dcol = _bc(e, d2, mat, r_)
-    tau, org = _secular_roots(e, d2, zeta2, act, last, d_next, gap2, rho_inv)
+    tau, org = _secular_roots(e, d2, zeta2, act, last, d_next, gap2, rho_inv, group=order, first=first)
     delta = dcol - _bc(e, org, mat, p_)
 
     # -- Gu & Eisenstat: z from the roots (Loewner), so the vectors are orthogonal -----------------------
     lam_minus_d = _bc(e, tau, mat, p_) - delta  # [r, j] = lambda_r - d_j
     shifted = e.concatenate([splat(e, 1, t, [b, s, 1, m]), e.slice(lam_minus_d, [0, 0, 0, 0], [b, s, m - 1, m])], 2)
+    if group is not None:  # (a subproblem's first row: 1, as row 0 is)
+        shifted = e.select(_bc(e, first, mat, p_), splat(e, 1, t, mat), shifted)
     rows, cols = e.iota(mat, 2, "i32"), e.iota(mat, 3, "i32")
     num = e.select(e.compare("LT", rows, cols, "SIGNED"), lam_minus_d, shifted)
     dpole = _bc(e, d2, mat, p_) - dcol
     act_r = _bc(e, act, mat, p_)
-    valid = e.and_(e.and_(act_r, act_c), e.compare("NE", rows, cols, "SIGNED"))
+    valid = masked(e.and_(e.and_(act_r, act_c), e.compare("NE", rows, cols, "SIGNED")))
     ratio = e.select(valid, num / e.select(valid, dpole, splat(e, 1, t, mat)), splat(e, 1, t, mat))
     prod = reduce_with(e, ratio, 2, 1.0, "multiply")
-    alast = fsum(_sel(e, _bc(e, last, mat, p_), lam_minus_d), 2)
-    zhat = _sel(e, act, e.sqrt(e.abs(alast * _bc(e, rho_inv, vec, s_) * prod)))
+    alast = fsum(_sel(e, masked(_bc(e, last, mat, p_)), lam_minus_d), 2)
+    zhat = _sel(e, act, e.sqrt(e.abs(alast * rho_inv * prod)))
 
     # -- the eigenvectors, rows in the children's order ---------------------------------------------------
     if ranked:  # back by the first sort's ranks
@@ -548,16 +685,24 @@ def _merge(e: Emitter, dch: V, qc: V, beta: V, ascending: bool = False) -> tuple
         act_c = _bc(e, e.compare("NE", act_i, splat(e, 0, "i32", vec), "SIGNED"), mat, r_)
         same = e.compare("EQ", _bc(e, cido, mat, p_), _bc(e, cid2, mat, r_), "FLOAT")
     den = (_bc(e, drep, mat, p_) - _bc(e, org, mat, r_)) - _bc(e, tau, mat, r_)
-    live = e.and_(_bc(e, e.compare("NE", ndo, f(0), "FLOAT"), mat, p_), act_c)
+    live = masked(e.and_(_bc(e, e.compare("NE", ndo, f(0), "FLOAT"), mat, p_), act_c))
     x = _sel(e, live, _bc(e, zh * uo, mat, p_) / e.select(live, den, splat(e, 1, t, mat)))
     norm = e.sqrt(fsum(x * x, 2))
     x = x / _bc(e, e.select(e.compare("GT", norm, f(0), "FLOAT"), norm, f(1)), mat, r_)
-    eye = e.compare("EQ", e.iota(mat, 2, "i32"), _bc(e, idx2, mat, r_), "SIGNED")
+    eye = e.compare("EQ", rows, _bc(e, idx2, mat, r_), "SIGNED")
     hh = e.select(eye, splat(e, 1, t, mat), splat(e, 0, t, mat)) - _sel(
         e, same, _bc(e, vo, mat, p_) * _bc(e, v2 / (uabs2 + 1.0), mat, r_))
-    mm = e.select(act_c, x, hh)
-    q = dot(e, qc, e.reshape(mm, [b, s, 2, h, m]), 3, 4, 3)
-    return lam, e.reshape(q, mat)
+    return lam, e.select(act_c, x, hh)
+
+
+def _block_diagonal(e: Emitter, q: V, mb: int) -> V:
+    """The leaves' eigenvectors ``q`` ``[B, K, m0, m0]`` as block-diagonal ``[B, K m0 / mb, mb, mb]`` matrices."""
+    b, k, m0, _ = q.shape
+    g, s = mb // m0, k * m0 // mb
+    big = [b, s, g, m0, g, m0]
+    q6 = _bc(e, e.reshape(q, [b, s, g, m0, m0]), big, [0, 1, 2, 3, 5])
+    diag = e.compare("EQ", e.iota(big, 2, "i32"), e.iota(big, 4, "i32"), "SIGNED")
+    return e.reshape(_sel(e, diag, q6), [b, s, mb, mb])
 
 
 def tridiagonal_eigh(e: Emitter, d: V, off: V) -> tuple[V, V]:
@@ -599,7 +744,19 @@ def tridiagonal_eigh(e: Emitter, d: V, off: V) -> tuple[V, V]:
     cut = _sel(e, tear, e.abs(op))
     dt = dp - cut - shift_down(e, cut)
     lam, q = _leaves(e, dt, _sel(e, e.not_(tear), op), m0)
-    for level in range(levels):
+    grouped = _grouped_levels(m0, levels, t)
+    if grouped:  # the levels of order up to GROUPED_BLOCK in one loop (_merge_grouped)
+        mb = m0 * 2 ** grouped
+        s0 = nn // mb
+        lam, q = e.reshape(lam, [bsz, s0, mb]), _block_diagonal(e, q, mb)
+        opb = e.reshape(op, [bsz, s0, mb])
+        # (the loop counts its trips; h doubles beside it: XLA CPU's trip-count analysis aborts on a loop
+        # whose compared variable is updated by anything but a constant step)
+        out = e.while_([e.scalar(0, "i32"), e.scalar(m0, "i32"), lam, q],
+                       lambda i, *_: e.compare("LT", i, e.scalar(grouped, "i32"), "SIGNED"),
+                       lambda i, h, lam_, q_: [i + e.scalar(1, "i32"), h + h, *_merge_grouped(e, lam_, q_, opb, h)])
+        lam, q = out[2], out[3]
+    for level in range(grouped, levels):
         h = m0 * 2 ** level
         m, s = 2 * h, nn // (2 * h)
         beta = e.reshape(slice_dim(e, e.reshape(op, [bsz, s, m]), 2, h - 1, h), [bsz, s])

@@ -26,14 +26,14 @@ _CACHE: dict = {}
 
 
 def _text(n: int, t: str, batch=(), leaf: int | None = 8, compact_min: int | None = None,
-          rank_max: int | None = None, split: int | None = None) -> str:
-    """The solver's program; ``leaf`` / ``compact_min`` / ``rank_max`` / ``split`` set ``LEAF_MAX`` /
-    ``SECULAR_COMPACT_MIN`` (and their f32 variants) / ``RANK_SORT_MAX`` / ``SECULAR_SUM_SPLIT`` (None: the
-    module's values)."""
+          rank_max: int | None = None, split: int | None = None, grouped: int | None = None) -> str:
+    """The solver's program; ``leaf`` / ``compact_min`` / ``rank_max`` / ``split`` / ``grouped`` set
+    ``LEAF_MAX`` / ``SECULAR_COMPACT_MIN`` (and their f32 variants) / ``RANK_SORT_MAX`` / ``SECULAR_SUM_SPLIT`` /
+    ``GROUPED_BLOCK`` (and its f32 variant) (None: the module's values)."""
     names = ["LEAF_MAX", "LEAF_MAX_F32", "SECULAR_COMPACT_MIN", "SECULAR_COMPACT_MIN_F32", "RANK_SORT_MAX",
-             "SECULAR_SUM_SPLIT"]
+             "SECULAR_SUM_SPLIT", "GROUPED_BLOCK", "GROUPED_BLOCK_F32"]
     old = [getattr(stedc, k) for k in names]
-    for k, v in zip(names, [leaf, leaf, compact_min, compact_min, rank_max, split]):
+    for k, v in zip(names, [leaf, leaf, compact_min, compact_min, rank_max, split, grouped, grouped]):
         if v is not None:
             setattr(stedc, k, v)
     try:
@@ -47,10 +47,10 @@ def _text(n: int, t: str, batch=(), leaf: int | None = 8, compact_min: int | Non
 
 
 def _solver(n: int, t: str, batch=(), leaf: int | None = 8, compact_min: int | None = None,
-            rank_max: int | None = None, split: int | None = None):
-    key = (n, t, tuple(batch), leaf, compact_min, rank_max, split)
+            rank_max: int | None = None, split: int | None = None, grouped: int | None = None):
+    key = (n, t, tuple(batch), leaf, compact_min, rank_max, split, grouped)
     if key not in _CACHE:
-        _CACHE[key] = xla_compile(hlokit.parse(_text(n, t, batch, leaf, compact_min, rank_max, split),
+        _CACHE[key] = xla_compile(hlokit.parse(_text(n, t, batch, leaf, compact_min, rank_max, split, grouped),
                                                context=hlokit.make_context()))
     return _CACHE[key]
 
@@ -71,9 +71,10 @@ def _check(t: str, d: np.ndarray, o: np.ndarray, w: np.ndarray, z: np.ndarray) -
 
 
 def _run(t: str, d: np.ndarray, o: np.ndarray, leaf: int | None = 8, compact_min: int | None = None,
-         split: int | None = None) -> None:
+         split: int | None = None, grouped: int | None = None) -> None:
     d, o = d.astype(DTYPES[t]), o.astype(DTYPES[t])
-    w, z = (np.asarray(x) for x in _solver(d.shape[-1], t, d.shape[:-1], leaf, compact_min, split=split)(d, o))
+    w, z = (np.asarray(x) for x in _solver(d.shape[-1], t, d.shape[:-1], leaf, compact_min, split=split,
+                                           grouped=grouped)(d, o))
     for i in np.ndindex(d.shape[:-1]):
         _check(t, d[i], o[i], w[i], z[i])
 
@@ -163,10 +164,13 @@ def test_f32_defaults_hard_cases():
 
 def test_secular_compaction_structure():
     """Levels of order >= SECULAR_COMPACT_MIN run their secular roots in two loops (all roots, then the
-    slow ones gathered): order 63 has 3 merge levels, the Jacobi leaves 2 loops."""
+    slow ones gathered): order 63 has 3 merge levels, the Jacobi leaves 2 loops. The levels of the grouped
+    loop (GROUPED_BLOCK: 16 and 32 here) never compact: only the top level's roots do."""
+    plain = _text(63, "f64", compact_min=10 ** 6, grouped=0).count("stablehlo.while")
+    assert _text(63, "f64", compact_min=2, grouped=0).count("stablehlo.while") == plain + 3
+    assert _text(63, "f64", compact_min=64, grouped=0).count("stablehlo.while") == plain + 1
     plain = _text(63, "f64", compact_min=10 ** 6).count("stablehlo.while")
-    assert _text(63, "f64", compact_min=2).count("stablehlo.while") == plain + 3
-    assert _text(63, "f64", compact_min=64).count("stablehlo.while") == plain + 1
+    assert _text(63, "f64", compact_min=2).count("stablehlo.while") == plain + 1
 
 
 @pytest.mark.parametrize("t", wide_slow(["f32", "f64"]))
@@ -285,7 +289,10 @@ def test_rank_sorts_replace_the_merge_sorts():
     (RANK_SORT_MAX 0) have 3 per level and the top level's ascending one."""
     assert stedc.RANK_SORT_MAX >= 256
     assert _text(256, "f32", leaf=None).count("stablehlo.sort") == 1
-    assert _text(256, "f32", leaf=None, rank_max=0).count("stablehlo.sort") == 1 + 3 * 6 + 1
+    # f32: leaves of 4, 6 levels, 4 of them (8 .. 64) in the grouped loop: one copy of its 3 sorts
+    assert stedc._grouped_levels(*stedc._plan(256, stedc.LEAF_MAX_F32), "f32") == 4
+    assert _text(256, "f32", leaf=None, rank_max=0).count("stablehlo.sort") == 1 + 3 * (1 + 2) + 1
+    assert _text(256, "f32", leaf=None, rank_max=0, grouped=0).count("stablehlo.sort") == 1 + 3 * 6 + 1
     assert _text(256, "f64", leaf=None).count("stablehlo.sort") == 3
     assert _text(256, "f64", leaf=None, rank_max=64).count("stablehlo.sort") == 3 + 3 * 2 + 1
 
@@ -326,3 +333,38 @@ def test_secular_sums_split_small(t):
         d, o = HARD[case](63)
         _run(t, d, o, compact_min=16, split=2)
     _run(t, rng.standard_normal(63), rng.standard_normal(62), compact_min=16, split=2)
+
+
+@pytest.mark.parametrize("t", wide_slow(["f32", "f64"]))
+def test_grouped_levels_as_accurate_as_per_level(t):
+    """The merge levels of order up to GROUPED_BLOCK run as one loop of ``_merge_grouped`` (several
+    subproblems to a block, masked): within the same bounds as the per-level code (GROUPED_BLOCK 0) on the
+    hard matrices of order 63 (f32: levels 8 .. 32 grouped, f64: 16 and 32), a random order 200 (f32: padded to
+    256, 4 of 6 levels grouped; f64: leaves of 7, levels 14 and 28 in blocks of 28) and a batch with leaves of
+    one (levels 2 .. 32 grouped), and their eigenvalues within the bound of each other."""
+    rng = np.random.default_rng(31)
+    cases = [HARD[c](63) for c in sorted(HARD)] + [(rng.standard_normal(200), rng.standard_normal(199))]
+    for d, o in cases:
+        for grouped in (None, 0):
+            _run(t, d, o, leaf=None, grouped=grouped)
+        d_, o_ = d.astype(DTYPES[t]), o.astype(DTYPES[t])
+        n = d.shape[-1]
+        w1 = np.asarray(_solver(n, t, leaf=None)(d_, o_)[0], np.float64)
+        w0 = np.asarray(_solver(n, t, leaf=None, grouped=0)(d_, o_)[0], np.float64)
+        scale = max(np.abs(w0).max(), np.finfo(np.float64).tiny)
+        assert np.abs(w1 - w0).max() <= C * n * float(np.finfo(DTYPES[t]).eps) * scale
+    _run(t, rng.standard_normal((2, 33)), rng.standard_normal((2, 32)), leaf=1)
+
+
+def test_grouped_levels_structure():
+    """One copy of the grouped level's code: at order 256 (f32: leaves of 4, levels 8 .. 64 grouped; f64: leaves
+    of 8, levels 16 and 32) the program has the per-level program's loops less those of the levels it folds,
+    plus the one grouped loop; GROUPED_BLOCK 0 gives the per-level program."""
+    for t, folded in (("f32", 4), ("f64", 2)):
+        m0, levels = stedc._plan(256, stedc._leaf_max(t))
+        assert stedc._grouped_levels(m0, levels, t) == folded
+        per_level = _text(256, t, leaf=None, grouped=0).count("stablehlo.while")
+        # each folded level had one secular loop; the grouped loop has its own and the level loop around it
+        assert _text(256, t, leaf=None).count("stablehlo.while") == per_level - folded + 2
+    assert stedc._grouped_levels(4, 2, "f32") == 0  # fewer than two levels to fold: per level
+    assert stedc._grouped_levels(8, 3, "f64") == 2 and stedc._grouped_levels(8, 2, "f64") == 0  # never the top

@@ -34,7 +34,7 @@ Steps (the matrix scaled by its largest entry first, LAPACK ``dlascl``):
    ``dot_general``. The level's three stable sorts (poles by deflation and value, cluster representatives
    first, back to the children's order) by ranks and gathers up to order :data:`RANK_SORT_MAX`
    (:func:`_rank_sort`).
-   The levels of order up to :data:`GROUPED_BLOCK` (f32 :data:`GROUPED_BLOCK_F32`) but the top one run as a
+   The levels of order up to :data:`GROUPED_BLOCK` but the top one run as a
    single ``while`` loop over levels (:func:`_merge_grouped`): blocks of that order, each holding its
    subproblems side by side, every sum, maximum, sort and secular root restricted to an entry's own
    subproblem by a mask, so that XLA compiles one level's code for them all.
@@ -54,7 +54,7 @@ from hlokit.passes.builder import Emitter, V
 from hlokit.passes.lapack import jacobi
 from hlokit.passes.lapack.matrix import any_true, dot, finfo, reduce_with, shift_down, shift_up, slice_dim, splat
 
-__all__ = ["LEAF_MAX", "LEAF_MAX_F32", "GROUPED_BLOCK", "GROUPED_BLOCK_F32", "PAD", "MAX_SECULAR_ITERATIONS", "RANK_SORT_MAX", "SECULAR_COMPACT",
+__all__ = ["LEAF_MAX", "LEAF_MAX_F32", "GROUPED_BLOCK", "PAD", "MAX_SECULAR_ITERATIONS", "RANK_SORT_MAX", "SECULAR_COMPACT",
            "SECULAR_COMPACT_MIN", "SECULAR_COMPACT_MIN_F32", "SECULAR_SUM_SPLIT",
            "SECULAR_POLE_STEP", "SECULAR_SWITCH_LAPACK", "tridiagonal_eigh"]
 
@@ -134,25 +134,21 @@ SECULAR_POLE_STEP = True
 #: ``while`` loop of :func:`_merge_grouped` (blocks of this order, each holding several subproblems side by
 #: side, masks restricting every sum, sort and root to its subproblem) instead of one piece of code per level
 #: (:func:`_merge`): XLA compiles one level's code instead of several (0: every level by :func:`_merge`).
-#: Measured (XLA CPU, the whole eigh, same process, interleaved; loaded machine): f64 n = 256 (leaves of 8,
-#: levels 16 and 32 folded) compile CPU 18.0 -> 16.2 s, run time 9.41 -> 9.45 ms (p10); n = 512 24.8 -> 20.3
-#: s, 40.3 -> 41.5 ms; blocks of 64 cut compile further but cost 5-8 % of the solver's run time at n = 256.
+#: Measured (XLA CPU, the whole eigh, same process, interleaved; loaded machine; compile CPU seconds, run time
+#: p10): f32 n = 256 (leaves of 4: levels 8, 16, 32 folded) 21.7 -> 15.6 s, 5.83 -> 5.86 ms; f64 n = 256
+#: (leaves of 8: levels 16, 32) 18.0 -> 16.2 s, 9.41 -> 9.45 ms; f64 n = 512 24.8 -> 20.3 s, 40.3 -> 41.5 ms.
+#: Blocks of 64 fold one level more (f32 256: 12.5 s) but cost 3 % (f32) to 5-8 % (f64, the solver alone) of
+#: the run time at n = 256: the lowest level's masked work is 8 (f64: 4) times its own.
 GROUPED_BLOCK = 32
 
-#: :data:`GROUPED_BLOCK` of f32 matrices (leaves of order 4: levels 8 .. 64 folded). Measured as above: f32
-#: n = 256 compile CPU 21.1 -> 12.8 s, run time 5.42 -> 5.47 ms (p10); n = 512 24.8 -> 20.1 s, 22.6 -> 22.9 ms.
-GROUPED_BLOCK_F32 = 64
 
-
-def _grouped_levels(m0: int, levels: int, t: str) -> int:
+def _grouped_levels(m0: int, levels: int) -> int:
     """How many of the ``levels`` merge levels above leaves of order ``m0`` run in :func:`_merge_grouped`'s
-    loop for element type ``t``: those of order up to :data:`GROUPED_BLOCK` (f32: :data:`GROUPED_BLOCK_F32`),
-    the top level never, and none unless at least two."""
-    block = GROUPED_BLOCK_F32 if t == "f32" else GROUPED_BLOCK
-    if not block:
+    loop: those of order up to :data:`GROUPED_BLOCK`, the top level never, and none unless at least two."""
+    if not GROUPED_BLOCK:
         return 0
     k = 0
-    while k < levels - 1 and m0 * 2 ** (k + 1) <= block:
+    while k < levels - 1 and m0 * 2 ** (k + 1) <= GROUPED_BLOCK:
         k += 1
     return k if k >= 2 else 0
 
@@ -744,7 +740,7 @@ def tridiagonal_eigh(e: Emitter, d: V, off: V) -> tuple[V, V]:
     cut = _sel(e, tear, e.abs(op))
     dt = dp - cut - shift_down(e, cut)
     lam, q = _leaves(e, dt, _sel(e, e.not_(tear), op), m0)
-    grouped = _grouped_levels(m0, levels, t)
+    grouped = _grouped_levels(m0, levels)
     if grouped:  # the levels of order up to GROUPED_BLOCK in one loop (_merge_grouped)
         mb = m0 * 2 ** grouped
         s0 = nn // mb

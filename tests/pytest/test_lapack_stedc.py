@@ -29,11 +29,11 @@ def _text(n: int, t: str, batch=(), leaf: int | None = 8, compact_min: int | Non
           rank_max: int | None = None, split: int | None = None, grouped: int | None = None) -> str:
     """The solver's program; ``leaf`` / ``compact_min`` / ``rank_max`` / ``split`` / ``grouped`` set
     ``LEAF_MAX`` / ``SECULAR_COMPACT_MIN`` (and their f32 variants) / ``RANK_SORT_MAX`` / ``SECULAR_SUM_SPLIT`` /
-    ``GROUPED_BLOCK`` (and its f32 variant) (None: the module's values)."""
+    ``GROUPED_BLOCK`` (None: the module's values)."""
     names = ["LEAF_MAX", "LEAF_MAX_F32", "SECULAR_COMPACT_MIN", "SECULAR_COMPACT_MIN_F32", "RANK_SORT_MAX",
-             "SECULAR_SUM_SPLIT", "GROUPED_BLOCK", "GROUPED_BLOCK_F32"]
+             "SECULAR_SUM_SPLIT", "GROUPED_BLOCK"]
     old = [getattr(stedc, k) for k in names]
-    for k, v in zip(names, [leaf, leaf, compact_min, compact_min, rank_max, split, grouped, grouped]):
+    for k, v in zip(names, [leaf, leaf, compact_min, compact_min, rank_max, split, grouped]):
         if v is not None:
             setattr(stedc, k, v)
     try:
@@ -289,9 +289,9 @@ def test_rank_sorts_replace_the_merge_sorts():
     (RANK_SORT_MAX 0) have 3 per level and the top level's ascending one."""
     assert stedc.RANK_SORT_MAX >= 256
     assert _text(256, "f32", leaf=None).count("stablehlo.sort") == 1
-    # f32: leaves of 4, 6 levels, 4 of them (8 .. 64) in the grouped loop: one copy of its 3 sorts
-    assert stedc._grouped_levels(*stedc._plan(256, stedc.LEAF_MAX_F32), "f32") == 4
-    assert _text(256, "f32", leaf=None, rank_max=0).count("stablehlo.sort") == 1 + 3 * (1 + 2) + 1
+    # f32: leaves of 4, 6 levels, 3 of them (8 .. 32) in the grouped loop: one copy of its 3 sorts
+    assert stedc._grouped_levels(*stedc._plan(256, stedc.LEAF_MAX_F32)) == 3
+    assert _text(256, "f32", leaf=None, rank_max=0).count("stablehlo.sort") == 1 + 3 * (1 + 3) + 1
     assert _text(256, "f32", leaf=None, rank_max=0, grouped=0).count("stablehlo.sort") == 1 + 3 * 6 + 1
     assert _text(256, "f64", leaf=None).count("stablehlo.sort") == 3
     assert _text(256, "f64", leaf=None, rank_max=64).count("stablehlo.sort") == 3 + 3 * 2 + 1
@@ -340,7 +340,7 @@ def test_grouped_levels_as_accurate_as_per_level(t):
     """The merge levels of order up to GROUPED_BLOCK run as one loop of ``_merge_grouped`` (several
     subproblems to a block, masked): within the same bounds as the per-level code (GROUPED_BLOCK 0) on the
     hard matrices of order 63 (f32: levels 8 .. 32 grouped, f64: 16 and 32), a random order 200 (f32: padded to
-    256, 4 of 6 levels grouped; f64: leaves of 7, levels 14 and 28 in blocks of 28) and a batch with leaves of
+    256, 3 of 6 levels grouped; f64: leaves of 7, levels 14 and 28 in blocks of 28) and a batch with leaves of
     one (levels 2 .. 32 grouped), and their eigenvalues within the bound of each other."""
     rng = np.random.default_rng(31)
     cases = [HARD[c](63) for c in sorted(HARD)] + [(rng.standard_normal(200), rng.standard_normal(199))]
@@ -357,14 +357,14 @@ def test_grouped_levels_as_accurate_as_per_level(t):
 
 
 def test_grouped_levels_structure():
-    """One copy of the grouped level's code: at order 256 (f32: leaves of 4, levels 8 .. 64 grouped; f64: leaves
+    """One copy of the grouped level's code: at order 256 (f32: leaves of 4, levels 8 .. 32 grouped; f64: leaves
     of 8, levels 16 and 32) the program has the per-level program's loops less those of the levels it folds,
     plus the one grouped loop; GROUPED_BLOCK 0 gives the per-level program."""
-    for t, folded in (("f32", 4), ("f64", 2)):
+    for t, folded in (("f32", 3), ("f64", 2)):
         m0, levels = stedc._plan(256, stedc._leaf_max(t))
-        assert stedc._grouped_levels(m0, levels, t) == folded
+        assert stedc._grouped_levels(m0, levels) == folded
         per_level = _text(256, t, leaf=None, grouped=0).count("stablehlo.while")
         # each folded level had one secular loop; the grouped loop has its own and the level loop around it
         assert _text(256, t, leaf=None).count("stablehlo.while") == per_level - folded + 2
-    assert stedc._grouped_levels(4, 2, "f32") == 0  # fewer than two levels to fold: per level
-    assert stedc._grouped_levels(8, 3, "f64") == 2 and stedc._grouped_levels(8, 2, "f64") == 0  # never the top
+    assert stedc._grouped_levels(4, 2) == 0  # fewer than two levels to fold: per level
+    assert stedc._grouped_levels(8, 3) == 2 and stedc._grouped_levels(8, 2) == 0  # never the top

@@ -268,12 +268,12 @@ def _gather_rows(e: Emitter, x: V, rows: V) -> V:
                     start_index_map=[0], index_vector_dim=1, slice_sizes=[1] + x.shape[1:])
 
 
-def _secular_roots(e: Emitter, d2: V, zeta2: V, act: V, last: V, d_next: V, gap2: V, rho_inv: V,
-                   group: V | None = None, first: V | None = None) -> tuple[V, V]:
+def _secular_roots(e: Emitter, d2: V, zeta2: V, act: V, last: V, d_next: V, gap2: V, rho_inv: V, first: V,
+                   group: V | None = None) -> tuple[V, V]:
     """The roots of the secular equations ``1/rho + sum_j zeta2_j / (d_j - lambda) = 0`` of every subproblem
     (``[B, S, m]``: poles ``d2`` ascending among the ``act`` entries, weights ``zeta2``, ``last`` the largest
     active pole, ``d_next`` the next pole, ``gap2`` the distance to it (for the last root ``rho sum zeta2``),
-    ``rho_inv`` ``[B, S]``). Returns ``(tau, org)``: root ``r`` is ``org_r + tau_r`` with ``org_r`` its nearer
+    ``rho_inv`` the subproblem's ``1 / rho`` per entry, ``first`` (i1) where each subproblem begins). Returns ``(tau, org)``: root ``r`` is ``org_r + tau_r`` with ``org_r`` its nearer
     pole (``d2_r`` or ``d_next_r``), as LAPACK ``dlaed4`` keeps it.
 
     Each step evaluates ``f``, ``f'`` and its left part at the roots in variadic reduces (two:
@@ -286,25 +286,21 @@ def _secular_roots(e: Emitter, d2: V, zeta2: V, act: V, last: V, d_next: V, gap2
     cost whole-level steps.
 
     With ``group`` (0-d i32, dynamic) each row of ``m`` holds ``m / group`` independent subproblems of order
-    ``group`` side by side, ``rho_inv`` and the others per entry (``[B, S, m]``) and ``first`` (i1 ``[B, S, m]``)
-    marking where each subproblem begins: a root's sums run over its own subproblem's poles only
-    (:func:`_merge_grouped`; the compacted loop is not used there)."""
+    ``group`` side by side: a root's sums run over its own subproblem's poles only (:func:`_merge_grouped`;
+    the compacted loop is not used there)."""
     b, s, m = d2.shape
     t = d2.t
     eps = float(finfo(t).eps)
     vec = [b, s, m]
-    s_ = [0, 1]
-    rinv_v = rho_inv if len(rho_inv.shape) == 3 else _bc(e, rho_inv, vec, s_)
     # the two poles of the rational model: r and r + 1, for the last root r - 1 and r (dlaed4's choice)
     pk = e.select(last, shift_down(e, d2), d2)
     pk1 = e.select(last, d2, d_next)
     split = e.iota(vec, 2, "i32") - e.convert(last, "i32")
-    single = e.and_(last, first if first is not None else
-                    e.compare("EQ", e.iota(vec, 2, "i32"), splat(e, 0, "i32", vec), "SIGNED"))
+    single = e.and_(last, first)
     half = gap2 * 0.5
     zero_i = e.scalar(0, "i32")
     rowf = dict(d2=d2, dn=d_next, pk=pk, pk1=pk1, zn=shift_up(e, zeta2), zo=zeta2, half=half, gap2=gap2,
-                rinv=rinv_v)
+                rinv=rho_inv)
     rowb = dict(last=last, single=single)
 
     def make_body(mat, rd, bc_row, poles, rf, rb, split_):
@@ -485,21 +481,16 @@ def _merge(e: Emitter, dch: V, qc: V, beta: V, ascending: bool = False) -> tuple
     b, s, m = dch.shape
     h = m // 2
     t = dch.t
-    eps = float(finfo(t).eps)
     vec, two = [b, s, m], [b, s]
     s_ = [0, 1]
     zl = e.reshape(e.slice(qc, [0, 0, 0, h - 1, 0], [b, s, 1, h, h]), [b, s, h])
     zr = e.reshape(e.slice(qc, [0, 0, 1, 0, 0], [b, s, 2, 1, h]), [b, s, h])
     sgn = e.select(e.compare("GE", beta, splat(e, 0, t, two), "FLOAT"), splat(e, 1, t, two), splat(e, -1, t, two))
     z = e.concatenate([zl, zr * _bc(e, sgn, [b, s, h], s_)], 2) * (1 / math.sqrt(2.0))
-    rho = e.abs(beta) * 2.0
-    real = e.compare("LT", e.abs(dch), splat(e, PAD / 2, t, vec), "FLOAT")
-    dmax = reduce_with(e, _sel(e, real, e.abs(dch)), 2, 0.0, "maximum")
-    zmax = reduce_with(e, e.abs(z), 2, 0.0, "maximum")
-    tol = e.maximum(dmax, rho * zmax) * (8 * eps)
     idx = e.iota(vec, 2, "i32")
-    lam, mm = _merge_steps(e, dch, z, _bc(e, rho, vec, s_), _bc(e, tol, vec, s_),
+    lam, mm = _merge_steps(e, dch, z, _bc(e, e.abs(beta) * 2.0, vec, s_),
                            lambda x: _bc(e, e.reduce_sum(x, [2]), vec, s_),
+                           lambda x: _bc(e, reduce_with(e, x, 2, 0.0, "maximum"), vec, s_),
                            e.compare("EQ", idx, splat(e, 0, "i32", vec), "SIGNED"),
                            e.compare("EQ", idx, splat(e, m - 1, "i32", vec), "SIGNED"), ascending=ascending)
     q = dot(e, qc, e.reshape(mm, [b, s, 2, h, m]), 3, 4, 3)
@@ -520,7 +511,6 @@ def _merge_grouped(e: Emitter, dch: V, q: V, opb: V, h: V) -> tuple[V, V]:
     about 1.5-2 s a level on a 2-core machine)."""
     b, s, mb = dch.shape
     t = dch.t
-    eps = float(finfo(t).eps)
     vec, mat = [b, s, mb], [b, s, mb, mb]
     p_, r_ = [0, 1, 2], [0, 1, 3]
     m = h + h
@@ -540,27 +530,22 @@ def _merge_grouped(e: Emitter, dch: V, q: V, opb: V, h: V) -> tuple[V, V]:
     z = e.reduce_sum(_sel(e, e.compare("EQ", rows, _bc(e, zrow, mat, r_), "SIGNED"), q), [2])
     sgn = e.select(e.compare("GE", beta, splat(e, 0, t, vec), "FLOAT"), splat(e, 1, t, vec), splat(e, -1, t, vec))
     z = e.select(right, z * sgn, z) * (1 / math.sqrt(2.0))
-    rho = e.abs(beta) * 2.0
-    real = e.compare("LT", e.abs(dch), splat(e, PAD / 2, t, vec), "FLOAT")
-
-    def gmax(x):  # the largest of x over each entry's subproblem
-        return reduce_with(e, _sel(e, group, _bc(e, x, mat, r_)), 3, 0.0, "maximum")
-
-    tol = e.maximum(gmax(_sel(e, real, e.abs(dch))), rho * gmax(e.abs(z))) * (8 * eps)
-    lam, mm = _merge_steps(e, dch, z, rho, tol, lambda x: e.reduce_sum(_sel(e, group, _bc(e, x, mat, r_)), [3]),
+    lam, mm = _merge_steps(e, dch, z, e.abs(beta) * 2.0,
+                           lambda x: e.reduce_sum(_sel(e, group, _bc(e, x, mat, r_)), [3]),
+                           lambda x: reduce_with(e, _sel(e, group, _bc(e, x, mat, r_)), 3, 0.0, "maximum"),
                            e.compare("EQ", within, splat(e, 0, "i32", vec), "SIGNED"),
                            e.compare("EQ", within, mv - splat(e, 1, "i32", vec), "SIGNED"),
                            group=group, start=start, order=m)
     return lam, dot(e, q, mm, 2, 3, 2)
 
 
-def _merge_steps(e: Emitter, dch: V, z: V, rho: V, tol: V, gsum, first: V, last_m: V, ascending: bool = False,
+def _merge_steps(e: Emitter, dch: V, z: V, rho: V, gsum, gmax, first: V, last_m: V, ascending: bool = False,
                  group: V | None = None, start: V | None = None, order: V | None = None) -> tuple[V, V]:
     """What :func:`_merge` and :func:`_merge_grouped` share: from the children's eigenvalues ``dch`` and the
-    normalised ``z`` (``[B, S, m]``), with each entry's subproblem's ``rho`` and deflation tolerance ``tol``
-    (``[B, S, m]``), ``gsum(x)`` the sum of ``x`` over each entry's subproblem (per entry), ``first`` /
-    ``last_m`` marking where subproblems begin and end: the deflation, the two sorts, the secular roots and Gu &
-    Eisenstat's vectors. Returns the eigenvalues (ascending with ``ascending``) and the ``[B, S, m, m]``
+    normalised ``z`` (``[B, S, m]``), with each entry's subproblem's ``rho`` (``[B, S, m]``), ``gsum(x)`` /
+    ``gmax(x)`` the sum / largest of ``x`` over each entry's subproblem (per entry), ``first`` / ``last_m``
+    marking where subproblems begin and end: the deflation (``dlaed2``'s tolerance ``8 eps max(|d|, rho |z|)``,
+    the padding left out), the two sorts, the secular roots and Gu & Eisenstat's vectors. Returns the eigenvalues (ascending with ``ascending``) and the ``[B, S, m, m]``
     matrix that the children's eigenvectors are multiplied by. ``group`` / ``start`` / ``order``: several
     subproblems (of order ``order``, 0-d i32) to a row, ``group`` the same-subproblem mask (``[.., i, j]``),
     ``start`` where each entry's subproblem begins (see :func:`_merge_grouped`)."""
@@ -578,6 +563,8 @@ def _merge_steps(e: Emitter, dch: V, z: V, rho: V, tol: V, gsum, first: V, last_
     def masked(x):  # x restricted to pairs of one subproblem
         return x if group is None else e.and_(x, group)
 
+    real = e.compare("LT", e.abs(dch), f(PAD / 2), "FLOAT")
+    tol = e.maximum(gmax(_sel(e, real, e.abs(dch))), rho * gmax(e.abs(z))) * (8 * float(finfo(t).eps))
     defl = e.compare("LE", rho * e.abs(z), tol, "FLOAT")
     # NaN: every entry deflated (the result is replaced by NaN at the end)
     defl = e.or_(defl, e.compare("NE", dch, dch, "FLOAT"))
@@ -642,7 +629,7 @@ def _merge_steps(e: Emitter, dch: V, z: V, rho: V, tol: V, gsum, first: V, last_
     gap2 = e.select(act, gap2, f(1))
     act_c = _bc(e, act, mat, r_)
     dcol = _bc(e, d2, mat, r_)
-    tau, org = _secular_roots(e, d2, zeta2, act, last, d_next, gap2, rho_inv, group=order, first=first)
+    tau, org = _secular_roots(e, d2, zeta2, act, last, d_next, gap2, rho_inv, first, group=order)
     delta = dcol - _bc(e, org, mat, p_)
 
     # -- Gu & Eisenstat: z from the roots (Loewner), so the vectors are orthogonal -----------------------

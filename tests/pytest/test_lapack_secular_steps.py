@@ -46,7 +46,9 @@ def _roots(t: str, pole_step: bool | None = None, switch: bool | None = None):
             return out
 
         e.while_ = while_
-        tau, org = stedc._secular_roots(e, d2, zeta2, act, last, d_next, gap2, rinv)
+        first = e.compare("EQ", iota, e.broadcast_in_dim(e.scalar(0, "i32"), [1, 1, M], []), "SIGNED")
+        tau, org = stedc._secular_roots(e, d2, zeta2, act, last, d_next, gap2,
+                                        e.broadcast_in_dim(rinv, [1, 1, M], [0, 1]), first)
         text = e.text("main", [d2, zeta2, d_next, gap2, rinv], [tau, org, loops[-1]])
     finally:
         stedc.SECULAR_POLE_STEP, stedc.SECULAR_SWITCH_LAPACK = saved

@@ -87,9 +87,11 @@ def write_floor(text: str, count: int) -> float:
     import hlokit
     from jaxlib.mlir import ir
 
+    if count <= 0:
+        return 0.0
     ctx = hlokit.make_context()
     best = float("inf")
-    for _ in range(3 if count > 0 else 0):
+    for _ in range(3):
         module = hlokit.parse(text, context=ctx)
         with ctx:
             func = next(op for op in module.body.operations if op.operation.name == "func.func")
@@ -102,7 +104,7 @@ def write_floor(text: str, count: int) -> float:
                 create("stablehlo.abs", results=[ty], operands=[arg], loc=loc, ip=ip)
             best = min(best, time.process_time() - t0)
         del module
-    return 0.0 if count <= 0 else best
+    return best
 
 
 def verify_print_time(text: str) -> float:
@@ -146,9 +148,10 @@ def measure(which: str, n: int, repeat: int, tmp: str) -> None:
     bindings, replaced = binding_floor(text, flag)
     output = max(0.0, verify_print_time(ours_text) - verify_print_time(text))
     floor = cpu["C++ none"] + bindings + output
-    extra = passes_speed.count_all_ops(ours_text) - passes_speed.count_all_ops(text)
+    ops_in = passes_speed.count_all_ops(text)
+    extra = passes_speed.count_all_ops(ours_text) - ops_in
     writes = write_floor(text, extra)
-    print(f"{which:10s} {passes_speed.count_all_ops(text):6d} ops ({replaced} replaced, {max(extra, 0)} more written), "
+    print(f"{which:10s} {ops_in:6d} ops ({replaced} replaced, {max(extra, 0)} more written), "
           "CPU s: " + "  ".join(f"{k} {v:.3f}" for k, v in cpu.items())
           + f"  bindings {bindings:.3f}  output {output:.3f}  floor {floor:.3f}   ours/C++ {cpu['ours'] / cpu['C++']:.2f}"
             f"  floor/C++ {floor / cpu['C++']:.2f}  ours/floor {cpu['ours'] / floor:.2f}"

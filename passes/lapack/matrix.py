@@ -243,6 +243,15 @@ def with_column(e: Emitter, x: V, k: V, col: V) -> V:
     return e.select(here, e.broadcast_in_dim(col, shape, list(range(r)) + [r]), x)
 
 
+def put_column(e: Emitter, x: V, k: V, col: V) -> V:
+    """``x`` ``[*b, m, n]`` with column ``k`` (0-d i32) replaced by ``col`` ``[*b, m]`` (``dynamic_update_slice``:
+    XLA updates a loop-carried ``x`` in place, where :func:`with_column`'s mask reads and writes all of it)."""
+    shape = x.shape
+    r = len(shape) - 2
+    zero = e.scalar(0, "i32")
+    return e.dynamic_update_slice(x, e.reshape(col, shape[:r + 1] + [1]), [zero] * (r + 1) + [k])
+
+
 def reverse(e: Emitter, x: V, dims: list[int]) -> V:
     """``x`` reversed along ``dims`` (``stablehlo.reverse``; negative dims count from the end)."""
     r = len(x.shape)

@@ -24,11 +24,11 @@ from hlokit.passes.builder import Emitter, Transpose, V
 from hlokit.passes.lapack.householder import householder, reflect_left, store_reflector
 from hlokit.passes.lapack.matrix import (
     abs2, column_of, conj, dot, entry_at, finfo, identity_matrix, magnitude, pad_dim, real_type, reduce_with,
-    row_of, slice_dim, splat, with_column, with_entry,
+    row_of, slice_dim, splat, to_elem, with_column, with_entry,
 )
 
 __all__ = ["build_geqrf", "build_orgqr", "build_geqp3", "qr_block_size", "QR_UNBLOCKED", "apply_blocks_last_first",
-           "segment_runs"]
+           "apply_reflectors", "segment_runs"]
 
 
 def qr_block_size(k: int) -> int:
@@ -354,6 +354,39 @@ def apply_blocks_last_first(e: Emitter, a: V, tau: V, c: V, nb: int, number: int
     out = e.while_([e.scalar(0, "i32"), c], lambda i, *_: e.compare("LT", i, e.scalar(number, "i32"), "SIGNED"),
                    body)
     return out[1]
+
+
+def apply_reflectors(e: Emitter, refl: V, tau: V, c: V, block_size: int, segments: int) -> V:
+    """``H_0 H_1 ... H_{k-1} c`` for the ``k`` (``tau``'s last extent) Householder reflectors stored as
+    :func:`build_geqrf` stores them in ``refl`` (``[*b, m, >= k]``, reflector ``j`` in column ``j`` from row
+    ``j``; ``H_j = I - tau_j v_j v_j^H``) and ``c`` ``[*b, m, p]`` (converted to ``refl``'s type); returns
+    ``[*b, m, p]`` (LAPACK ``?ormqr`` with ``side = 'L'``, ``trans = 'N'``). Blocks of ``block_size``
+    reflectors, last block first, as ``I - V T V^H`` (:func:`apply_blocks_last_first`), in ``segments``
+    ``stablehlo.while`` loops on shrinking row windows (block ``j`` changes rows ``>= j nb`` only); the
+    reflectors are zero-padded to whole blocks (``tau = 0``: ``H = I``). Accuracy: backward stable (Golub &
+    Van Loan, *Matrix Computations*, 4th ed., §5.1.6)."""
+    shape = refl.shape
+    r = len(shape) - 2
+    batch, m = shape[:r], shape[r]
+    if c.t != refl.t:
+        c = to_elem(e, c, refl.t)
+    k = tau.shape[-1]
+    if k == 0 or 0 in batch or c.shape[r + 1] == 0:
+        return c
+    nb = max(1, min(block_size, k))
+    count = -(-k // nb)
+    width = count * nb
+    a1 = pad_dim(e, slice_dim(e, refl, r + 1, 0, k) if refl.shape[r + 1] > k else refl, r + 1, width - k)
+    tw_all = pad_dim(e, tau, r, width - k)
+    for first, number in reversed(segment_runs(count, segments)):
+        big = first * nb
+        if big >= m:
+            continue
+        aw = e.slice(a1, [0] * r + [big, big], batch + [m, big + number * nb])
+        tw = slice_dim(e, tw_all, r, big, big + number * nb)
+        cw = apply_blocks_last_first(e, aw, tw, slice_dim(e, c, r, big, m), nb, number)
+        c = e.concatenate([slice_dim(e, c, r, 0, big), cw], r) if big else cw
+    return c
 
 
 def _swap_entries(e: Emitter, x: V, i: V, p: V) -> V:

@@ -23,10 +23,10 @@ from __future__ import annotations
 from hlokit.passes.builder import COMPLEX_TYPES, V, Emitter
 from hlokit.passes.lapack.householder import householder, store_reflector
 from hlokit.passes.lapack.matrix import (
-    adjoint, column_of, conj, diagonal_of, dot, identity_matrix, pad_dim, reverse, row_of,
-    slice_dim, splat, subdiagonal_of, to_elem,
+    adjoint, column_of, conj, diagonal_of, dot, identity_matrix, pad_dim, put_column, reverse, row_of,
+    slice_dim, splat, subdiagonal_of, to_elem, with_entry,
 )
-from hlokit.passes.lapack.qr import apply_blocks_last_first, segment_runs
+from hlokit.passes.lapack.qr import apply_reflectors, segment_runs
 
 __all__ = [
     "SYTRD_BLOCK", "SYTRD_UNBLOCKED", "SYTRD_SEGMENTS", "SYTRD_LARGE", "SYTRD_SEGMENTS_LARGE", "ORMTR_BLOCK", "ORMTR_SEGMENTS",
@@ -89,21 +89,6 @@ def _real_diagonal(e: Emitter, x: V) -> V:
     return e.select(eye, to_elem(e, e.real(x), x.t), x)
 
 
-def _set_column(e: Emitter, x: V, c: V, col: V) -> V:
-    """``x`` (``[*b, m, p]``) with column ``c`` (0-d i32) replaced by ``col`` (``[*b, m]``)."""
-    shape = x.shape
-    r = len(shape) - 2
-    zero = e.scalar(0, "i32")
-    return e.dynamic_update_slice(x, e.reshape(col, shape[:r + 1] + [1]), [zero] * (r + 1) + [c])
-
-
-def _set_entry(e: Emitter, x: V, k: V, value: V) -> V:
-    """``x`` (``[*b, m]``) with entry ``k`` replaced by ``value`` (``[*b]``)."""
-    batch = x.shape[:-1]
-    zero = e.scalar(0, "i32")
-    return e.dynamic_update_slice(x, e.reshape(value, batch + [1]), [zero] * len(batch) + [k])
-
-
 def _panel(e: Emitter, x: V, tau: V, j0: V, nb: int) -> tuple[V, V, V]:
     """The ``?latrd`` panel of the window ``x`` (``[*b, w, w]``, Hermitian where it is still to be reduced):
     the reflectors of columns ``j0 .. j0 + nb - 1``. A ``stablehlo.while`` over ``c < nb`` carrying the
@@ -134,16 +119,16 @@ def _panel(e: Emitter, x: V, tau: V, j0: V, nb: int) -> tuple[V, V, V]:
         v, tv, beta = householder(e, col, k1)
         # y = tau (A - V W^H - W V^H) v on the rows below k; w = y - (tau / 2) (y^H v) v. (v is stored in U
         # first: its column adds exact zeros, w_k being still 0, and XLA updates U in place, with no copy.)
-        u = _set_column(e, u, c, v)
+        u = put_column(e, u, c, v)
         uhv = conj(e, dot(e, u, conj(e, v), r, r, r))  # U^H v (conjugating the vectors, not U)
         y = dot(e, x, v, r, r + 1, r) - dot(e, u, swap(uhv), r, r + 1, r)
         below = e.compare("GT", idx, e.broadcast_in_dim(k, vec, []), "SIGNED")
         y = e.broadcast_in_dim(tv, vec, bd) * e.select(below, y, zero_vec)
         alpha = splat(e, -0.5, t, batch) * tv * e.reduce_sum(conj(e, y) * v, [r])
         wv = y + e.broadcast_in_dim(alpha, vec, bd) * v
-        p = _set_column(e, p, c, store_reflector(e, col, k1, v, beta))
-        u = _set_column(e, u, c + e.scalar(nb, "i32"), wv)
-        return [c + e.scalar(1, "i32"), p, u, _set_entry(e, tau_, k, tv)]
+        p = put_column(e, p, c, store_reflector(e, col, k1, v, beta))
+        u = put_column(e, u, c + e.scalar(nb, "i32"), wv)
+        return [c + e.scalar(1, "i32"), p, u, with_entry(e, tau_, k, tv)]
 
     out = e.while_([e.scalar(0, "i32"), splat(e, 0, t, batch + [w, nb]), splat(e, 0, t, batch + [w, 2 * nb]), tau],
                    lambda c, *_: e.compare("LT", c, e.scalar(nb, "i32"), "SIGNED"), step)
@@ -259,26 +244,11 @@ def apply_sytrd_q(e: Emitter, packed: V, tau: V, c: V, lower: bool, block_size: 
         flipped = apply_sytrd_q(e, reverse(e, packed, [r, r + 1]), reverse(e, tau, [r]), reverse(e, c, [r]),
                                 True, block_size, segments)
         return reverse(e, flipped, [r])
-    m = c.shape[r + 1]
     k = n - 1
-    nb = max(1, min(int(block_size or ORMTR_BLOCK), k))
-    count = -(-k // nb)
-    width = count * nb
     a1 = e.slice(packed, [0] * r + [1, 0], batch + [n, k])  # reflector j: column j from row j
-    a1 = pad_dim(e, a1, r + 1, width - k)
-    tw_all = pad_dim(e, tau, r, width - k)
-    head = slice_dim(e, c, r, 0, 1)
-    c1 = slice_dim(e, c, r, 1, n)
-    for first, number in reversed(segment_runs(count, int(segments or ORMTR_SEGMENTS))):
-        big = first * nb
-        if big >= k:
-            continue
-        aw = e.slice(a1, [0] * r + [big, big], batch + [k, big + number * nb])
-        tw = slice_dim(e, tw_all, r, big, big + number * nb)
-        cw = apply_blocks_last_first(e, aw, tw, slice_dim(e, c1, r, big, k), nb, number)
-        c1 = e.concatenate([slice_dim(e, c1, r, 0, big), cw], r) if big else cw
-    assert c1.shape == batch + [k, m]
-    return e.concatenate([head, c1], r)
+    c1 = apply_reflectors(e, a1, tau, slice_dim(e, c, r, 1, n), int(block_size or ORMTR_BLOCK),
+                          int(segments or ORMTR_SEGMENTS))
+    return e.concatenate([slice_dim(e, c, r, 0, 1), c1], r)
 
 
 def build_orgtr(e: Emitter, packed: V, tau: V, lower: bool) -> V:

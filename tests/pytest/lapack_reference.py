@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["getrf", "geqrf", "orgqr", "syevd", "gesdd", "gtsv", "schur", "geev", "real_schur", "complex_schur_of_real", "lanv2", "tournament", "gebal", "gebal_permute", "gebak",
+__all__ = ["getrf", "geqrf", "orgqr", "gebrd", "syevd", "gesdd", "gtsv", "schur", "geev", "real_schur", "complex_schur_of_real", "lanv2", "tournament", "gebal", "gebal_permute", "gebak",
            "MAX_SWEEPS"]
 
 
@@ -164,6 +164,48 @@ def geqrf(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         k += 1
     del rows
     return qr, tau
+
+
+def gebrd(a: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Reduction to upper bidiagonal form as LAPACK ``?gebrd`` returns it for ``m >= n`` (unblocked ``?gebd2``):
+    ``Q^H A P = B``.
+
+    ``a``: ``[*batch, m, n]``, ``m >= n``. Returns ``(x, d, e, tauq, taup)``: ``x`` with ``d`` on the diagonal
+    and ``v_k`` below it (column ``k``, implicit 1 at ``k``), ``e`` on the superdiagonal and ``u_k`` right of it
+    (row ``k``, implicit 1 at ``k + 1``); ``d`` ``[*batch, n]``, ``e`` ``[*batch, n - 1]`` real; ``tauq``,
+    ``taup`` ``[*batch, n]`` (``taup[n-1] = 0``); ``Q = H_0 ... H_{n-1}``, ``H_k = I - tauq_k v_k v_k^H``,
+    ``P = G_0 ... G_{n-2}``, ``G_k = I - taup_k u_k u_k^H`` with ``u_k`` from ``?larfg`` of the conjugated row
+    (LAPACK ``zgebrd`` stores ``conj(u_k)``; hlokit stores ``u_k``).
+
+    Loop carry: ``(k, x, tauq, taup)``.
+    """
+    x = np.array(a, copy=True)
+    shape = x.shape
+    m, n = shape[-2], shape[-1]
+    tauq = np.zeros((*shape[:-2], n), x.dtype)
+    taup = np.zeros((*shape[:-2], n), x.dtype)
+    rows, cols = _rows(shape), _cols(shape)
+    for k in range(n):
+        v, tq, d = _householder(_column(x, k), k)
+        tauq[..., k] = tq
+        # H^H from the left on the columns right of k: A -= conj(tauq) v (v^H A)
+        w = np.sum(np.conj(v)[..., :, None] * x, axis=-2)
+        x = _where(cols > k, x - np.conj(tq)[..., None, None] * v[..., :, None] * w[..., None, :], x)
+        col = _where(np.arange(m) == k, d.astype(x.dtype)[..., None], _where(np.arange(m) > k, v, _column(x, k)))
+        x = _where(cols == k, col[..., :, None], x)
+        if k + 1 < n:
+            row = _row(x, k)
+            u, tp, e = _householder(np.conj(row), k + 1)
+            taup[..., k] = tp
+            # G from the right on the rows below k: A -= taup (A u) u^H
+            y = np.sum(x * u[..., None, :], axis=-1)
+            x = _where(rows > k, x - tp[..., None, None] * y[..., :, None] * np.conj(u)[..., None, :], x)
+            newrow = _where(np.arange(n) == k + 1, e.astype(x.dtype)[..., None], _where(np.arange(n) > k + 1, u, row))
+            x = _where(rows == k, newrow[..., None, :], x)
+    idx = np.arange(n)
+    d = np.real(x[..., idx, idx])
+    e = np.real(x[..., idx[:-1], idx[:-1] + 1])
+    return x, d, e, tauq, taup
 
 
 def orgqr(qr: np.ndarray, tau: np.ndarray) -> np.ndarray:

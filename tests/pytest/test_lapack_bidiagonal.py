@@ -1,0 +1,100 @@
+"""The blocked bidiagonal reduction of ``passes/lapack/bidiagonal.py`` (LAPACK ``?gebrd`` / ``?labrd``) and its
+back-transformations (``?ormbr``) on XLA CPU.
+
+Bounds (``eps`` of the element type, ``n`` the columns): ``||Q^H A P - B||_F <= C n eps ||A||_F``,
+``||Q^H Q - I||_F`` and ``||P^H P - I||_F <= C n eps``, ``d`` and ``e`` real; the reflectors, ``tauq``, ``taup``,
+``d`` and ``e`` those of the unblocked numpy mirror (``lapack_reference.gebrd``, LAPACK ``?gebd2``) to
+``C n eps ||A||``. Shapes: square and tall, one panel and several, panels cut by the padding, several loops
+(``segments``), a batch.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import hlokit
+import lapack_reference as ref
+from hlokit.backend import compile as xla_compile
+from hlokit.passes.builder import Emitter
+from hlokit.passes.lapack import bidiagonal
+from hlokit.passes.lapack.matrix import identity_matrix
+
+C = 4.0
+DTYPES = {"f32": np.float32, "f64": np.float64, "complex<f32>": np.complex64, "complex<f64>": np.complex128}
+
+
+def _program(shape: tuple[int, ...], t: str, nb: int | None, segments: int | None):
+    batch, (m, n) = list(shape[:-2]), shape[-2:]
+    e = Emitter()
+    (a,) = e.args([(shape, t)])
+    packed, d, sup, tauq, taup = bidiagonal.gebrd_blocked(e, a, nb, segments)
+    q = bidiagonal.apply_gebrd_q(e, packed, tauq, identity_matrix(e, batch + [m, m], t))
+    p = bidiagonal.apply_gebrd_p(e, packed, taup, identity_matrix(e, batch + [n, n], t))
+    text = e.text("main", [a], [packed, d, sup, tauq, taup, q, p]).replace("func.func private @main", "func.func @main")
+    return xla_compile(hlokit.parse(text, context=hlokit.make_context()))
+
+
+def _random(shape: tuple[int, ...], t: str, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal(shape)
+    if t.startswith("complex"):
+        a = a + 1j * rng.standard_normal(shape)
+    return a.astype(DTYPES[t])
+
+
+CASES = [  # (shape, type, nb, segments)
+    ((1, 1), "f64", None, None),
+    ((5, 5), "f64", 2, None),
+    ((7, 5), "f32", None, None),
+    ((40, 33), "f64", 8, None),  # the last panel cut by the padding
+    ((64, 64), "f32", None, None),  # two panels of the default 32, one loop each
+    ((100, 70), "f64", 16, 3),
+    ((6, 4), "complex<f64>", None, None),
+    ((40, 33), "complex<f32>", 8, None),
+    ((2, 9, 6), "f64", 4, None),
+    ((3, 12, 12), "complex<f64>", 4, 2),
+]
+
+
+@pytest.mark.parametrize("shape,t,nb,segments", CASES, ids=lambda x: str(x).replace(" ", ""))
+def test_gebrd(shape, t, nb, segments):
+    a = _random(shape, t, sum(shape))
+    packed, d, sup, tauq, taup, q, p = (np.asarray(x) for x in _program(shape, t, nb, segments)(a))
+    m, n = shape[-2:]
+    eps = float(np.finfo(DTYPES[t]).eps)
+    norm = np.linalg.norm(a, axis=(-2, -1))[..., None, None]
+    assert np.isrealobj(d) and np.isrealobj(sup) and d.shape == shape[:-2] + (n,) and sup.shape == shape[:-2] + (n - 1,)
+    b = np.zeros(shape, DTYPES[t])
+    idx = np.arange(n)
+    b[..., idx, idx] = d
+    b[..., idx[:-1], idx[:-1] + 1] = sup
+    qh = np.conj(np.swapaxes(q, -1, -2))
+    resid = np.linalg.norm(qh @ a @ p - b, axis=(-2, -1))[..., None, None]
+    assert np.all(resid <= C * n * eps * norm), (resid / (eps * norm)).max()
+    assert np.linalg.norm(qh @ q - np.eye(m), axis=(-2, -1)).max() <= C * n * eps
+    assert np.linalg.norm(np.conj(np.swapaxes(p, -1, -2)) @ p - np.eye(n), axis=(-2, -1)).max() <= C * n * eps
+    # LAPACK's reflectors and conventions (the unblocked ?gebd2 in numpy, in f64 / complex128)
+    wide = np.complex128 if t.startswith("complex") else np.float64
+    rx, rd, re_, rtq, rtp = ref.gebrd(a.astype(wide))
+    tol = C * n * eps * np.abs(a).max()
+    for got, want in ((packed, rx), (d, rd), (sup, re_)):
+        assert got.size == 0 or np.abs(got - want).max() <= tol * max(1.0, np.abs(want).max())
+    for got, want in ((tauq, rtq), (taup, rtp)):  # |tau| <= 2
+        assert np.abs(got - want).max() <= C * n * eps * 2
+
+
+def test_zero_matrix_and_tall():
+    """A zero matrix: every ``tau`` 0, ``Q`` and ``P`` the identity, ``B`` zero."""
+    shape = (37, 20)
+    run = _program(shape, "f32", 8, None)
+    packed, d, sup, tauq, taup, q, p = (np.asarray(x) for x in run(np.zeros(shape, np.float32)))
+    assert not packed.any() and not d.any() and not sup.any() and not tauq.any() and not taup.any()
+    assert np.array_equal(q, np.eye(37)) and np.array_equal(p, np.eye(20))
+
+
+def test_rejects_wide():
+    e = Emitter()
+    (a,) = e.args([((3, 5), "f32")])
+    with pytest.raises(ValueError, match="m >= n"):
+        bidiagonal.gebrd_blocked(e, a)

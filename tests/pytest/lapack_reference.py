@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["getrf", "geqrf", "orgqr", "gebrd", "syevd", "gesdd", "gtsv", "schur", "geev", "real_schur", "complex_schur_of_real", "lanv2", "tournament", "gebal", "gebal_permute", "gebak",
+__all__ = ["getrf", "geqrf", "orgqr", "gebrd", "bdsdc", "syevd", "gesdd", "gtsv", "schur", "geev", "real_schur", "complex_schur_of_real", "lanv2", "tournament", "gebal", "gebal_permute", "gebak",
            "MAX_SWEEPS"]
 
 
@@ -411,6 +411,169 @@ def gesdd(a: np.ndarray, mode: str = "S", sweeps: int = MAX_SWEEPS) -> tuple[np.
         u = np.concatenate([u, np.zeros((*a.shape[:-2], m, m - n), a.dtype)], axis=-1)
     u = _orthonormal(u)
     return sv.astype(a.real.dtype), u, np.conj(np.swapaxes(v, -1, -2)), info
+
+
+def bdsdc(d: np.ndarray, e: np.ndarray, leaf: int = 4) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """SVD of the real upper bidiagonal ``B`` (diagonal ``d`` ``[n]``, superdiagonal ``e`` ``[n - 1]``) by divide
+    and conquer, the merge of LAPACK ``dlasd1`` kept square: ``(u, s, vt)`` with ``B = u diag(s) vt``, ``s``
+    descending. Float64, one matrix; the design the StableHLO version follows (docs/lapack.md, eighth round).
+
+    Split ``B`` at row ``k - 1`` (``k = m // 2``): the left child ``B[:k, :k]`` with its last diagonal entry set
+    to 0 (a zero last row: its SVD has an exact zero singular value with left vector ``e_{k-1}``, and every other
+    left vector is 0 there), the right child ``B[k:, k:]``; with ``B = diag(B_1, B_2) + e_{k-1} w^T``,
+    ``w = d_{k-1} e_{k-1} + e_{k-1} e_k``, ``U^T B V = M = diag(S) + e_p z^T`` where ``p`` is the left child's
+    zero and ``z = V^T w`` (:func:`_bd_merge`). ``M`` is an arrow: its squared singular values are the roots of
+    ``1 + sum_i z_i^2 / (S_i^2 - lambda) = 0``, right vectors ``z_i / (S_i^2 - lambda)``, left vectors ``-1`` at
+    ``p`` and ``S_i z_i / (S_i^2 - lambda)`` elsewhere (with Gu & Eisenstat's ``z``). Leaves of at most ``leaf``
+    rows by ``numpy.linalg.svd`` (the zero last row kept exact).
+    """
+    d = np.asarray(d, np.float64)
+    e = np.asarray(e, np.float64)
+    n = d.shape[0]
+    scale = max(np.abs(d).max(initial=0.0), np.abs(e).max(initial=0.0))
+    scale = scale if scale > 0 else 1.0
+    u, s, v, _ = _bd_svd(d / scale, e / scale, False, leaf)
+    order = np.argsort(-s, kind="stable")
+    return u[:, order], s[order] * scale, v[:, order].T if n else v.T
+
+
+def _bd_svd(d: np.ndarray, e: np.ndarray, zero_last: bool, leaf: int):
+    """``(U, S, V, q)`` of the bidiagonal ``(d, e)`` (``d[-1]`` read as 0 where ``zero_last``), ``S`` unordered;
+    ``q`` the column of the exact zero singular value whose left vector is the last unit vector (``zero_last``),
+    else None."""
+    m = d.shape[0]
+    if zero_last:
+        d = d.copy()
+        d[-1] = 0.0
+    if m <= leaf:
+        b = np.diag(d) + np.diag(e, 1)
+        if not zero_last:
+            u, s, vt = np.linalg.svd(b)
+            return u, s, vt.T, None
+        ut, st, vt = np.linalg.svd(b[:-1], full_matrices=True)  # the rows above the zero one
+        u = np.zeros((m, m))
+        u[:-1, :-1], u[-1, -1] = ut, 1.0
+        return u, np.concatenate([st, [0.0]]), vt.T, m - 1
+    k = m // 2
+    u1, s1, v1, p = _bd_svd(d[:k], e[:k - 1], True, leaf)
+    u2, s2, v2, q2 = _bd_svd(d[k:], e[k:], zero_last, leaf)
+    z = np.concatenate([d[k - 1] * v1[k - 1], e[k - 1] * v2[0]])
+    um, s, vm, null = _bd_merge(np.concatenate([s1, s2]), z, p, None if q2 is None else k + q2)
+    u = np.zeros((m, m))
+    u[:k, :k], u[k:, k:] = u1, u2
+    v = np.zeros((m, m))
+    v[:k, :k], v[k:, k:] = v1, v2
+    return u @ um, s, v @ vm, null
+
+
+def _bd_merge(s: np.ndarray, z: np.ndarray, p: int, q: int | None):
+    """SVD ``(U_M, sigma, V_M, null)`` of the arrow ``M = diag(s) + e_p z^T`` (``s[p] = 0``); ``q``: an index
+    with ``s[q] = 0`` exactly whose column is to keep the left vector ``e_q`` (returned as ``null``).
+
+    Deflation (LAPACK ``dlasd2``; ``tol = 8 eps max(|s|, |z|)``): ``|z_j| <= tol`` (``j != p``) leaves ``s_j``
+    with ``e_j`` on both sides; ``s_j <= tol`` is rotated into ``p`` on the right only (``M``'s column ``j``
+    then holds ``c s_j e_j``: a singular value at most ``tol``, left vector ``e_j``; row ``p`` of ``M`` loses
+    ``s s_j``, at most ``tol``); poles closer than ``tol`` are rotated together on both sides (``G^T diag(s)
+    G`` is ``diag(s)`` to ``tol``), zeroing all ``z`` of a cluster but the last. The rest by the secular
+    equation (:func:`_secular_squared`)."""
+    m = s.shape[0]
+    eps = np.finfo(np.float64).eps
+    tol = 8 * eps * max(np.abs(s).max(), np.abs(z).max())
+    z = z.copy()
+    um, vm = np.eye(m), np.eye(m)  # the deflation's rotations, left and right
+    sig = s.copy()
+    done = np.zeros(m, bool)
+    if abs(z[p]) <= tol:  # (the arrow's own entry is never deflated: dlasd2 raises it to tol)
+        z[p] = tol
+    for j in range(m):
+        if j == p:
+            continue
+        if abs(z[j]) <= tol:
+            z[j], done[j] = 0.0, True
+        elif s[j] <= tol:  # rotate z_j into z_p on the right; the column keeps c s_j e_j
+            r = np.hypot(z[p], z[j])
+            c, sn = z[p] / r, z[j] / r
+            vp, vj = vm[:, p].copy(), vm[:, j].copy()
+            vm[:, p], vm[:, j] = c * vp + sn * vj, -sn * vp + c * vj
+            z[p], z[j] = r, 0.0
+            sig[j], done[j] = c * s[j], True
+    live = [j for j in np.argsort(s, kind="stable") if not done[j] and j != p]
+    for a, b in zip(live, live[1:]):  # clusters: consecutive poles within tol, z rotated into the later one
+        if s[b] - s[a] <= tol and not done[a]:
+            r = np.hypot(z[a], z[b])
+            c, sn = z[b] / r, z[a] / r
+            for w in (um, vm):
+                wa, wb = w[:, a].copy(), w[:, b].copy()
+                w[:, a], w[:, b] = c * wa - sn * wb, sn * wa + c * wb
+            z[a], z[b], done[a] = 0.0, r, True
+    keep = [p] + [j for j in np.argsort(s, kind="stable") if not done[j] and j != p]
+    sk, zk = s[keep], z[keep]
+    kk = len(keep)
+    if kk == 1:  # (M's row p alone: sigma = |z_p|, right vector e_p, left vector sign(z_p) e_p)
+        lam = np.array([zk[0] ** 2])
+        uk, vk = np.array([[-1.0 if zk[0] < 0 else 1.0]]), np.array([[1.0]])
+    else:
+        lam_minus, lam = _secular_squared(sk, zk)  # [r, i] = lambda_r - s_i^2, lambda_r
+        # Gu & Eisenstat: z from the roots, so that the vectors are orthogonal; the products paired as ratios
+        # of size about 1 (zhat_i^2 = (lambda_last - d_i) prod_{r<i} (lambda_r - d_i) / (d_r - d_i)
+        # prod_{i<=r<last} (lambda_r - d_i) / (d_{r+1} - d_i), d = s^2), so that none under- or overflows
+        diff = (sk[None, :] - sk[:, None]) * (sk[None, :] + sk[:, None])  # [i, j] = s_j^2 - s_i^2
+        zhat = np.empty(kk)
+        for i in range(kk):
+            prod = lam_minus[kk - 1, i]
+            for r in range(kk - 1):
+                prod *= lam_minus[r, i] / (diff[i, r] if r < i else diff[i, r + 1])
+            zhat[i] = np.copysign(np.sqrt(abs(prod)), zk[i])
+        x = zhat[None, :] / -lam_minus  # [r, i] = zhat_i / (s_i^2 - lambda_r)
+        ux = sk[None, :] * x
+        ux[:, 0] = -1.0  # (keep[0] = p: M x = -1 there by the secular equation)
+        vk = (x / np.linalg.norm(x, axis=1, keepdims=True)).T  # columns: roots
+        uk = (ux / np.linalg.norm(ux, axis=1, keepdims=True)).T
+    u_new, v_new = np.zeros((m, m)), np.zeros((m, m))
+    u_new[keep, :kk], v_new[keep, :kk] = uk, vk
+    rest = [j for j in range(m) if done[j]]
+    u_new[rest, np.arange(kk, m)] = 1.0
+    v_new[rest, np.arange(kk, m)] = 1.0
+    sigma = np.concatenate([np.sqrt(lam), sig[rest]])
+    neg = sigma < 0  # (a deflated c s_j < 0: flip its left vector)
+    u_new[:, neg] *= -1
+    sigma = np.abs(sigma)
+    null = None if q is None else kk + rest.index(q)
+    return um @ u_new, sigma, vm @ v_new, null
+
+
+def _secular_squared(s: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Roots ``lambda`` of ``1 + sum_i z_i^2 / (s_i^2 - lambda) = 0`` (``s[0] = 0``, the others ascending and
+    apart, every ``z_i != 0``), one in each interval between consecutive poles ``s_i^2`` and the last above
+    them, as ``(lambda_r - s_i^2 [r, i], lambda_r)``: each root found relative to its nearer pole (LAPACK
+    ``dlasd4``'s choice, from the sign of the secular function at the interval's midpoint; the last root's
+    origin is the largest pole) by bisection, pole differences as ``(s_i - s_j)(s_i + s_j)``, so that small
+    singular values keep their relative accuracy and a root next to its pole does not round onto it."""
+    k = s.shape[0]
+    z2 = z * z
+    width = np.empty(k)
+    width[:-1] = (s[1:] - s[:-1]) * (s[1:] + s[:-1])
+    width[-1] = z2.sum()
+
+    def f(pd, tau):
+        return 1.0 + np.sum(z2[None, :] / (pd - tau[:, None]), axis=1)
+
+    lower = np.arange(k)
+    pd_lo = (s[None, :] - s[lower][:, None]) * (s[None, :] + s[lower][:, None])  # [r, i] = s_i^2 - s_r^2
+    upper = np.minimum(lower + 1, k - 1)
+    pd_up = (s[None, :] - s[upper][:, None]) * (s[None, :] + s[upper][:, None])
+    # f increases with lambda between poles: f(midpoint) >= 0 puts the root in the lower half
+    use_lower = (f(pd_lo, 0.5 * width) >= 0) | (lower == k - 1)
+    pd = np.where(use_lower[:, None], pd_lo, pd_up)
+    org = np.where(use_lower, s[lower], s[upper])
+    lo = np.where(use_lower, 0.0, -0.5 * width)
+    hi = np.where(use_lower, np.where(lower == k - 1, width, 0.5 * width), 0.0)
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        below = f(pd, mid) < 0  # the root is above mid
+        lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
+    tau = 0.5 * (lo + hi)
+    return tau[:, None] - pd, org * org + tau
 
 
 def gtsv(dl: np.ndarray, d: np.ndarray, du: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, ...]:

@@ -98,3 +98,45 @@ def test_rejects_wide():
     (a,) = e.args([((3, 5), "f32")])
     with pytest.raises(ValueError, match="m >= n"):
         bidiagonal.gebrd_blocked(e, a)
+
+
+def _bidiagonal_cases():
+    rng = np.random.default_rng(7)
+    d0 = rng.standard_normal(64)
+    d0[::3] = 0.0
+    return {
+        "random-1": (rng.standard_normal(1), np.zeros(0)),
+        "random-5": (rng.standard_normal(5), rng.standard_normal(4)),
+        "random-13": (rng.standard_normal(13), rng.standard_normal(12)),
+        "random-100": (rng.standard_normal(100), rng.standard_normal(99)),
+        "identity": (np.ones(64), np.zeros(63)),
+        "zero-diagonal": (np.zeros(64), np.ones(63)),
+        "zeros-in-d": (d0, rng.standard_normal(63)),
+        "zero": (np.zeros(32), np.zeros(31)),
+        "ones": (np.ones(64), np.ones(63)),
+        "integer-ties": (np.round(rng.standard_normal(64)), np.round(rng.standard_normal(63))),
+        "graded": (np.logspace(0, -12, 64), 0.5 * np.logspace(0, -12, 63)),
+    }
+
+
+@pytest.mark.parametrize("name", list(_bidiagonal_cases()))
+def test_bdsdc_reference(name):
+    """The numpy design of the bidiagonal divide and conquer (``lapack_reference.bdsdc``, docs/lapack.md eighth
+    round): ``||B - U S V^T||``, ``U^T U - I``, ``V^T V - I`` and the singular values against LAPACK's
+    (``numpy.linalg.svd``) to ``4 n eps ||B||``; on the graded matrix (singular values from 1 to 1e-12) each
+    singular value to ``4 n eps`` of itself (the squared poles' differences taken as ``(s_i - s_j)(s_i + s_j)``
+    and the roots relative to their nearer pole)."""
+    d, e = _bidiagonal_cases()[name]
+    n = d.shape[0]
+    u, s, vt = ref.bdsdc(d, e)
+    b = np.diag(d) + np.diag(e, 1)
+    eps = float(np.finfo(np.float64).eps)
+    bound = C * n * eps * max(np.linalg.norm(b, 2), 1e-300)
+    assert np.all(np.diff(s) <= 0) and np.all(s >= 0)
+    assert np.linalg.norm(b - (u * s) @ vt, 2) <= bound
+    assert np.linalg.norm(u.T @ u - np.eye(n), 2) <= C * n * eps
+    assert np.linalg.norm(vt @ vt.T - np.eye(n), 2) <= C * n * eps
+    want = np.linalg.svd(b, compute_uv=False)
+    assert np.abs(s - want).max() <= bound
+    if name == "graded":
+        assert np.all(np.abs(s - want) <= C * n * eps * want)

@@ -540,7 +540,8 @@ def _merge_grouped(e: Emitter, dch: V, q: V, opb: V, h: V) -> tuple[V, V]:
 
 
 def _merge_steps(e: Emitter, dch: V, z: V, rho: V, gsum, gmax, first: V, last_m: V, ascending: bool = False,
-                 group: V | None = None, start: V | None = None, order: V | None = None) -> tuple[V, V]:
+                 group: V | None = None, start: V | None = None, order: V | None = None,
+                 squared: bool = False) -> tuple[V, ...]:
     """What :func:`_merge` and :func:`_merge_grouped` share: from the children's eigenvalues ``dch`` and the
     normalised ``z`` (``[B, S, m]``), with each entry's subproblem's ``rho`` (``[B, S, m]``), ``gsum(x)`` /
     ``gmax(x)`` the sum / largest of ``x`` over each entry's subproblem (per entry), ``first`` / ``last_m``
@@ -548,7 +549,12 @@ def _merge_steps(e: Emitter, dch: V, z: V, rho: V, gsum, gmax, first: V, last_m:
     the padding left out), the two sorts, the secular roots and Gu & Eisenstat's vectors. Returns the eigenvalues (ascending with ``ascending``) and the ``[B, S, m, m]``
     matrix that the children's eigenvectors are multiplied by. ``group`` / ``start`` / ``order``: several
     subproblems (of order ``order``, 0-d i32) to a row, ``group`` the same-subproblem mask (``[.., i, j]``),
-    ``start`` where each entry's subproblem begins (see :func:`_merge_grouped`)."""
+    ``start`` where each entry's subproblem begins (see :func:`_merge_grouped`). ``squared``: the poles are
+    squared singular values ``s^2`` of a bidiagonal merge (``hlokit.passes.lapack.bidiagonal``): the tolerance
+    is ``dlasd2``'s ``8 eps max(s, |z| sqrt(rho))`` on ``s`` and on the unnormalised ``z``, clusters are poles
+    whose ``s`` (not ``s^2``) lie within it, and the columns' active mask ``[B, S, m]``, each row's cluster
+    pole and each row's Gu-Eisenstat ``z`` with its sign (``[B, S, m]``, what its vector entries are formed
+    with: ``x_rj = z_j / (pole_j - lambda_r)``, normalised; 0 for a deflated row) are returned third to fifth."""
     b, s, m = dch.shape
     t = dch.t
     vec, mat = [b, s, m], [b, s, m, m]
@@ -564,8 +570,13 @@ def _merge_steps(e: Emitter, dch: V, z: V, rho: V, gsum, gmax, first: V, last_m:
         return x if group is None else e.and_(x, group)
 
     real = e.compare("LT", e.abs(dch), f(PAD / 2), "FLOAT")
-    tol = e.maximum(gmax(_sel(e, real, e.abs(dch))), rho * gmax(e.abs(z))) * (8 * float(finfo(t).eps))
-    defl = e.compare("LE", rho * e.abs(z), tol, "FLOAT")
+    if squared:  # (on s and the unnormalised z: every s below sqrt(eps) would cluster on s^2)
+        root = e.sqrt(rho)
+        tol = e.maximum(gmax(_sel(e, real, e.sqrt(e.abs(dch)))), root * gmax(e.abs(z))) * (8 * float(finfo(t).eps))
+        defl = e.compare("LE", root * e.abs(z), tol, "FLOAT")
+    else:
+        tol = e.maximum(gmax(_sel(e, real, e.abs(dch))), rho * gmax(e.abs(z))) * (8 * float(finfo(t).eps))
+        defl = e.compare("LE", rho * e.abs(z), tol, "FLOAT")
     # NaN: every entry deflated (the result is replaced by NaN at the end)
     defl = e.or_(defl, e.compare("NE", dch, dch, "FLOAT"))
     idx = e.iota(vec, 2, "i32")
@@ -595,7 +606,11 @@ def _merge_steps(e: Emitter, dch: V, z: V, rho: V, gsum, gmax, first: V, last_m:
         k1, d1, z1, idx1 = comparator_sort([i32, dch, z, idx])
     defl1 = e.compare("NE", k1, splat(e, 0, "i32", vec), "SIGNED")
     nd1 = e.not_(defl1)
-    gap = d1 - shift_down(e, d1)
+    if squared:  # clusters on s = sqrt(s^2)
+        s1 = e.sqrt(e.abs(d1))
+        gap = s1 - shift_down(e, s1)
+    else:
+        gap = d1 - shift_down(e, d1)
     newc = e.or_(e.or_(first, defl1), e.compare("GT", gap, tol, "FLOAT"))
     upper = e.convert(e.compare("LE", e.iota([m, m], 0, "i32"), e.iota([m, m], 1, "i32"), "SIGNED"), t)
     # cumulative sum: cluster ids 1, 2, ... (a subproblem's first entry starts a cluster: ids never span two)
@@ -675,7 +690,11 @@ def _merge_steps(e: Emitter, dch: V, z: V, rho: V, gsum, gmax, first: V, last_m:
     eye = e.compare("EQ", rows, _bc(e, idx2, mat, r_), "SIGNED")
     hh = e.select(eye, splat(e, 1, t, mat), splat(e, 0, t, mat)) - _sel(
         e, same, _bc(e, vo, mat, p_) * _bc(e, v2 / (uabs2 + 1.0), mat, r_))
-    return lam, e.select(act_c, x, hh)
+    out = e.select(act_c, x, hh)
+    if squared:
+        act_v = e.compare("NE", act_i, splat(e, 0, "i32", vec), "SIGNED") if ascending else act
+        return lam, out, act_v, drep, zh * uo
+    return lam, out
 
 
 def _block_diagonal(e: Emitter, q: V, mb: int) -> V:

@@ -1,5 +1,6 @@
-"""The blocked bidiagonal reduction of ``passes/lapack/bidiagonal.py`` (LAPACK ``?gebrd`` / ``?labrd``) and its
-back-transformations (``?ormbr``) on XLA CPU.
+"""The bidiagonal SVD route of ``passes/lapack/bidiagonal.py`` on XLA CPU: the blocked reduction (LAPACK ``?gebrd`` /
+``?labrd``) and its back-transformations (``?ormbr``), the bidiagonal divide and conquer (``bidiagonal_svd``,
+LAPACK ``?bdsdc``; its numpy design ``lapack_reference.bdsdc``), and ``gesdd`` through them.
 
 Bounds (``eps`` of the element type, ``n`` the columns): ``||Q^H A P - B||_F <= C n eps ||A||_F``,
 ``||Q^H Q - I||_F`` and ``||P^H P - I||_F <= C n eps``, ``d`` and ``e`` real; the reflectors, ``tauq``, ``taup``,
@@ -15,10 +16,13 @@ import pytest
 
 import hlokit
 import lapack_reference as ref
+from hlokit import backend
 from hlokit.backend import compile as xla_compile
 from hlokit.passes.builder import Emitter
-from hlokit.passes.lapack import bidiagonal
+from hlokit.passes.lapack import bidiagonal, spectral
 from hlokit.passes.lapack.matrix import identity_matrix
+from test_lapack_blocked import _legalize, _run
+from test_lapack_decompositions import check, export
 
 C = 4.0
 DTYPES = {"f32": np.float32, "f64": np.float64, "complex<f32>": np.complex64, "complex<f64>": np.complex128}
@@ -140,3 +144,95 @@ def test_bdsdc_reference(name):
     assert np.abs(s - want).max() <= bound
     if name == "graded":
         assert np.all(np.abs(s - want) <= C * n * eps * want)
+
+
+# -- the bidiagonal divide and conquer (bidiagonal_svd) ------------------------------------------------------
+
+def _bd_program(n: int, t: str, batch=()):
+    e = Emitter()
+    d, o = e.args([(tuple(batch) + (n,), t), (tuple(batch) + (n - 1,), t)])
+    s, u, v = bidiagonal.bidiagonal_svd(e, d, o)
+    text = e.text("main", [d, o], [s, u, v]).replace("func.func private @main", "func.func @main")
+    return xla_compile(hlokit.parse(text, context=hlokit.make_context()))
+
+
+BD_CASES = [(n, t) for t in ("f32", "f64") for n in (2, 9, 37)] + [(64, "f64")]
+
+
+@pytest.mark.parametrize("n,t", BD_CASES)
+def test_bidiagonal_svd(n, t):
+    """``bidiagonal_svd`` on the matrices of :func:`test_bdsdc_reference` cut to order ``n`` (one program per
+    order and type, the cases as a batch): ``||B - U S V^T||``, ``U^T U - I``, ``V^T V - I``, the singular
+    values against LAPACK's to ``4 n eps ||B||`` (``16 n eps`` for f32: its padded leaves' Jacobi rounding)
+    and descending; graded: each value to ``4 n eps`` of itself in f64."""
+    cases = {k: (d[:n] if d.shape[0] >= n else np.resize(d, n), np.resize(e, n - 1))
+             for k, (d, e) in _bidiagonal_cases().items() if k not in ("random-1", "random-5", "random-13")}
+    dtype = DTYPES[t]
+    names = list(cases)
+    d = np.stack([cases[k][0] for k in names]).astype(dtype)
+    e = np.stack([cases[k][1] for k in names]).astype(dtype)
+    s, u, v = (np.asarray(x).astype(np.float64) for x in _bd_program(n, t, (len(names),))(d, e))
+    eps = float(np.finfo(dtype).eps)
+    c = C if t == "f64" else 4 * C
+    for i, name in enumerate(names):
+        b = np.diag(d[i].astype(np.float64)) + np.diag(e[i].astype(np.float64), 1)
+        norm = np.linalg.norm(b, 2)
+        bound = c * n * eps * norm
+        assert np.all(np.diff(s[i]) <= 0), name
+        assert np.linalg.norm(b - (u[i] * s[i]) @ v[i].T, 2) <= bound, name
+        assert np.linalg.norm(u[i].T @ u[i] - np.eye(n), 2) <= c * n * eps, name
+        assert np.linalg.norm(v[i].T @ v[i] - np.eye(n), 2) <= c * n * eps, name
+        want = np.linalg.svd(b, compute_uv=False)
+        assert np.abs(s[i] - want).max() <= bound, name
+        if name == "graded" and t == "f64":
+            assert np.all(np.abs(s[i] - want) <= c * n * eps * want), name
+
+
+def test_bidiagonal_svd_nan():
+    d = np.ones((2, 9), np.float32)
+    d[1, 3] = np.nan
+    s, _, _ = (np.asarray(x) for x in _bd_program(9, "f32", (2,))(d, np.ones((2, 8), np.float32)))
+    assert not np.isnan(s[0]).any() and np.isnan(s[1]).all()
+
+
+# -- gesdd by the bidiagonal route (spectral.SVD_ROUTE) -------------------------------------------------------
+
+@pytest.fixture
+def bidiagonal_route(monkeypatch):
+    """Small matrices take the bidiagonal route (by default it starts beyond 64 columns)."""
+    monkeypatch.setattr(spectral, "SVD_POLAR_MIN", 4)
+    monkeypatch.setattr(spectral, "SVD_ROUTE", "bidiagonal")
+
+
+@pytest.mark.parametrize("name, dtype", [("svd", "float32"), ("svd_reduced", "complex128"), ("svdvals", "float64"),
+                                         ("svd", "complex64"), pytest.param("pinv", "float64", marks=pytest.mark.slow)])
+def test_gesdd_equals_lapack(bidiagonal_route, name, dtype):
+    """jnp.linalg's SVDs legalized against jaxlib's LAPACK (``test_lapack_decompositions.check``'s
+    condition-number-aware bounds), batch of 2 x 3, order 11, wide and tall shapes by the functions' own."""
+    _run(name, dtype, (2, 3), 11)
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "float64"])
+def test_gesdd_singular_inputs(bidiagonal_route, dtype):
+    n = 9
+    text = export.lower("svd", dtype, (2,), n)
+    args = export.inputs("svd", dtype, (2,), n, cond=10.0, singular=True, seed=3)
+    check("svd", dtype, args, backend.compile(_legalize(text))(*args), backend.compile(text)(*args))
+
+
+def test_gesdd_zero_and_nan(bidiagonal_route):
+    text = export.lower("svd", "float32", (3,), 9)
+    (a,) = export.inputs("svd", "float32", (3,), 9)
+    a[0] = 0.0
+    a[1, 1, 0] = np.nan
+    u, s, vh = (np.asarray(x) for x in backend.compile(_legalize(text))(a))
+    assert not s[0].any() and np.isnan(s[1]).all() and not np.isnan(s[2]).any()
+    for x in (u[0], vh[0]):  # zero matrix: orthonormal vectors
+        assert np.abs(x.T @ x - np.eye(9)).max() <= C * 9 * np.finfo(np.float32).eps
+
+
+def test_gesdd_default_route_beyond_64_columns():
+    """At the default threshold an SVD of more than 64 columns takes the bidiagonal route: f32, order 72 (padded to
+    96: leaves of 3, five merge levels; three gebrd panels), condition 1e3, against LAPACK."""
+    assert spectral.SVD_ROUTE == "bidiagonal" and spectral.SVD_POLAR_MIN == 64
+    _run("svd", "float32", (), 72, conds=(1e3,))

@@ -1,8 +1,8 @@
 """QDWH polar decomposition and the QDWH-SVD (``passes/lapack/polar.py``) against scipy's polar factor and
 jaxlib's LAPACK ``gesdd`` on XLA CPU, with the bounds of ``test_lapack_decompositions.py``.
 
-The SVD cases lower ``SVD_POLAR_MIN`` so that small matrices take the QDWH path (at the default it starts
-beyond 64 columns).
+The SVD cases lower ``SVD_POLAR_MIN`` and set ``SVD_ROUTE`` to ``"polar"`` so that small matrices take the
+QDWH path (by default SVDs beyond 64 columns take the bidiagonal route).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ TYPES = {"f32": np.float32, "f64": np.float64, "complex<f32>": np.complex64, "co
 @pytest.fixture
 def polar_svd(monkeypatch):
     monkeypatch.setattr(spectral, "SVD_POLAR_MIN", 4)
+    monkeypatch.setattr(spectral, "SVD_ROUTE", "polar")
 
 
 def _polar_program(shape, t: str):

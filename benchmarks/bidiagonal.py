@@ -1,5 +1,5 @@
-"""The bidiagonal SVD route's pieces: hlokit's ``?gebrd`` / ``?ormbr`` on XLA CPU against LAPACK's, and LAPACK's
-``?gesdd`` split into ``?gebrd``, ``?bdsdc`` and ``?ormbr`` (issue 40, docs/lapack.md eighth round).
+"""The bidiagonal SVD route's pieces: hlokit's ``?gebrd``, bidiagonal divide and conquer and ``?ormbr`` on XLA CPU
+against LAPACK's ``?gesdd`` split into ``?gebrd``, ``?bdsdc`` and ``?ormbr`` (issue 40, docs/lapack.md eighth round).
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/bidiagonal.py [--sizes 256,512] [--dtype float32,float64]
                                                            [--budget 1.5]
@@ -7,10 +7,10 @@
 For each element type and order ``n`` (a square matrix of condition 1e6, singular values spaced
 geometrically) prints median / best milliseconds of LAPACK's ``gesdd`` (``scipy.linalg.lapack``) and of its
 ``gebrd``, ``bdsdc`` (``compq = 'I'``) and ``ormbr`` (``vect = 'Q'``, one side) called through
-``scipy.linalg.cython_lapack``'s function pointers; of hlokit's ``bidiagonal.gebrd_blocked`` and
-``apply_gebrd_q`` and of ``stedc.tridiagonal_eigh`` at order ``n`` (the stand-in for a bidiagonal divide and
-conquer, which hlokit does not have yet); then the ratio of the gebrd's and the estimate ``gebrd + stedc + 2
-ormbr`` of the route against ``gesdd`` (best times). Single-threaded LAPACK: set ``OPENBLAS_NUM_THREADS=1``.
+``scipy.linalg.cython_lapack``'s function pointers; of hlokit's ``bidiagonal.gebrd_blocked``,
+``bidiagonal_svd`` (of the reduced matrix's bidiagonal; LAPACK's is timed on LAPACK's own), ``apply_gebrd_q``
+and the whole route ``bidiagonal_svd_tall`` (mode 'S'); then each piece's ratio to LAPACK's and the route's to
+``gesdd`` (best times). Single-threaded LAPACK: set ``OPENBLAS_NUM_THREADS=1``.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import scipy.linalg.lapack as lapack
 import hlokit
 from hlokit.backend import compile as xla_compile
 from hlokit.passes.builder import Emitter
-from hlokit.passes.lapack import bidiagonal, stedc
+from hlokit.passes.lapack import bidiagonal
 
 TYPES = {"float32": ("s", "f32", np.float32), "float64": ("d", "f64", np.float64)}
 
@@ -142,18 +142,18 @@ def main(argv=None) -> None:
             packed, d, sup, tauq, _ = (np.asarray(y) for y in gebrd(a))
             ormbr = compiled([((n, n), t), ((n,), t), ((n, n), t)],
                              lambda e, p, tq, c: [bidiagonal.apply_gebrd_q(e, p, tq, c)])
-            solver = compiled([((n,), t), ((n - 1,), t)], lambda e, dd, oo: list(stedc.tridiagonal_eigh(e, dd, oo)))
+            bdsvd = compiled([((n,), t), ((n - 1,), t)], lambda e, dd, oo: list(bidiagonal.bidiagonal_svd(e, dd, oo)))
+            route = compiled([((n, n), t)], lambda e, x: list(bidiagonal.bidiagonal_svd_tall(e, x, "S")))
             ours = {"gebrd": timed(run_xla(gebrd, a), opts.budget),
+                    "bdsdc": timed(run_xla(bdsvd, d, sup), opts.budget),
                     "ormbr": timed(run_xla(ormbr, packed, tauq, a), opts.budget),
-                    "stedc": timed(run_xla(solver, d, sup), opts.budget)}
-            route = ours["gebrd"][1] + ours["stedc"][1] + 2 * ours["ormbr"][1]
+                    "gesdd": timed(run_xla(route, a), opts.budget)}
             print(f"{dtype} n={n}  LAPACK (median / best ms): "
                   + "  ".join(f"{k} {m:.3f} / {b:.3f}" for k, (m, b) in lp.items())
                   + "\n" + " " * len(f"{dtype} n={n}") + "  hlokit: "
                   + "  ".join(f"{k} {m:.3f} / {b:.3f}" for k, (m, b) in ours.items())
-                  + f"\n{'':{len(dtype) + len(str(n)) + 3}s}  gebrd ratio {ours['gebrd'][1] / lp['gebrd'][1]:.2f}, "
-                  f"ormbr ratio {ours['ormbr'][1] / lp['ormbr'][1]:.2f}; route estimate gebrd + stedc + 2 ormbr "
-                  f"{route:.2f} ms = {route / lp['gesdd'][1]:.2f}x gesdd", flush=True)
+                  + "\n" + " " * len(f"{dtype} n={n}") + "  ratios (best): "
+                  + "  ".join(f"{k} {ours[k][1] / lp[k][1]:.2f}" for k in ours), flush=True)
 
 
 if __name__ == "__main__":

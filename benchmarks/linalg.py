@@ -23,7 +23,8 @@ seconds is not repeated (spread printed as ``-``). ``--dtype`` takes a comma-sep
 element type). jaxlib's OpenBLAS threads oversubscribe a loaded machine (run-to-run spreads of 10x), so the
 ratios of issue 40 are against single-thread LAPACK: set ``OPENBLAS_NUM_THREADS=1`` in the environment.
 ``--cond`` sets the 2-norm condition number of the inputs (``export.inputs``; default 10): e.g. ``--cond 1e6``
-times the SVD's path for matrices its run-time certificate rejects. On a GPU platform the original still
+(the QDWH-SVD, ``spectral.SVD_ROUTE = "polar"``, takes its slower path for matrices its run-time certificate
+rejects; the default bidiagonal route's cost does not depend on it). On a GPU platform the original still
 runs on CPU (it cannot run on a GPU).
 """
 

@@ -248,12 +248,12 @@ SVD_PAD = 4.0
 
 
 def _leaf_svd(e: Emitter, a: V) -> tuple[V, V, V]:
-    """``(s, U, V)`` of the leaves ``a`` ``[B, K, m0, m0]`` (one-sided Jacobi, ``jacobi._svd_tall``): a leaf with
+    """``(s, U, V)`` of the leaves ``a`` ``[B, K, m0, m0]`` (one-sided Jacobi, ``jacobi.jacobi_svd_tall``): a leaf with
     a zero last row gets the zero singular value with the left vector ``e_last`` exactly and every other left
     vector exactly 0 there (its columns rotate with that row zero; the QR that makes ``U`` orthonormal never
     touches it)."""
     b, k, m0, _ = a.shape
-    s, u, v = jacobi._svd_tall(e, e.reshape(a, [b * k, m0, m0]), "S")
+    s, u, v = jacobi.jacobi_svd_tall(e, e.reshape(a, [b * k, m0, m0]), "S")
     return e.reshape(s, [b, k, m0]), e.reshape(u, [b, k, m0, m0]), e.reshape(v, [b, k, m0, m0])
 
 
@@ -294,7 +294,7 @@ def bidiagonal_svd(e: Emitter, d: V, off: V) -> tuple[V, V, V]:
                      splat(e, 1, t, [bsz]))
     ds = d / e.broadcast_in_dim(scale, [bsz, n], [0])
     os_ = off / e.broadcast_in_dim(scale, [bsz, n - 1], [0])
-    m0, levels = stedc._plan(n, stedc._leaf_max(t))
+    m0, levels = stedc.plan_levels(n, stedc.leaf_max(t))
     nn = m0 * 2 ** levels
     dp = e.concatenate([ds, splat(e, SVD_PAD, t, [bsz, nn - n])], 1) if nn > n else ds
     op = e.concatenate([os_, splat(e, 0, t, [bsz, nn - n + 1])], 1)  # op[i] couples i and i + 1
@@ -373,7 +373,7 @@ def bidiagonal_svd(e: Emitter, d: V, off: V) -> tuple[V, V, V]:
         zn = z / bc2(e.sqrt(rho))  # (z = 0: every column deflates)
         idx = e.iota(vec, 2, "i32")
         last_level = level == levels - 1
-        lam, mm, act, drep, zsig = stedc._merge_steps(
+        lam, mm, act, drep, zsig = stedc.merge_steps(
             e, poles * poles, zn, bc2(rho), lambda x: bc2(e.reduce_sum(x, [2])),
             lambda x: bc2(reduce_with(e, x, 2, 0.0, "maximum")),
             e.compare("EQ", idx, splat(e, 0, "i32", vec), "SIGNED"),

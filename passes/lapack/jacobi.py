@@ -28,7 +28,7 @@ from hlokit.passes.lapack.matrix import (
 from hlokit.passes.lapack.qr import build_geqrf, build_orgqr
 
 __all__ = ["MAX_SWEEPS", "SVD_BLOCK_MIN", "sort_columns", "orthonormal_columns", "nan_info", "EIGH_BLOCK_MIN", "jacobi_block_size", "block_eigh", "block_svd_tall",
-           "build_syevd", "build_gesdd"]
+           "build_syevd", "build_gesdd", "jacobi_svd_tall"]
 
 
 #: Jacobi sweeps at most (as ``MAX_SWEEPS`` of the numpy mirror).
@@ -207,7 +207,7 @@ def orthonormal_columns(e: Emitter, x: V) -> V:
     return q * e.broadcast_in_dim(phase, shape, list(range(r)) + [r + 1])
 
 
-def _svd_tall(e: Emitter, a: V, mode: str) -> tuple[V, V | None, V | None]:
+def jacobi_svd_tall(e: Emitter, a: V, mode: str) -> tuple[V, V | None, V | None]:
     """One-sided Jacobi SVD of ``a`` ``[*b, m, n]`` with ``m >= n``: ``(s, u, v)`` (``u`` ``[*b, m, n]``, or
     ``[*b, m, m]`` for ``mode`` 'A'; ``v`` ``[*b, n, n]``; both None for 'N')."""
     shape = a.shape
@@ -273,7 +273,7 @@ def _finish_svd(e: Emitter, u: V, v: V, m: int, mode: str) -> tuple[V, V | None,
 def build_gesdd(e: Emitter, a: V, mode: str, result_shapes: list[list[int]], svd_tall=None) -> list[V]:
     """``gesdd`` of ``a`` (``[*b, m, n]``, ``mode`` 'A' / 'S' / 'N'): ``[a, s, u, vt, info]``.
 
-    One-sided Jacobi (:func:`_svd_tall`; another ``svd_tall(e, x, mode) -> (s, u, v)`` of the same
+    One-sided Jacobi (:func:`jacobi_svd_tall`; another ``svd_tall(e, x, mode) -> (s, u, v)`` of the same
     contract if given) on ``a`` (``m >= n``) or on ``a^H`` (``m < n``, ``u`` and ``vt`` swapped). ``s`` real descending; ``u``, ``vt`` per ``mode`` (for 'N' zeros of the call's result
     shapes, which JAX does not read); the first result is ``a`` (LAPACK overwrites it with workspace);
     ``info`` 1 where ``s`` has a NaN, else 0.
@@ -282,7 +282,7 @@ def build_gesdd(e: Emitter, a: V, mode: str, result_shapes: list[list[int]], svd
     r = len(shape) - 2
     m, n = shape[r], shape[r + 1]
     tall = m >= n
-    s, u, v = (svd_tall or _svd_tall)(e, a if tall else adjoint(e, a), mode)
+    s, u, v = (svd_tall or jacobi_svd_tall)(e, a if tall else adjoint(e, a), mode)
     if mode == "N":
         u = splat(e, 0, a.t, result_shapes[2])
         vt = splat(e, 0, a.t, result_shapes[3])

@@ -12,7 +12,7 @@ level at once, the secular equations for all roots at once, the eigenvector upda
 
 Steps (the matrix scaled by its largest entry first, LAPACK ``dlascl``):
 
-1. Pad the order to ``N = m0 2^L`` (:func:`_plan`) with decoupled diagonal entries :data:`PAD` that lie
+1. Pad the order to ``N = m0 2^L`` (:func:`plan_levels`) with decoupled diagonal entries :data:`PAD` that lie
    beyond every eigenvalue of every torn subproblem (Gershgorin: ``|lambda| <= 5`` after scaling) and are
    left out of the deflation tolerances; they are sliced off at the end.
 2. Tear the matrix at every leaf boundary: the rank-one pieces ``rho v v^T`` with
@@ -56,7 +56,7 @@ from hlokit.passes.lapack.matrix import any_true, dot, finfo, reduce_with, shift
 
 __all__ = ["LEAF_MAX", "LEAF_MAX_F32", "GROUPED_BLOCK", "PAD", "MAX_SECULAR_ITERATIONS", "RANK_SORT_MAX", "SECULAR_COMPACT",
            "SECULAR_COMPACT_MIN", "SECULAR_COMPACT_MIN_F32", "SECULAR_SUM_SPLIT",
-           "SECULAR_POLE_STEP", "SECULAR_SWITCH_LAPACK", "tridiagonal_eigh"]
+           "SECULAR_POLE_STEP", "SECULAR_SWITCH_LAPACK", "tridiagonal_eigh", "plan_levels", "leaf_max", "merge_steps"]
 
 
 #: Largest leaf order solved by Jacobi; the order is padded to ``m0 2^L`` with ``m0 <= LEAF_MAX`` (the
@@ -153,7 +153,7 @@ def _grouped_levels(m0: int, levels: int) -> int:
     return k if k >= 2 else 0
 
 
-def _plan(n: int, leaf_max: int | None = None) -> tuple[int, int]:
+def plan_levels(n: int, leaf_max: int | None = None) -> tuple[int, int]:
     """``(m0, levels)``: the leaf order and the number of merge levels for order ``n`` (leaves of order at most
     ``leaf_max``, default :data:`LEAF_MAX`)."""
     best = None
@@ -165,7 +165,7 @@ def _plan(n: int, leaf_max: int | None = None) -> tuple[int, int]:
     return best[1], best[2]
 
 
-def _leaf_max(t: str) -> int:
+def leaf_max(t: str) -> int:
     """:data:`LEAF_MAX` or :data:`LEAF_MAX_F32` for element type ``t``."""
     return LEAF_MAX_F32 if t == "f32" else LEAF_MAX
 
@@ -476,7 +476,7 @@ def _merge(e: Emitter, dch: V, qc: V, beta: V, ascending: bool = False) -> tuple
     ``qc`` ``[B, S, 2, h, h]`` their eigenvectors, ``beta`` ``[B, S]`` the coupling torn off. Returns the
     eigenvalues ``[B, S, m]`` (unsorted; ascending when ``ascending``: the columns' data sorted before
     the eigenvector matrix is formed, so the top level needs no sort and gather of the whole matrix) and
-    eigenvectors ``[B, S, m, m]`` of the subproblems (:func:`_merge_steps`, then the children's eigenvectors
+    eigenvectors ``[B, S, m, m]`` of the subproblems (:func:`merge_steps`, then the children's eigenvectors
     times its matrix, one batched ``dot_general`` per child)."""
     b, s, m = dch.shape
     h = m // 2
@@ -488,7 +488,7 @@ def _merge(e: Emitter, dch: V, qc: V, beta: V, ascending: bool = False) -> tuple
     sgn = e.select(e.compare("GE", beta, splat(e, 0, t, two), "FLOAT"), splat(e, 1, t, two), splat(e, -1, t, two))
     z = e.concatenate([zl, zr * _bc(e, sgn, [b, s, h], s_)], 2) * (1 / math.sqrt(2.0))
     idx = e.iota(vec, 2, "i32")
-    lam, mm = _merge_steps(e, dch, z, _bc(e, e.abs(beta) * 2.0, vec, s_),
+    lam, mm = merge_steps(e, dch, z, _bc(e, e.abs(beta) * 2.0, vec, s_),
                            lambda x: _bc(e, e.reduce_sum(x, [2]), vec, s_),
                            lambda x: _bc(e, reduce_with(e, x, 2, 0.0, "maximum"), vec, s_),
                            e.compare("EQ", idx, splat(e, 0, "i32", vec), "SIGNED"),
@@ -505,7 +505,7 @@ def _merge_grouped(e: Emitter, dch: V, q: V, opb: V, h: V) -> tuple[V, V]:
     its children's boundary). Returns the eigenvalues ``[B, S, M]`` (unsorted) and the block-diagonal
     eigenvectors ``[B, S, M, M]`` of the subproblems.
 
-    The same steps (:func:`_merge_steps`), each restricted to an entry's own subproblem by a mask (sums,
+    The same steps (:func:`merge_steps`), each restricted to an entry's own subproblem by a mask (sums,
     maxima, sorts, the secular roots); so one piece of code serves every level of order up to ``M``
     (:data:`GROUPED_BLOCK`) in a ``while`` loop, where :func:`_merge` has one per level (XLA compiles each:
     about 1.5-2 s a level on a 2-core machine)."""
@@ -530,7 +530,7 @@ def _merge_grouped(e: Emitter, dch: V, q: V, opb: V, h: V) -> tuple[V, V]:
     z = e.reduce_sum(_sel(e, e.compare("EQ", rows, _bc(e, zrow, mat, r_), "SIGNED"), q), [2])
     sgn = e.select(e.compare("GE", beta, splat(e, 0, t, vec), "FLOAT"), splat(e, 1, t, vec), splat(e, -1, t, vec))
     z = e.select(right, z * sgn, z) * (1 / math.sqrt(2.0))
-    lam, mm = _merge_steps(e, dch, z, e.abs(beta) * 2.0,
+    lam, mm = merge_steps(e, dch, z, e.abs(beta) * 2.0,
                            lambda x: e.reduce_sum(_sel(e, group, _bc(e, x, mat, r_)), [3]),
                            lambda x: reduce_with(e, _sel(e, group, _bc(e, x, mat, r_)), 3, 0.0, "maximum"),
                            e.compare("EQ", within, splat(e, 0, "i32", vec), "SIGNED"),
@@ -539,7 +539,7 @@ def _merge_grouped(e: Emitter, dch: V, q: V, opb: V, h: V) -> tuple[V, V]:
     return lam, dot(e, q, mm, 2, 3, 2)
 
 
-def _merge_steps(e: Emitter, dch: V, z: V, rho: V, gsum, gmax, first: V, last_m: V, ascending: bool = False,
+def merge_steps(e: Emitter, dch: V, z: V, rho: V, gsum, gmax, first: V, last_m: V, ascending: bool = False,
                  group: V | None = None, start: V | None = None, order: V | None = None,
                  squared: bool = False) -> tuple[V, ...]:
     """What :func:`_merge` and :func:`_merge_grouped` share: from the children's eigenvalues ``dch`` and the
@@ -736,7 +736,7 @@ def tridiagonal_eigh(e: Emitter, d: V, off: V) -> tuple[V, V]:
     scale = e.select(e.and_(finite, e.compare("GT", scale, splat(e, 0, t, [bsz]), "FLOAT")), scale, one)
     ds = d / _bc(e, scale, [bsz, n], [0])
     os_ = off / _bc(e, scale, [bsz, n - 1], [0])
-    m0, levels = _plan(n, _leaf_max(t))
+    m0, levels = plan_levels(n, leaf_max(t))
     nn = m0 * 2 ** levels
     dp = e.concatenate([ds, splat(e, PAD, t, [bsz, nn - n])], 1) if nn > n else ds
     op = e.concatenate([os_, splat(e, 0, t, [bsz, nn - n + 1])], 1)  # op[i] couples i and i + 1

@@ -102,8 +102,8 @@ def test_batch_leaves_of_one(t):
 
 def test_plan():
     """The padded order m0 2^L is the smallest with m0 <= LEAF_MAX, then the largest m0."""
-    assert stedc._plan(1) == (1, 0) and stedc._plan(8) == (8, 0) and stedc._plan(17) == (5, 2)
-    assert stedc._plan(64) == (8, 3) and stedc._plan(1000) == (8, 7) and stedc._plan(600) == (5, 7)
+    assert stedc.plan_levels(1) == (1, 0) and stedc.plan_levels(8) == (8, 0) and stedc.plan_levels(17) == (5, 2)
+    assert stedc.plan_levels(64) == (8, 3) and stedc.plan_levels(1000) == (8, 7) and stedc.plan_levels(600) == (5, 7)
 
 
 HARD = {
@@ -145,8 +145,8 @@ def test_nan_and_scale():
 def test_f32_plan():
     """f32 runs leaves of LEAF_MAX_F32 (4: one merge level more than f64's 8) and compacts its secular loops
     from order SECULAR_COMPACT_MIN_F32 (512) only: at order 256 f32 has no compacted loop, f64 has one."""
-    assert stedc._plan(256, stedc._leaf_max("f32")) == (4, 6) and stedc._plan(256, stedc._leaf_max("f64")) == (8, 5)
-    assert stedc._leaf_max("f32") == stedc.LEAF_MAX_F32 == 4 and stedc._compact_min("f32") == 512
+    assert stedc.plan_levels(256, stedc.leaf_max("f32")) == (4, 6) and stedc.plan_levels(256, stedc.leaf_max("f64")) == (8, 5)
+    assert stedc.leaf_max("f32") == stedc.LEAF_MAX_F32 == 4 and stedc._compact_min("f32") == 512
     for t, extra in (("f32", 0), ("f64", 1)):
         whiles = _text(256, t, leaf=None).count("stablehlo.while")
         assert whiles == _text(256, t, leaf=None, compact_min=10 ** 6).count("stablehlo.while") + extra
@@ -290,7 +290,7 @@ def test_rank_sorts_replace_the_merge_sorts():
     assert stedc.RANK_SORT_MAX >= 256
     assert _text(256, "f32", leaf=None).count("stablehlo.sort") == 1
     # f32: leaves of 4, 6 levels, 3 of them (8 .. 32) in the grouped loop: one copy of its 3 sorts
-    assert stedc._grouped_levels(*stedc._plan(256, stedc.LEAF_MAX_F32)) == 3
+    assert stedc._grouped_levels(*stedc.plan_levels(256, stedc.LEAF_MAX_F32)) == 3
     assert _text(256, "f32", leaf=None, rank_max=0).count("stablehlo.sort") == 1 + 3 * (1 + 3) + 1
     assert _text(256, "f32", leaf=None, rank_max=0, grouped=0).count("stablehlo.sort") == 1 + 3 * 6 + 1
     assert _text(256, "f64", leaf=None).count("stablehlo.sort") == 3
@@ -361,7 +361,7 @@ def test_grouped_levels_structure():
     of 8, levels 16 and 32) the program has the per-level program's loops less those of the levels it folds,
     plus the one grouped loop; GROUPED_BLOCK 0 gives the per-level program."""
     for t, folded in (("f32", 3), ("f64", 2)):
-        m0, levels = stedc._plan(256, stedc._leaf_max(t))
+        m0, levels = stedc.plan_levels(256, stedc.leaf_max(t))
         assert stedc._grouped_levels(m0, levels) == folded
         per_level = _text(256, t, leaf=None, grouped=0).count("stablehlo.while")
         # each folded level had one secular loop; the grouped loop has its own and the level loop around it

@@ -156,7 +156,8 @@ def _bd_program(n: int, t: str, batch=()):
     return xla_compile(hlokit.parse(text, context=hlokit.make_context()))
 
 
-BD_CASES = [(n, t) for t in ("f32", "f64") for n in (2, 9, 37)] + [(64, "f64")]
+BD_CASES = [(9, "f32"), (37, "f64"), pytest.param(2, "f64", marks=pytest.mark.slow),
+            pytest.param(37, "f32", marks=pytest.mark.slow), pytest.param(64, "f64", marks=pytest.mark.slow)]
 
 
 @pytest.mark.parametrize("n,t", BD_CASES)
@@ -204,8 +205,10 @@ def bidiagonal_route(monkeypatch):
     monkeypatch.setattr(spectral, "SVD_ROUTE", "bidiagonal")
 
 
-@pytest.mark.parametrize("name, dtype", [("svd", "float32"), ("svd_reduced", "complex128"), ("svdvals", "float64"),
-                                         ("svd", "complex64"), pytest.param("pinv", "float64", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("name, dtype", [("svd", "float32"), ("svd_reduced", "complex128"),
+                                         pytest.param("svdvals", "float64", marks=pytest.mark.slow),
+                                         pytest.param("svd", "complex64", marks=pytest.mark.slow),
+                                         pytest.param("pinv", "float64", marks=pytest.mark.slow)])
 def test_gesdd_equals_lapack(bidiagonal_route, name, dtype):
     """jnp.linalg's SVDs legalized against jaxlib's LAPACK (``test_lapack_decompositions.check``'s
     condition-number-aware bounds), batch of 2 x 3, order 11, wide and tall shapes by the functions' own."""

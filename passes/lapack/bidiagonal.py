@@ -294,13 +294,8 @@ def bidiagonal_svd(e: Emitter, d: V, off: V) -> tuple[V, V, V]:
                      splat(e, 1, t, [bsz]))
     ds = d / e.broadcast_in_dim(scale, [bsz, n], [0])
     os_ = off / e.broadcast_in_dim(scale, [bsz, n - 1], [0])
-    m0, levels = stedc.plan_levels(n, stedc.leaf_max(t))
+    m0, levels, dp, op, pos, leaf_last = stedc.padded_leaves(e, ds, os_, SVD_PAD)
     nn = m0 * 2 ** levels
-    dp = e.concatenate([ds, splat(e, SVD_PAD, t, [bsz, nn - n])], 1) if nn > n else ds
-    op = e.concatenate([os_, splat(e, 0, t, [bsz, nn - n + 1])], 1)  # op[i] couples i and i + 1
-    pos = e.iota([bsz, nn], 1, "i32")
-    leaf_last = e.compare("EQ", e.remainder(pos + 1, splat(e, m0, "i32", [bsz, nn])), splat(e, 0, "i32", [bsz, nn]),
-                          "SIGNED")
     zero_d = e.and_(leaf_last, e.compare("NE", pos, splat(e, nn - 1, "i32", [bsz, nn]), "SIGNED"))
     dl = e.select(zero_d, splat(e, 0, t, [bsz, nn]), dp)
     k = nn // m0

@@ -56,7 +56,8 @@ from hlokit.passes.lapack.matrix import any_true, dot, finfo, reduce_with, shift
 
 __all__ = ["LEAF_MAX", "LEAF_MAX_F32", "GROUPED_BLOCK", "PAD", "MAX_SECULAR_ITERATIONS", "RANK_SORT_MAX", "SECULAR_COMPACT",
            "SECULAR_COMPACT_MIN", "SECULAR_COMPACT_MIN_F32", "SECULAR_SUM_SPLIT",
-           "SECULAR_POLE_STEP", "SECULAR_SWITCH_LAPACK", "tridiagonal_eigh", "plan_levels", "leaf_max", "merge_steps"]
+           "SECULAR_POLE_STEP", "SECULAR_SWITCH_LAPACK", "tridiagonal_eigh", "plan_levels", "leaf_max", "merge_steps",
+           "padded_leaves"]
 
 
 #: Largest leaf order solved by Jacobi; the order is padded to ``m0 2^L`` with ``m0 <= LEAF_MAX`` (the
@@ -163,6 +164,23 @@ def plan_levels(n: int, leaf_max: int | None = None) -> tuple[int, int]:
         if best is None or size <= best[0]:
             best = (size, m0, levels)
     return best[1], best[2]
+
+
+def padded_leaves(e: Emitter, d: V, off: V, pad: float) -> tuple[int, int, V, V, V, V]:
+    """The divide-and-conquer layout of the ``[B, n]`` diagonal ``d`` and ``[B, n - 1]`` off-diagonal ``off``
+    (f32 or f64): ``(m0, levels, dp, op, pos, last)`` -- leaves of order ``m0`` under ``levels`` merge levels
+    (:func:`plan_levels` with :func:`leaf_max`), ``dp`` ``[B, N]`` (``N = m0 2^levels``) ``d`` followed by
+    ``pad``, ``op`` ``[B, N]`` ``off`` followed by zeros (``op[i]`` couples ``i`` and ``i + 1``: the padding is
+    decoupled), ``pos`` the i32 positions and ``last`` (i1) where a leaf ends."""
+    b, n = d.shape
+    t = d.t
+    m0, levels = plan_levels(n, leaf_max(t))
+    nn = m0 * 2 ** levels
+    dp = e.concatenate([d, splat(e, pad, t, [b, nn - n])], 1) if nn > n else d
+    op = e.concatenate([off, splat(e, 0, t, [b, nn - n + 1])], 1)
+    pos = e.iota([b, nn], 1, "i32")
+    last = e.compare("EQ", e.remainder(pos + 1, splat(e, m0, "i32", [b, nn])), splat(e, 0, "i32", [b, nn]), "SIGNED")
+    return m0, levels, dp, op, pos, last
 
 
 def leaf_max(t: str) -> int:
@@ -736,13 +754,8 @@ def tridiagonal_eigh(e: Emitter, d: V, off: V) -> tuple[V, V]:
     scale = e.select(e.and_(finite, e.compare("GT", scale, splat(e, 0, t, [bsz]), "FLOAT")), scale, one)
     ds = d / _bc(e, scale, [bsz, n], [0])
     os_ = off / _bc(e, scale, [bsz, n - 1], [0])
-    m0, levels = plan_levels(n, leaf_max(t))
+    m0, levels, dp, op, pos, tear = padded_leaves(e, ds, os_, PAD)
     nn = m0 * 2 ** levels
-    dp = e.concatenate([ds, splat(e, PAD, t, [bsz, nn - n])], 1) if nn > n else ds
-    op = e.concatenate([os_, splat(e, 0, t, [bsz, nn - n + 1])], 1)  # op[i] couples i and i + 1
-    pos = e.iota([bsz, nn], 1, "i32")
-    tear = e.compare("EQ", e.remainder(pos + 1, splat(e, m0, "i32", [bsz, nn])), splat(e, 0, "i32", [bsz, nn]),
-                     "SIGNED")
     cut = _sel(e, tear, e.abs(op))
     dt = dp - cut - shift_down(e, cut)
     lam, q = _leaves(e, dt, _sel(e, e.not_(tear), op), m0)

@@ -16,13 +16,12 @@ import pytest
 
 import hlokit
 import lapack_reference as ref
-from hlokit import backend
 from hlokit.backend import compile as xla_compile
 from hlokit.passes.builder import Emitter
 from hlokit.passes.lapack import bidiagonal, spectral
 from hlokit.passes.lapack.matrix import identity_matrix
-from test_lapack_blocked import _legalize, _run
-from test_lapack_decompositions import check, export
+from test_lapack_blocked import _run
+from test_lapack_polar import check_svd_singular_inputs, check_svd_zero_and_nan
 
 C = 4.0
 DTYPES = {"f32": np.float32, "f64": np.float64, "complex<f32>": np.complex64, "complex<f64>": np.complex128}
@@ -217,21 +216,11 @@ def test_gesdd_equals_lapack(bidiagonal_route, name, dtype):
 
 @pytest.mark.parametrize("dtype", ["complex64", "float64"])
 def test_gesdd_singular_inputs(bidiagonal_route, dtype):
-    n = 9
-    text = export.lower("svd", dtype, (2,), n)
-    args = export.inputs("svd", dtype, (2,), n, cond=10.0, singular=True, seed=3)
-    check("svd", dtype, args, backend.compile(_legalize(text))(*args), backend.compile(text)(*args))
+    check_svd_singular_inputs(dtype)
 
 
 def test_gesdd_zero_and_nan(bidiagonal_route):
-    text = export.lower("svd", "float32", (3,), 9)
-    (a,) = export.inputs("svd", "float32", (3,), 9)
-    a[0] = 0.0
-    a[1, 1, 0] = np.nan
-    u, s, vh = (np.asarray(x) for x in backend.compile(_legalize(text))(a))
-    assert not s[0].any() and np.isnan(s[1]).all() and not np.isnan(s[2]).any()
-    for x in (u[0], vh[0]):  # zero matrix: orthonormal vectors
-        assert np.abs(x.T @ x - np.eye(9)).max() <= C * 9 * np.finfo(np.float32).eps
+    check_svd_zero_and_nan()
 
 
 def test_gesdd_default_route_beyond_64_columns():

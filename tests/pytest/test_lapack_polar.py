@@ -86,23 +86,35 @@ def test_polar_svd_equals_lapack(polar_svd, name, dtype):
     assert "stablehlo.cholesky" not in legal  # the Cholesky steps are the blocked library ones
 
 
-@pytest.mark.parametrize("dtype", ["complex64", "float64"])
-def test_polar_svd_singular_inputs(polar_svd, dtype):
+def check_svd_singular_inputs(dtype: str) -> None:
+    """jnp.linalg.svd of a batch of two singular order-9 matrices legalized, against jaxlib's LAPACK
+    (``test_lapack_decompositions.check``); shared by the SVD routes' tests."""
     n = 9
     text = export.lower("svd", dtype, (2,), n)
     args = export.inputs("svd", dtype, (2,), n, cond=10.0, singular=True, seed=3)
     check("svd", dtype, args, backend.compile(_legalize(text))(*args), backend.compile(text)(*args))
 
 
-def test_polar_svd_zero_and_nan(polar_svd):
+def check_svd_zero_and_nan() -> None:
+    """A zero matrix gives zero singular values and orthonormal vectors, a NaN entry NaN singular values (its
+    batch element only); shared by the SVD routes' tests."""
     text = export.lower("svd", "float32", (3,), 9)
     (a,) = export.inputs("svd", "float32", (3,), 9)
     a[0] = 0.0
     a[1, 1, 0] = np.nan
     u, s, vh = (np.asarray(x) for x in backend.compile(_legalize(text))(a))
     assert not s[0].any() and np.isnan(s[1]).all() and not np.isnan(s[2]).any()
-    for x in (u[0], vh[0]):  # zero matrix: orthonormal vectors all the same
+    for x in (u[0], vh[0]):  # zero matrix: orthonormal vectors
         assert np.abs(x.T @ x - np.eye(9)).max() <= C * 9 * np.finfo(np.float32).eps
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "float64"])
+def test_polar_svd_singular_inputs(polar_svd, dtype):
+    check_svd_singular_inputs(dtype)
+
+
+def test_polar_svd_zero_and_nan(polar_svd):
+    check_svd_zero_and_nan()
 
 
 # -- l_0 estimated at run time (polar.ESTIMATE_L0) ----------------------------------------------------------

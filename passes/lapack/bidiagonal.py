@@ -132,6 +132,7 @@ def gebrd_blocked(e: Emitter, a: V, block_size: int | None = None, segments: int
     if size > n:
         x = pad_dim(e, pad_dim(e, x, r, size - n), r + 1, size - n)
     rows_total = m + size - n
+    bd = list(range(r))
     zero_i = e.scalar(0, "i32")
     strips, tqs, tps = [], [], []
     start = 0  # x is the window x[start:, start:] of the padded matrix
@@ -165,7 +166,6 @@ def gebrd_blocked(e: Emitter, a: V, block_size: int | None = None, segments: int
             xw = e.select(by_row, e.dynamic_update_slice(xw, prt, [zero_i] * r + [j0, zero_i]), xw)
             return [blk + e.scalar(1, "i32"), xw, tq, tp]
 
-        bd = list(range(r))
         tq0, tp0 = splat(e, 0, t, batch + [number * nb]), splat(e, 0, t, batch + [number * nb])
         _, x, tq, tp = e.while_([zero_i, x, tq0, tp0],
                                 lambda blk, *_, number=number: e.compare(
@@ -175,12 +175,10 @@ def gebrd_blocked(e: Emitter, a: V, block_size: int | None = None, segments: int
         strips.append((big, end, x))
         tqs.append(tq)
         tps.append(tp)
-    packed = _assemble(e, strips, batch, rows_total, size, t)
+    packed = _assemble(e, strips, batch, rows_total, size)
     packed = e.slice(packed, [0] * (r + 2), batch + [m, n])
     tauq = slice_dim(e, e.concatenate(tqs, r) if len(tqs) > 1 else tqs[0], r, 0, n)
     taup = slice_dim(e, e.concatenate(tps, r) if len(tps) > 1 else tps[0], r, 0, n)
-    if n:  # (G_{n-1} is I: LAPACK's taup[n-1] = 0; padding made it so unless m = n = size)
-        taup = with_entry(e, taup, e.scalar(n - 1, "i32"), splat(e, 0, t, batch))
     sq = slice_dim(e, packed, r, 0, n)
     d = diagonal_of(e, sq)
     sup = slice_dim(e, superdiagonal_of(e, sq), r, 0, n - 1)
@@ -189,7 +187,7 @@ def gebrd_blocked(e: Emitter, a: V, block_size: int | None = None, segments: int
     return [packed, d, sup, tauq, taup]
 
 
-def _assemble(e: Emitter, strips: list[tuple[int, int, V]], batch: list[int], rows: int, cols: int, t: str) -> V:
+def _assemble(e: Emitter, strips: list[tuple[int, int, V]], batch: list[int], rows: int, cols: int) -> V:
     """The packed ``[*b, rows, cols]`` matrix from each loop's final window ``x[big:, big:]``: loop ``i`` owns
     columns ``big .. end`` from row ``big`` down and rows ``big .. end`` from column ``big`` on (what later
     loops hold is theirs)."""
@@ -229,13 +227,13 @@ def apply_gebrd_p(e: Emitter, packed: V, taup: V, c: V, block_size: int | None =
     shape = packed.shape
     r = len(shape) - 2
     batch, n = shape[:r], shape[r + 1]
+    if c.t != packed.t:
+        c = to_elem(e, c, packed.t)
     if n < 2 or 0 in batch or c.shape[r + 1] == 0:
-        return c if c.t == packed.t else to_elem(e, c, packed.t)
+        return c
     bd = list(range(r))
     sq = slice_dim(e, packed, r, 0, n)
     refl = slice_dim(e, slice_dim(e, e.transpose(sq, bd + [r + 1, r]), r, 1, n), r + 1, 0, n - 1)
-    if c.t != packed.t:
-        c = to_elem(e, c, packed.t)
     tail = apply_reflectors(e, refl, slice_dim(e, taup, r, 0, n - 1), slice_dim(e, c, r, 1, n),
                             int(block_size or ORMBR_BLOCK), int(segments or ORMBR_SEGMENTS))
     return e.concatenate([slice_dim(e, c, r, 0, 1), tail], r)
@@ -287,13 +285,7 @@ def bidiagonal_svd(e: Emitter, d: V, off: V) -> tuple[V, V, V]:
                        splat(e, 1, t, [bsz, 1]))
         one = splat(e, 1, t, batch + [1, 1])
         return e.reshape(e.abs(d), batch + [1]), e.reshape(sgn, batch + [1, 1]), one
-    off = e.reshape(off, [bsz, n - 1])
-    scale = e.maximum(reduce_with(e, e.abs(d), 1, 0.0, "maximum"), reduce_with(e, e.abs(off), 1, 0.0, "maximum"))
-    finite = e.and_(reduce_with(e, e.is_finite(d), 1, True, "and"), reduce_with(e, e.is_finite(off), 1, True, "and"))
-    scale = e.select(e.and_(finite, e.compare("GT", scale, splat(e, 0, t, [bsz]), "FLOAT")), scale,
-                     splat(e, 1, t, [bsz]))
-    ds = d / e.broadcast_in_dim(scale, [bsz, n], [0])
-    os_ = off / e.broadcast_in_dim(scale, [bsz, n - 1], [0])
+    ds, os_, scale, finite = stedc.scaled_by_largest(e, d, e.reshape(off, [bsz, n - 1]))
     m0, levels, dp, op, pos, leaf_last = stedc.padded_leaves(e, ds, os_, SVD_PAD)
     nn = m0 * 2 ** levels
     zero_d = e.and_(leaf_last, e.compare("NE", pos, splat(e, nn - 1, "i32", [bsz, nn]), "SIGNED"))
@@ -373,7 +365,7 @@ def bidiagonal_svd(e: Emitter, d: V, off: V) -> tuple[V, V, V]:
             lambda x: bc2(reduce_with(e, x, 2, 0.0, "maximum")),
             e.compare("EQ", idx, splat(e, 0, "i32", vec), "SIGNED"),
             e.compare("EQ", idx, splat(e, m - 1, "i32", vec), "SIGNED"), ascending=last_level, squared=True)
-        # right: H mm (H = I - tau u u^T); left: [z^T x at p, S_j x_j] for the secular columns, normalised
+        # right: H mm (H = I - tau u u^T); left: [-1 / ||x~|| at p, S_j x_j] for the secular columns, normalised
         utm = e.reduce_sum(e.broadcast_in_dim(hu, mat, [0, 1, 2]) * mm, [2])  # [b, s, m]: u^T mm
         mmv = mm - e.broadcast_in_dim(htau * hu, mat, [0, 1, 2]) * e.broadcast_in_dim(utm, mat, [0, 1, 3])
         # (row p: -1 / ||x~|| = lambda x_p / zhat_p, as x~_p = zhat_p / (0 - lambda), with Gu & Eisenstat's

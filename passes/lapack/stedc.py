@@ -57,7 +57,7 @@ from hlokit.passes.lapack.matrix import any_true, dot, finfo, reduce_with, shift
 __all__ = ["LEAF_MAX", "LEAF_MAX_F32", "GROUPED_BLOCK", "PAD", "MAX_SECULAR_ITERATIONS", "RANK_SORT_MAX", "SECULAR_COMPACT",
            "SECULAR_COMPACT_MIN", "SECULAR_COMPACT_MIN_F32", "SECULAR_SUM_SPLIT",
            "SECULAR_POLE_STEP", "SECULAR_SWITCH_LAPACK", "tridiagonal_eigh", "plan_levels", "leaf_max", "merge_steps",
-           "padded_leaves"]
+           "padded_leaves", "scaled_by_largest"]
 
 
 #: Largest leaf order solved by Jacobi; the order is padded to ``m0 2^L`` with ``m0 <= LEAF_MAX`` (the
@@ -164,6 +164,19 @@ def plan_levels(n: int, leaf_max: int | None = None) -> tuple[int, int]:
         if best is None or size <= best[0]:
             best = (size, m0, levels)
     return best[1], best[2]
+
+
+def scaled_by_largest(e: Emitter, d: V, off: V) -> tuple[V, V, V, V]:
+    """``(d / s, off / s, s, finite)`` for the ``[B, n]`` diagonal and ``[B, n - 1]`` off-diagonal of a
+    tridiagonal or bidiagonal matrix (LAPACK ``dlascl`` before ``dstedc`` / ``dbdsdc``): ``s`` ``[B]`` its largest
+    entry's magnitude (1 where that is 0 or where an entry is not finite), ``finite`` (i1 ``[B]``) no entry is
+    NaN or infinite."""
+    b, n = d.shape
+    t = d.t
+    scale = e.maximum(reduce_with(e, e.abs(d), 1, 0.0, "maximum"), reduce_with(e, e.abs(off), 1, 0.0, "maximum"))
+    finite = e.and_(reduce_with(e, e.is_finite(d), 1, True, "and"), reduce_with(e, e.is_finite(off), 1, True, "and"))
+    scale = e.select(e.and_(finite, e.compare("GT", scale, splat(e, 0, t, [b]), "FLOAT")), scale, splat(e, 1, t, [b]))
+    return d / _bc(e, scale, [b, n], [0]), off / _bc(e, scale, [b, n - 1], [0]), scale, finite
 
 
 def padded_leaves(e: Emitter, d: V, off: V, pad: float) -> tuple[int, int, V, V, V, V]:
@@ -747,13 +760,7 @@ def tridiagonal_eigh(e: Emitter, d: V, off: V) -> tuple[V, V]:
         w = e.select(bad, splat(e, math.nan, t, [bsz, 1]), d)
         z = e.select(e.reshape(bad, [bsz, 1, 1]), splat(e, math.nan, t, [bsz, 1, 1]), splat(e, 1, t, [bsz, 1, 1]))
         return e.reshape(w, batch + [1]), e.reshape(z, batch + [1, 1])
-    off = e.reshape(off, [bsz, n - 1])
-    scale = e.maximum(reduce_with(e, e.abs(d), 1, 0.0, "maximum"), reduce_with(e, e.abs(off), 1, 0.0, "maximum"))
-    finite = e.and_(reduce_with(e, e.is_finite(d), 1, True, "and"), reduce_with(e, e.is_finite(off), 1, True, "and"))
-    one = splat(e, 1, t, [bsz])
-    scale = e.select(e.and_(finite, e.compare("GT", scale, splat(e, 0, t, [bsz]), "FLOAT")), scale, one)
-    ds = d / _bc(e, scale, [bsz, n], [0])
-    os_ = off / _bc(e, scale, [bsz, n - 1], [0])
+    ds, os_, scale, finite = scaled_by_largest(e, d, e.reshape(off, [bsz, n - 1]))
     m0, levels, dp, op, pos, tear = padded_leaves(e, ds, os_, PAD)
     nn = m0 * 2 ** levels
     cut = _sel(e, tear, e.abs(op))

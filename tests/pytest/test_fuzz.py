@@ -22,9 +22,9 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
 from fuzz import fuzzer  # noqa: E402
 
-DEFAULT_CASES = 600  # about 70 s on 2 cores
+DEFAULT_CASES = 400  # about 45 s on 2 cores
 SLOW_CASES = 2000
-PROGRAM_CASES = 60  # about 25 s on 2 cores (each hlokit-run starts XLA)
+PROGRAM_CASES = 40  # about 30 s on 2 cores (each hlokit-run starts XLA)
 SLOW_PROGRAM_CASES = 1000
 
 # (class, mode regex, stderr regex, where it is to be fixed): results that are not clean errors yet,

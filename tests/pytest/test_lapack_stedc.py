@@ -335,7 +335,8 @@ def test_secular_sums_split_small(t):
     _run(t, rng.standard_normal(63), rng.standard_normal(62), compact_min=16, split=2)
 
 
-@pytest.mark.parametrize("t", wide_slow(["f32", "f64"]))
+@pytest.mark.slow  # (the default run checks the grouped levels' accuracy in every test and their structure below)
+@pytest.mark.parametrize("t", ["f32", "f64"])
 def test_grouped_levels_as_accurate_as_per_level(t):
     """The merge levels of order up to GROUPED_BLOCK run as one loop of ``_merge_grouped`` (several
     subproblems to a block, masked): within the same bounds as the per-level code (GROUPED_BLOCK 0) on the

@@ -2,7 +2,9 @@
 jaxlib's LAPACK ``gesdd`` on XLA CPU, with the bounds of ``test_lapack_decompositions.py``.
 
 The SVD cases lower ``SVD_POLAR_MIN`` and set ``SVD_ROUTE`` to ``"polar"`` so that small matrices take the
-QDWH path (by default SVDs beyond 64 columns take the bidiagonal route).
+QDWH path (by default SVDs beyond 64 columns take the bidiagonal route). The route is not the default one, so
+the default run keeps one case of each kind (each step form, the certificate, the restart, the SVD against
+LAPACK) and ``-m slow`` runs the rest.
 """
 
 from __future__ import annotations
@@ -16,7 +18,6 @@ from hlokit import backend
 from hlokit.passes.builder import Emitter
 from hlokit.passes.lapack import polar, spectral
 
-from sweeps import wide_slow
 from test_lapack_blocked import _legalize, _run
 from test_lapack_decompositions import check, export
 
@@ -79,7 +80,8 @@ def test_polar_of_zero_is_zero_and_schedule_is_short():
         polar.qdwh_polar(e, a)
 
 
-@pytest.mark.parametrize("name, dtype", [("svd", "float32"), ("svd_reduced", "complex128"), ("svdvals", "float64"),
+@pytest.mark.parametrize("name, dtype", [("svd", "float32"), pytest.param("svd_reduced", "complex128", marks=pytest.mark.slow),
+                                         pytest.param("svdvals", "float64", marks=pytest.mark.slow),
                                          pytest.param("pinv", "complex64", marks=pytest.mark.slow)])
 def test_polar_svd_equals_lapack(polar_svd, name, dtype):
     legal = _run(name, dtype, (2, 3), 11)
@@ -108,7 +110,7 @@ def check_svd_zero_and_nan() -> None:
         assert np.abs(x.T @ x - np.eye(9)).max() <= C * 9 * np.finfo(np.float32).eps
 
 
-@pytest.mark.parametrize("dtype", ["complex64", "float64"])
+@pytest.mark.parametrize("dtype", ["complex64", pytest.param("float64", marks=pytest.mark.slow)])
 def test_polar_svd_singular_inputs(polar_svd, dtype):
     check_svd_singular_inputs(dtype)
 
@@ -130,7 +132,7 @@ def _frobenius_scaled(a):
     return a / np.linalg.norm(a, axis=(-2, -1), keepdims=True)
 
 
-@pytest.mark.parametrize("t, cond", [("f32", 10.0), ("f32", 40.0), ("f64", 1e5),
+@pytest.mark.parametrize("t, cond", [pytest.param("f32", 10.0, marks=pytest.mark.slow), ("f32", 40.0), ("f64", 1e5),
                                       pytest.param("complex<f64>", 5.0, marks=pytest.mark.slow)])
 def test_scale_and_certificate(t, cond):
     """``s X`` has ``sigma_max`` in [0.7, 1.15]; the certificate (no QR-based step, one trip) holds exactly
@@ -171,7 +173,8 @@ def _assert_polar(got, a, dtype, cond):
         assert np.abs(np.conj(got[i].T) @ got[i] - np.eye(n)).max() <= C * n * eps
 
 
-@pytest.mark.parametrize("t, cond, qr_steps", [("f32", 10.0, 0), ("f64", 10.0, 0), ("f32", 1e6, 2), ("f64", 1e14, 2)])
+@pytest.mark.parametrize("t, cond, qr_steps", [("f32", 10.0, 0), pytest.param("f64", 10.0, 0, marks=pytest.mark.slow),
+                                                ("f32", 1e6, 2), ("f64", 1e14, 2)])
 def test_dynamic_steps_follow_the_conditioning(t, cond, qr_steps):
     """A well-conditioned matrix takes no QR-based step (one trip: certificate, Cholesky-based steps); one
     that is not certified takes the schedule from ``L0`` in a second trip: 2 QR-based steps (``c >
@@ -198,6 +201,7 @@ def test_over_optimistic_estimate_restarts_from_l0(monkeypatch):
     _assert_polar(u, a, np.float64, 1e3)
 
 
+@pytest.mark.slow
 def test_mixed_batch():
     """A well-conditioned matrix beside singular, zero and NaN ones: the batch takes the ``L0`` way too (a
     second trip), and each result is what it is alone."""
@@ -222,7 +226,7 @@ def _backward_error(u, a):
     return np.linalg.norm(a - u @ (h + np.conj(h.T)) / 2) / np.linalg.norm(a)
 
 
-@pytest.mark.parametrize("t", ["f32", "complex<f32>"])
+@pytest.mark.parametrize("t", ["f32", pytest.param("complex<f32>", marks=pytest.mark.slow)])
 def test_wide_steps_for_single_precision(monkeypatch, t):
     """f32 / complex<f32> matrices that are not certified take their 2 steps with ``c > 100`` from ``L0``
     Cholesky-based in f64 / complex<f64> (``WIDE_STEPS``): the program has no QR of ``[sqrt(c) X; I]``, the polar
@@ -251,6 +255,7 @@ def test_wide_steps_for_single_precision(monkeypatch, t):
     assert "f64" not in narrow and stacked in narrow
 
 
+@pytest.mark.slow
 def test_f64_third_step_is_cholesky_based():
     """From ``L0[f64]`` the third step has ``c = 155``: Cholesky-based under ``STEP_C_MAX['f64']``, so 2
     QR-based steps; the polar factor of an f64 matrix of condition 1e10 keeps the bounds and a backward
@@ -343,7 +348,7 @@ def _second_step(rt: str):
     return l, polar._weights_of(l)[:3]
 
 
-@pytest.mark.parametrize("t, m, n", [("f32", 72, 64), ("f64", 72, 64), ("complex<f32>", 40, 40),
+@pytest.mark.parametrize("t, m, n", [("f32", 72, 64), pytest.param("f64", 72, 64, marks=pytest.mark.slow), pytest.param("complex<f32>", 40, 40, marks=pytest.mark.slow),
                                      pytest.param("complex<f64>", 48, 40, marks=pytest.mark.slow)])
 def test_cholesky_qr2_step(t, m, n):
     """The second step from ``L0`` (``c`` 4.7e3 for f32, 4.6e7 for f64) takes the CholeskyQR form
@@ -405,7 +410,8 @@ def test_cholesky_qr2_runs_in_the_polar_factor(monkeypatch, t, cond):
 
 # -- polar_svd's test of U^H U only where the iteration did not end orthonormal (polar.ORTHO_SKIP) ------------
 
-@pytest.mark.parametrize("t, cond", wide_slow([("f32", 1e6), ("f64", 1e10)]))
+@pytest.mark.slow
+@pytest.mark.parametrize("t, cond", [("f32", 1e6), ("f64", 1e10)])
 def test_orthonormality_test_only_where_needed(monkeypatch, t, cond):
     # A NaN-returning re-orthonormalisation and a zero slack: U comes out NaN wherever the U^H U test runs.
     monkeypatch.setattr(polar, "orthonormal_columns", lambda e, u: u * float("nan"))

@@ -356,8 +356,9 @@ def _secular_roots(e: Emitter, d2: V, zeta2: V, act: V, last: V, d_next: V, gap2
             org = e.select(left, rf["d2"], rf["dn"])
             # [r, j] = (d_j - org_r) - tau_r, formed inside the reduce's fusion (d_j - d_r first: exact)
             dd = e.select(pa, (pd - bc_row(org)) - bc_row(tau), splat(e, 1, t, mat))
-            tt = _sel(e, pa, pz / dd)
-            t2 = tt / dd
+            rd_ = splat(e, 1, t, mat) / dd  # (one division an entry: z_j / dd and z_j / dd^2 from 1 / dd)
+            tt = _sel(e, pa, pz * rd_)
+            t2 = tt * rd_
             # variadic reduces over the terms: f - 1/rho, f', its left part, sum |terms|
             zero = e.scalar(0, t)
             terms = [tt, t2, _sel(e, leftmask, t2), e.abs(tt)]
@@ -717,7 +718,7 @@ def merge_steps(e: Emitter, dch: V, z: V, rho: V, gsum, gmax, first: V, last_m: 
     live = masked(e.and_(_bc(e, e.compare("NE", ndo, f(0), "FLOAT"), mat, p_), act_c))
     x = _sel(e, live, _bc(e, zh * uo, mat, p_) / e.select(live, den, splat(e, 1, t, mat)))
     norm = e.sqrt(fsum(x * x, 2))
-    x = x / _bc(e, e.select(e.compare("GT", norm, f(0), "FLOAT"), norm, f(1)), mat, r_)
+    x = x * _bc(e, f(1) / e.select(e.compare("GT", norm, f(0), "FLOAT"), norm, f(1)), mat, r_)  # (m divisions, not m^2)
     eye = e.compare("EQ", rows, _bc(e, idx2, mat, r_), "SIGNED")
     hh = e.select(eye, splat(e, 1, t, mat), splat(e, 0, t, mat)) - _sel(
         e, same, _bc(e, vo, mat, p_) * _bc(e, v2 / (uabs2 + 1.0), mat, r_))

@@ -58,15 +58,18 @@ export.jax.config.update("jax_platforms", os.environ.get("JAX_PLATFORMS") or Non
 FUNCTIONS = ["cholesky", "solve_triangular_lower", "solve", "inv", "qr", "eigh", "svd"]
 
 
+def runs_within(repeat: int, budget: float, warm: float) -> int:
+    """``repeat``, or fewer (at least one) where runs of ``warm`` seconds each would take more than ``budget``."""
+    return max(1, min(repeat, int(budget / max(warm, 1e-9)))) if math.isfinite(budget) else repeat
+
+
 def median_time(exe, args, repeat: int, budget: float = math.inf) -> float:
     """Median wall time of ``repeat`` runs of ``exe`` on device buffers (after one warm-up run), fewer
     (at least one) where the warm-up says ``repeat`` runs would take more than ``budget`` seconds."""
     buffers = exe.put(args)
     t0 = time.perf_counter()
     exe.execute(buffers)
-    warm = time.perf_counter() - t0
-    if math.isfinite(budget):
-        repeat = max(1, min(repeat, int(budget / max(warm, 1e-9))))
+    repeat = runs_within(repeat, budget, time.perf_counter() - t0)
     times = []
     for _ in range(repeat):
         t0 = time.perf_counter()
@@ -87,9 +90,7 @@ def interleaved_times(exe_a, args_a, exe_b, args_b, repeat: int, budget: float =
     t0 = time.perf_counter()
     exe_a.execute(buf_a)
     exe_b.execute(buf_b)
-    warm = time.perf_counter() - t0
-    if math.isfinite(budget):
-        repeat = max(1, min(repeat, int(budget / max(warm, 1e-9))))
+    repeat = runs_within(repeat, budget, time.perf_counter() - t0)
     rounds = max(1, -(-repeat // block))
     per = max(1, min(block, repeat))
     ta, tb, ratios = [], [], []

@@ -356,9 +356,9 @@ def _secular_roots(e: Emitter, d2: V, zeta2: V, act: V, last: V, d_next: V, gap2
             org = e.select(left, rf["d2"], rf["dn"])
             # [r, j] = (d_j - org_r) - tau_r, formed inside the reduce's fusion (d_j - d_r first: exact)
             dd = e.select(pa, (pd - bc_row(org)) - bc_row(tau), splat(e, 1, t, mat))
-            rd_ = splat(e, 1, t, mat) / dd  # (one division an entry: z_j / dd and z_j / dd^2 from 1 / dd)
-            tt = _sel(e, pa, pz * rd_)
-            t2 = tt * rd_
+            inv_dd = splat(e, 1, t, mat) / dd  # (one division an entry: z_j / dd and z_j / dd^2 from 1 / dd)
+            tt = _sel(e, pa, pz * inv_dd)
+            t2 = tt * inv_dd
             # variadic reduces over the terms: f - 1/rho, f', its left part, sum |terms|
             zero = e.scalar(0, t)
             terms = [tt, t2, _sel(e, leftmask, t2), e.abs(tt)]
